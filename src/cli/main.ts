@@ -1,0 +1,37 @@
+import { Command, CommanderError } from "commander"
+import { PromptlineError } from "../errors.js"
+import { type CliIO, processIO } from "./io.js"
+
+/** A command module: adds one subcommand to the program. Actions return the exit code. */
+export type CommandFactory = (io: CliIO, setExit: (code: number) => void) => Command
+
+/** The subcommands, in help order. Each lives in its own file in this folder. */
+const commands: CommandFactory[] = []
+
+/** Runs the promptline CLI with `argv` (without node and script); returns the exit code. */
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  let exitCode = 0
+  const setExit = (code: number) => {
+    exitCode = code
+  }
+  const program = new Command("promptline")
+    .description("The context engine for coding agents.")
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError(false)
+  for (const factory of commands) {
+    program.addCommand(factory(io, setExit).exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }))
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" })
+    return exitCode
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode
+    if (error instanceof PromptlineError) {
+      io.stderr(`promptline: ${error.message}\n`)
+      return 1
+    }
+    io.stderr(`promptline: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`)
+    return 2
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The internal message format: Anthropic-style content blocks, the lingua franca between the
+ * history layer and every wire format. Plain data, JSON-serializable.
+ */
+
+export interface TextBlock {
+  type: "text"
+  text: string
+}
+
+/** An image, base64-encoded. */
+export interface ImageBlock {
+  type: "image"
+  mediaType: string
+  data: string
+}
+
+export interface ToolUseBlock {
+  type: "tool_use"
+  id: string
+  name: string
+  input: unknown
+  /** Provider-specific data that must travel back with this call (e.g. Gemini's thoughtSignature). */
+  signature?: string
+  /** The model that produced `signature`; it is sent back only to that model. */
+  model?: string
+}
+
+export interface ToolResultBlock {
+  type: "tool_result"
+  toolUseId: string
+  content: string | (TextBlock | ImageBlock)[]
+  isError?: boolean
+}
+
+/** The model's reasoning; `signature` is opaque and valid only for `model`. */
+export interface ThinkingBlock {
+  type: "thinking"
+  text: string
+  signature?: string
+  model?: string
+}
+
+/** Reasoning the provider returned encrypted; only the producing model can read it. */
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking"
+  data: string
+  model?: string
+}
+
+export type Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock
+
+export type Role = "user" | "assistant"
+
+/** One message of the conversation. `ts` is milliseconds since the epoch, supplied by the caller. */
+export interface Message {
+  id: string
+  role: Role
+  content: Block[]
+  ts: number
+}
+
+/** Creates a text block. */
+export const text = (value: string): TextBlock => ({ type: "text", text: value })
+
+/** The text of a message's text blocks, joined by blank lines. */
+export function textOf(message: Pick<Message, "content">): string {
+  return message.content
+    .filter((b): b is TextBlock => b.type === "text")
+    .map((b) => b.text)
+    .join("\n\n")
+}
+
+/** The tool_use blocks of a message, in order. */
+export function toolUsesOf(message: Pick<Message, "content">): ToolUseBlock[] {
+  return message.content.filter((b): b is ToolUseBlock => b.type === "tool_use")
+}
+
+/** The tool_result blocks of a message, in order. */
+export function toolResultsOf(message: Pick<Message, "content">): ToolResultBlock[] {
+  return message.content.filter((b): b is ToolResultBlock => b.type === "tool_result")
+}
