@@ -20,7 +20,9 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError(false)
   for (const factory of commands) {
-    program.addCommand(factory(io, setExit).exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }))
+    program.addCommand(
+      factory(io, setExit).exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }),
+    )
   }
   try {
     await program.parseAsync(argv, { from: "user" })

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises"
 import { z } from "zod"
-import { FileError, type FieldIssue, ValidationError } from "../errors.js"
+import { type FieldIssue, FileError, ValidationError } from "../errors.js"
+import { parseJsonDocument } from "../json.js"
 
 /**
  * The schema of a PromptContext: everything a build depends on. A build reads nothing else
@@ -113,15 +114,14 @@ export const promptContextSchema = z
     interactive: z.boolean().default(true),
     /** `auto` runs without asking the user anything. */
     autonomy: z.enum(["ask", "auto"]).default("ask"),
-    features: z
-      .object({ browser: gate, webTools: gate, subagents: gate, taskProgress: gate })
-      .strict()
-      .default({}),
+    features: z.object({ browser: gate, webTools: gate, subagents: gate, taskProgress: gate }).strict().default({}),
     tools: z
       .object({
         include: z.array(z.string()).optional(),
         exclude: z.array(z.string()).optional(),
-        rename: z.record(z.string(), z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1-64 of [a-zA-Z0-9_-]")).optional(),
+        rename: z
+          .record(z.string(), z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1-64 of [a-zA-Z0-9_-]"))
+          .optional(),
       })
       .strict()
       .optional(),
@@ -147,12 +147,20 @@ export const promptContextSchema = z
     instructions: z.array(instructionFileSchema).default([]),
     skills: z.array(skillSchema).default([]),
     mcpServers: z.array(mcpServerSchema).default([]),
-    customPrompt: z.object({ mode: z.enum(["replace", "append"]), text: z.string() }).strict().optional(),
+    customPrompt: z
+      .object({ mode: z.enum(["replace", "append"]), text: z.string() })
+      .strict()
+      .optional(),
     /** Where project instructions and volatile facts go. */
     placement: z.enum(["system", "context-message"]).default("context-message"),
     /** The user's preferred language for answers, e.g. "Prefer TypeScript" or "Answer in German". */
     language: z.string().optional(),
-    browser: z.object({ viewport: z.object({ width: z.number().int().positive(), height: z.number().int().positive() }).strict() }).strict().optional(),
+    browser: z
+      .object({
+        viewport: z.object({ width: z.number().int().positive(), height: z.number().int().positive() }).strict(),
+      })
+      .strict()
+      .optional(),
     /** Runtime template overrides (highest layer). */
     overrides: z.record(z.string(), z.string()).optional(),
   })
@@ -173,9 +181,7 @@ export const PROMPT_CONTEXT_VERSION = 1
 
 function issuesOf(error: z.ZodError): FieldIssue[] {
   return error.issues.map((issue) => ({
-    path: issue.path
-      .map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`))
-      .join(""),
+    path: issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join(""),
     message: issue.message,
   }))
 }
@@ -197,18 +203,7 @@ export async function loadContext(file: string): Promise<PromptContext> {
       cause,
     })
   }
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch (cause) {
-    const m = /position (\d+)/.exec((cause as Error).message)
-    const line = m ? raw.slice(0, Number(m[1])).split("\n").length : undefined
-    throw new FileError("context-not-json", file, `not valid JSON: ${(cause as Error).message}`, {
-      cause,
-      ...(line ? { line } : {}),
-    })
-  }
-  return parseContext(value, file)
+  return parseContext(parseJsonDocument(raw, file, "context-not-json"), file)
 }
 
 /** Builds a context from the few fields that have no sensible default, filling the rest. */

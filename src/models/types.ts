@@ -43,3 +43,15 @@ export interface ModelInfo {
   /** Where the numbers come from (a documentation URL). */
   source: string
 }
+
+/** The request/stream formats promptline speaks. */
+export type WireFormat = "anthropic" | "openai-chat" | "openai-responses" | "gemini" | "deepseek"
+
+/** All wire formats, in documentation order. */
+export const WIRE_FORMATS: readonly WireFormat[] = [
+  "anthropic",
+  "openai-chat",
+  "openai-responses",
+  "gemini",
+  "deepseek",
+]

@@ -1,0 +1,14 @@
+import { type ParseError, parse, printParseErrorCode } from "jsonc-parser"
+import { FileError } from "./errors.js"
+
+/** Parses strict JSON; a syntax error becomes a FileError naming the file, line and cause. */
+export function parseJsonDocument(raw: string, file: string, code = "invalid-json"): unknown {
+  const errors: ParseError[] = []
+  const value = parse(raw, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })
+  const first = errors[0]
+  if (first) {
+    const line = raw.slice(0, first.offset).split("\n").length
+    throw new FileError(code, file, `not valid JSON: ${printParseErrorCode(first.error)}`, { line })
+  }
+  return value
+}
