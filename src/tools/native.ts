@@ -1,0 +1,275 @@
+/**
+ * Native tool definitions: one EnabledTool, each provider's own declaration format. The JSON Schema of
+ * the parameters keeps its full shape (nested objects, array items, enums, required lists, descriptions);
+ * only Gemini's OpenAPI subset needs a real conversion, and a schema that subset cannot express goes out
+ * as plain JSON Schema (`parametersJsonSchema`) instead of losing detail.
+ */
+import type { Tool as AnthropicTool } from "@anthropic-ai/sdk/resources/messages"
+import type { FunctionDeclaration, Schema as GeminiSchema, Tool as GeminiTool, Type as GeminiType } from "@google/genai"
+import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions"
+import type { FunctionTool as ResponsesFunctionTool } from "openai/resources/responses/responses"
+import type { WireFormat } from "../models/types.js"
+import type { EnabledTool, JsonSchema } from "./spec.js"
+
+export type { AnthropicTool, ChatCompletionFunctionTool, GeminiTool, ResponsesFunctionTool }
+
+/** OpenAI options: `strict` turns on structured-output checking of arguments (schema rewritten to fit). */
+export interface OpenAIToolOptions {
+  strict?: boolean
+}
+
+/**
+ * Which Gemini field carries the parameters: `openapi` (the OpenAPI 3.0 subset, `parameters`),
+ * `json-schema` (`parametersJsonSchema`), or `auto` (the subset when it expresses the schema fully).
+ */
+export type GeminiSchemaMode = "auto" | "openapi" | "json-schema"
+
+export interface GeminiToolOptions {
+  schema?: GeminiSchemaMode
+}
+
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+
+/** Tools as Anthropic Messages `tools` entries (`input_schema`). */
+export function toAnthropicTools(tools: readonly EnabledTool[]): AnthropicTool[] {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: clone(t.parameters) as AnthropicTool["input_schema"],
+  }))
+}
+
+/** Tools as OpenAI Chat Completions `tools` entries (`{type: "function", function}`); DeepSeek uses the same. */
+export function toOpenAIChatTools(
+  tools: readonly EnabledTool[],
+  options: OpenAIToolOptions = {},
+): ChatCompletionFunctionTool[] {
+  return tools.map((t) => ({
+    type: "function",
+    function: {
+      name: t.name,
+      description: t.description,
+      parameters: (options.strict ? toStrictSchema(t.parameters) : clone(t.parameters)) as Record<string, unknown>,
+      ...(options.strict ? { strict: true } : {}),
+    },
+  }))
+}
+
+/** Tools as OpenAI Responses `tools` entries (`{type: "function", name, parameters, strict}`). */
+export function toOpenAIResponsesTools(
+  tools: readonly EnabledTool[],
+  options: OpenAIToolOptions = {},
+): ResponsesFunctionTool[] {
+  return tools.map((t) => ({
+    type: "function",
+    name: t.name,
+    description: t.description,
+    parameters: (options.strict ? toStrictSchema(t.parameters) : clone(t.parameters)) as Record<string, unknown>,
+    strict: options.strict === true,
+  }))
+}
+
+/** Tools as Gemini `tools`: one entry holding every function declaration (empty list when no tools). */
+export function toGeminiTools(tools: readonly EnabledTool[], options: GeminiToolOptions = {}): GeminiTool[] {
+  if (tools.length === 0) return []
+  return [{ functionDeclarations: tools.map((t) => toGeminiFunctionDeclaration(t, options)) }]
+}
+
+/** One tool as a Gemini function declaration; a tool without parameters declares none (Gemini rejects `{}`). */
+export function toGeminiFunctionDeclaration(tool: EnabledTool, options: GeminiToolOptions = {}): FunctionDeclaration {
+  const declaration: FunctionDeclaration = { name: tool.name, description: tool.description }
+  if (Object.keys(tool.parameters.properties).length === 0) return declaration
+  const mode = options.schema ?? "auto"
+  if (mode === "json-schema") return { ...declaration, parametersJsonSchema: clone(tool.parameters) }
+  const converted = toGeminiSchema(tool.parameters)
+  if (mode === "auto" && !converted.lossless) return { ...declaration, parametersJsonSchema: clone(tool.parameters) }
+  return { ...declaration, parameters: converted.schema }
+}
+
+const GEMINI_TYPES: Record<string, string> = {
+  string: "STRING",
+  number: "NUMBER",
+  integer: "INTEGER",
+  boolean: "BOOLEAN",
+  array: "ARRAY",
+  object: "OBJECT",
+}
+
+/** Keywords dropped on the way to Gemini's subset without changing what the model may send. */
+const HARMLESS_DROPS = new Set(["$schema", "additionalProperties", "examples", "$comment"])
+
+/** String formats Gemini's subset accepts; others are dropped (and make the conversion lossy). */
+const GEMINI_FORMATS: Record<string, readonly string[]> = {
+  STRING: ["enum", "date-time"],
+  NUMBER: ["float", "double"],
+  INTEGER: ["int32", "int64", "enum"],
+}
+
+/**
+ * A JSON Schema in Gemini's OpenAPI 3.0 subset: upper-case types, `nullable` for `null` unions, enums as
+ * strings, `oneOf` read as `anyOf`, count limits as int64 strings. `lossless` is false when something the
+ * subset cannot say was dropped (free-form objects, `$ref`, `allOf`, `not`, pattern properties, ...).
+ */
+export function toGeminiSchema(schema: JsonSchema): { schema: GeminiSchema; lossless: boolean } {
+  const state = { lossless: true }
+  return { schema: convertGemini(schema, state), lossless: state.lossless }
+}
+
+function convertGemini(schema: JsonSchema, state: { lossless: boolean }): GeminiSchema {
+  const out: GeminiSchema = {}
+  const types = (Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]).filter(
+    (t): t is string => typeof t === "string",
+  )
+  const nonNull = types.filter((t) => t !== "null")
+  const union = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined
+  if (nonNull.length > 1) {
+    // A union of plain types becomes anyOf of single-type schemas carrying the rest of the keywords.
+    const { type: _t, description: _d, ...rest } = schema
+    out.anyOf = nonNull.map((t) => convertGemini({ ...rest, type: t }, state))
+    if (types.includes("null")) out.nullable = true
+    if (typeof schema.description === "string") out.description = schema.description
+    return out
+  }
+  const type = nonNull[0] ?? (schema.properties ? "object" : schema.items ? "array" : undefined)
+  if (type !== undefined) {
+    const mapped = GEMINI_TYPES[type]
+    if (mapped) out.type = mapped as GeminiType
+    else state.lossless = false
+  }
+  if (types.includes("null")) out.nullable = true
+  for (const [key, value] of Object.entries(schema)) {
+    switch (key) {
+      case "type":
+        break
+      case "description":
+      case "title":
+      case "pattern":
+        if (typeof value === "string") out[key] = value
+        break
+      case "format":
+        if (typeof value === "string" && out.type && GEMINI_FORMATS[out.type]?.includes(value)) out.format = value
+        else state.lossless = false
+        break
+      case "enum":
+        if (Array.isArray(value)) {
+          out.enum = value.filter((v) => v !== null).map((v) => (typeof v === "string" ? v : JSON.stringify(v)))
+          if (value.includes(null)) out.nullable = true
+          if (out.type && out.type !== "STRING") out.format = "enum"
+        }
+        break
+      case "const":
+        out.enum = [typeof value === "string" ? value : JSON.stringify(value)]
+        if (out.type && out.type !== "STRING") out.format = "enum"
+        break
+      case "default":
+        out.default = clone(value)
+        break
+      case "example":
+        out.example = clone(value)
+        break
+      case "minimum":
+      case "maximum":
+        if (typeof value === "number") out[key] = value
+        break
+      case "minLength":
+      case "maxLength":
+      case "minItems":
+      case "maxItems":
+      case "minProperties":
+      case "maxProperties":
+        if (typeof value === "number") out[key] = String(value)
+        break
+      case "nullable":
+        if (value === true) out.nullable = true
+        break
+      case "properties": {
+        const props = value as Record<string, JsonSchema>
+        out.properties = {}
+        for (const [name, sub] of Object.entries(props)) out.properties[name] = convertGemini(sub, state)
+        break
+      }
+      case "required":
+        if (Array.isArray(value)) out.required = value.filter((v): v is string => typeof v === "string")
+        break
+      case "items":
+        if (value && typeof value === "object" && !Array.isArray(value))
+          out.items = convertGemini(value as JsonSchema, state)
+        else state.lossless = false
+        break
+      case "anyOf":
+      case "oneOf":
+        out.anyOf = (union ?? []).map((s) => convertGemini(s, state))
+        break
+      case "propertyOrdering":
+        if (Array.isArray(value)) out.propertyOrdering = value.filter((v): v is string => typeof v === "string")
+        break
+      case "examples":
+        if (Array.isArray(value) && value.length > 0 && out.example === undefined) out.example = clone(value[0])
+        break
+      case "additionalProperties":
+        // `false` is what the subset assumes anyway; a schema for extra keys cannot be expressed.
+        if (value !== false) state.lossless = false
+        break
+      default:
+        if (!HARMLESS_DROPS.has(key)) state.lossless = false
+    }
+  }
+  // An object without declared properties (free-form) cannot be written in the subset.
+  if (out.type === "OBJECT" && (!out.properties || Object.keys(out.properties).length === 0)) state.lossless = false
+  return out
+}
+
+/**
+ * A JSON Schema rewritten for OpenAI strict mode: every object lists all its properties as required and
+ * forbids others; a property that was optional accepts `null` instead.
+ */
+export function toStrictSchema(schema: JsonSchema): JsonSchema {
+  return strictify(clone(schema))
+}
+
+function strictify(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...schema }
+  if (out.properties) {
+    const required = new Set(out.required ?? [])
+    const props: Record<string, JsonSchema> = {}
+    for (const [name, sub] of Object.entries(out.properties)) {
+      const strict = strictify(sub)
+      props[name] = required.has(name) ? strict : nullable(strict)
+    }
+    out.properties = props
+    out.required = Object.keys(props)
+    out.additionalProperties = false
+  }
+  if (out.items && typeof out.items === "object") out.items = strictify(out.items)
+  for (const key of ["anyOf", "oneOf", "allOf"] as const) {
+    const list = out[key]
+    if (Array.isArray(list)) out[key] = (list as JsonSchema[]).map(strictify)
+  }
+  return out
+}
+
+function nullable(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === "string") {
+    const out: JsonSchema = { ...schema, type: [schema.type, "null"] }
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) out.enum = [...schema.enum, null]
+    return out
+  }
+  if (Array.isArray(schema.type))
+    return schema.type.includes("null") ? schema : { ...schema, type: [...schema.type, "null"] }
+  return { anyOf: [schema, { type: "null" }] }
+}
+
+/** The enabled tools in the native definition format of a wire format (DeepSeek speaks OpenAI Chat's). */
+export function toNativeTools(tools: readonly EnabledTool[], format: WireFormat): unknown[] {
+  switch (format) {
+    case "anthropic":
+      return toAnthropicTools(tools)
+    case "openai-chat":
+    case "deepseek":
+      return toOpenAIChatTools(tools)
+    case "openai-responses":
+      return toOpenAIResponsesTools(tools)
+    case "gemini":
+      return toGeminiTools(tools)
+  }
+}
