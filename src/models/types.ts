@@ -1,6 +1,9 @@
 /** The tokenizer a model uses, or the family whose estimate applies. */
 export type TokenizerFamily = "o200k" | "cl100k" | "claude" | "gemini" | "estimate"
 
+/** A prompt-cache lifetime a provider offers. */
+export type CacheTtl = "5m" | "30m" | "1h" | "12h" | "24h"
+
 /** Prompt-cache rules of a model. */
 export interface CacheRules {
   /** Below this many tokens a cache breakpoint does nothing. */
@@ -8,7 +11,7 @@ export interface CacheRules {
   /** Most cache breakpoints one request may carry (Anthropic: 4). 0 means automatic caching. */
   maxBreakpoints: number
   /** Supported time-to-live values. */
-  ttls: ("5m" | "1h")[]
+  ttls: CacheTtl[]
 }
 
 /** Prices in US dollars per million tokens. */
@@ -16,7 +19,12 @@ export interface Prices {
   input: number
   output: number
   cacheRead?: number
+  /** Writing to the cache with the default (shortest) TTL. */
   cacheWrite?: number
+  /** Writing to the cache with the one-hour (or longest) TTL, when it is priced differently. */
+  cacheWriteLong?: number
+  /** Prices that apply to the whole request once its prompt exceeds `above` tokens. */
+  longContext?: { above: number; input: number; output: number; cacheRead?: number; cacheWrite?: number }
 }
 
 /** One row of the model catalog. */
@@ -30,6 +38,8 @@ export interface ModelInfo {
   family: string
   contextWindow: number
   maxOutput: number
+  /** Most prompt tokens accepted, when lower than `contextWindow` minus output. */
+  maxInput?: number
   tokenizer: TokenizerFamily
   /** Runs locally (Ollama, LM Studio, llama.cpp); prompts for it must be small. */
   local?: boolean
@@ -42,6 +52,8 @@ export interface ModelInfo {
   prices?: Prices
   /** Where the numbers come from (a documentation URL). */
   source: string
+  /** The catalog row this model was resolved from, when `id` is a snapshot, alias or routed form of it. */
+  canonicalId?: string
 }
 
 /** The request/stream formats promptline speaks. */

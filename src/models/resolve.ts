@@ -1,0 +1,215 @@
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, MODEL_CATALOG } from "./catalog.js"
+import type { ModelInfo, TokenizerFamily } from "./types.js"
+
+/** What `resolveModel` found: the model, whether the catalog (or the user) knew it, and why. */
+export interface ResolvedModel {
+  model: ModelInfo
+  /** False when the id matched nothing and the model is a guessed default. */
+  known: boolean
+  diagnostics: Diagnostic[]
+}
+
+/** Options of `resolveModel`. */
+export interface ResolveOptions {
+  /** Who serves the model (e.g. `openrouter`, `bedrock`, `ollama`); overrides the row's provider. */
+  provider?: string
+  /** User additions and overrides; they win over catalog rows with the same id or alias. */
+  models?: readonly ModelInfo[]
+}
+
+/** One rewriting step of the lookup, in the order they are tried. */
+interface Rule {
+  name: string
+  apply: (id: string) => string
+}
+
+const LOCAL_PROVIDERS = new Set(["ollama", "lmstudio", "llamacpp", "llama.cpp", "vllm"])
+
+/**
+ * The rewriting rules, applied one after another; after each, the rewritten id is looked up again.
+ * 1. routed: `vendor/model` as OpenRouter writes it, and its `:free`/`:thinking`/... variants.
+ * 2. cloud: Bedrock (`us.anthropic.claude-x-v1:0`) and Vertex (`claude-x@20250514`) forms.
+ * 3. dotted: Claude versions written with a dot (`claude-sonnet-4.5`).
+ * 4. suffix: `[1m]` and `-latest`.
+ * 5. snapshot: a trailing date (`-20250929`, `-2024-08-06`).
+ */
+const RULES: readonly Rule[] = [
+  {
+    name: "routed form",
+    apply: (id) =>
+      id.slice(id.lastIndexOf("/") + 1).replace(/:(free|beta|thinking|online|nitro|floor|extended|exacto)$/, ""),
+  },
+  {
+    name: "cloud form",
+    apply: (id) =>
+      id
+        .replace(/^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\./, "")
+        .replace(/-v\d+(?::\d+)?$/, "")
+        .replace(/@(\d{8})$/, "-$1")
+        .replace(/@default$/, ""),
+  },
+  { name: "dotted version", apply: (id) => id.replace(/^(claude-[a-z]+-\d+)\.(\d+)/, "$1-$2") },
+  { name: "suffix", apply: (id) => id.replace(/\[1m\]$/i, "").replace(/-latest$/, "") },
+  { name: "dated snapshot", apply: (id) => id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, "") },
+]
+
+function findRow(rows: readonly ModelInfo[], id: string): ModelInfo | undefined {
+  const lower = id.toLowerCase()
+  return (
+    rows.find((m) => m.id === id) ??
+    rows.find((m) => m.aliases?.includes(id)) ??
+    rows.find((m) => m.id.toLowerCase() === lower || m.aliases?.some((a) => a.toLowerCase() === lower))
+  )
+}
+
+/** Looks an id up in the user rows first, then the catalog. */
+function lookup(id: string, userRows: readonly ModelInfo[]): ModelInfo | undefined {
+  return findRow(userRows, id) ?? findRow(MODEL_CATALOG, id)
+}
+
+/** Ollama `name:tag` forms: the tag's first part (`30b-a3b-q4_K_M` → `30b`), then the bare name (`gpt-oss`). */
+function lookupTagged(id: string, userRows: readonly ModelInfo[]): { row: ModelInfo; rule: string } | undefined {
+  const colon = id.indexOf(":")
+  if (colon === 0) return undefined
+  const name = colon > 0 ? id.slice(0, colon) : id
+  const tag = colon > 0 ? id.slice(colon + 1) : ""
+  const head = tag.split("-")[0]
+  if (head && head !== tag) {
+    const row = lookup(`${name}:${head}`, userRows)
+    if (row) return { row, rule: "tag" }
+  }
+  const rows = [...userRows, ...MODEL_CATALOG]
+  const byName = rows.find((m) => m.id === name || m.id.startsWith(`${name}:`))
+  return byName ? { row: byName, rule: "tag" } : undefined
+}
+
+/** The longest known id that the given id extends (`gpt-4o-mini-search-preview` → `gpt-4o-mini`). */
+function lookupPrefix(id: string, userRows: readonly ModelInfo[]): ModelInfo | undefined {
+  let best: { row: ModelInfo; length: number } | undefined
+  for (const row of [...userRows, ...MODEL_CATALOG]) {
+    for (const name of [row.id, ...(row.aliases ?? [])]) {
+      if (id.length > name.length && id.startsWith(name) && /[-.:]/.test(id[name.length]!)) {
+        if (!best || name.length > best.length) best = { row, length: name.length }
+      }
+    }
+  }
+  return best?.row
+}
+
+/**
+ * Finds the ModelInfo for an id: exact id, then aliases, then the rewriting rules above, then
+ * Ollama tags, then the longest known prefix. An unknown id gets a 128k default with the family,
+ * tokenizer and provider guessed, and a warning.
+ */
+export function resolveModel(id: string, options: ResolveOptions = {}): ResolvedModel {
+  const userRows = options.models ?? []
+  const given = id.trim()
+  const finish = (row: ModelInfo, rule?: string, level: "info" | "warning" = "info"): ResolvedModel => {
+    const model: ModelInfo = { ...row }
+    if (row.id !== given) {
+      model.id = given
+      model.canonicalId = row.id
+    }
+    if (options.provider && options.provider !== row.provider) model.provider = options.provider
+    const diagnostics = rule
+      ? [diagnostic(level, "model-resolved", `model "${given}" resolved to catalog model "${row.id}" (${rule})`)]
+      : []
+    return { model, known: true, diagnostics }
+  }
+
+  const direct = lookup(given, userRows)
+  if (direct) return finish(direct)
+
+  let form = given
+  for (const rule of RULES) {
+    const next = rule.apply(form)
+    if (next === form) continue
+    form = next
+    const row = lookup(form, userRows)
+    if (row) return finish(row, rule.name)
+  }
+  const tagged = lookupTagged(form, userRows)
+  if (tagged) return finish(tagged.row, tagged.rule)
+  const prefixed = lookupPrefix(form, userRows)
+  if (prefixed) return finish(prefixed, "longest known prefix; limits and prices may differ", "warning")
+
+  const provider = options.provider ?? providerOf(given) ?? "unknown"
+  const local = LOCAL_PROVIDERS.has(provider)
+  const model: ModelInfo = {
+    id: given,
+    provider,
+    family: familyOf(given),
+    contextWindow: DEFAULT_CONTEXT_WINDOW,
+    maxOutput: DEFAULT_MAX_OUTPUT,
+    tokenizer: tokenizerOf(given),
+    capabilities: { nativeTools: !local, images: false, thinking: false },
+    source: "default",
+  }
+  if (local) model.local = true
+  return {
+    model,
+    known: false,
+    diagnostics: [
+      diagnostic(
+        "warning",
+        "model-unknown",
+        `model "${given}" is not in the catalog; assuming a ${DEFAULT_CONTEXT_WINDOW.toLocaleString("en-US")}-token window (add it with the models option to set its limits)`,
+      ),
+    ],
+  }
+}
+
+/** Guesses the model family from an id: claude, gpt, o-series, gemini, deepseek, grok, mistral, qwen, llama, ... */
+export function familyOf(id: string): string {
+  const name = id.slice(id.lastIndexOf("/") + 1).toLowerCase()
+  const rules: [RegExp, string][] = [
+    [/claude/, "claude"],
+    [/gpt-oss/, "gpt-oss"],
+    [/^(gpt|chatgpt|codex)/, "gpt"],
+    [/^o\d/, "o-series"],
+    [/gemini/, "gemini"],
+    [/gemma/, "gemma"],
+    [/deepseek/, "deepseek"],
+    [/grok/, "grok"],
+    [/mistral|codestral|devstral|magistral|ministral|pixtral/, "mistral"],
+    [/qwen|qwq/, "qwen"],
+    [/llama/, "llama"],
+    [/phi/, "phi"],
+    [/glm/, "glm"],
+    [/kimi/, "kimi"],
+  ]
+  return rules.find(([re]) => re.test(name))?.[1] ?? "unknown"
+}
+
+/** Guesses the tokenizer family from an id. */
+export function tokenizerOf(id: string): TokenizerFamily {
+  const name = id.slice(id.lastIndexOf("/") + 1).toLowerCase()
+  if (/^(gpt-4-|gpt-4$|gpt-3\.5)/.test(name) && !/^gpt-4\.|^gpt-4o/.test(name)) return "cl100k"
+  if (/^(gpt|chatgpt|codex|o\d)|gpt-oss/.test(name)) return "o200k"
+  if (/claude/.test(name)) return "claude"
+  if (/gemini|gemma/.test(name)) return "gemini"
+  return "estimate"
+}
+
+/**
+ * Guesses who serves a model from the form of its id: `vendor/model` → openrouter, Bedrock ids →
+ * bedrock, `name:tag` → ollama, otherwise the vendor of the family. Undefined when nothing fits.
+ */
+export function providerOf(id: string): string | undefined {
+  const name = id.trim()
+  if (/^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\.claude.*-v\d+(?::\d+)?$/.test(name)) return "bedrock"
+  if (name.includes("/")) return "openrouter"
+  if (name.includes(":")) return "ollama"
+  const byFamily: Record<string, string> = {
+    claude: "anthropic",
+    gpt: "openai",
+    "o-series": "openai",
+    gemini: "gemini",
+    deepseek: "deepseek",
+    grok: "xai",
+    mistral: "mistral",
+    qwen: "qwen",
+  }
+  return byFamily[familyOf(name)]
+}
