@@ -2,7 +2,7 @@
 export type TokenizerFamily = "o200k" | "cl100k" | "claude" | "gemini" | "estimate"
 
 /** A prompt-cache lifetime a provider offers. */
-export type CacheTtl = "5m" | "30m" | "1h" | "12h" | "24h"
+export type CacheLifetime = "5m" | "30m" | "1h" | "12h" | "24h"
 
 /** Prompt-cache rules of a model. */
 export interface CacheRules {
@@ -11,7 +11,7 @@ export interface CacheRules {
   /** Most cache breakpoints one request may carry (Anthropic: 4). 0 means automatic caching. */
   maxBreakpoints: number
   /** Supported time-to-live values. */
-  ttls: CacheTtl[]
+  ttls: CacheLifetime[]
 }
 
 /** Prices in US dollars per million tokens. */
