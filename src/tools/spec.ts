@@ -69,6 +69,8 @@ export interface ToolPatch {
   snippet?: string
   guidelines?: string[]
   parameters?: Record<string, ParameterSpec | null>
+  /** Renames parameters for this variant (canonical name → name the model sees); `params.<kind>.<canonical>` follows. */
+  parameterNames?: Record<string, string>
 }
 
 /** A tool declared once; every dialect (XML docs, each provider's native definition) derives from it. */

@@ -1,0 +1,56 @@
+import type { PromptContext } from "../context/prompt-context.js"
+import type { ComponentEnv, ToolSet } from "./component.js"
+
+/** A guideline that follows from the tool set: shown when `when` holds. */
+interface DerivedGuideline {
+  when: (tools: ToolSet, context: PromptContext) => boolean
+  text: (tools: ToolSet) => string
+}
+
+const n = (tools: ToolSet, kind: Parameters<ToolSet["name"]>[0]) => tools.name(kind) ?? kind
+
+/** Guidelines derived from which tools exist together, in a fixed order. */
+const DERIVED: DerivedGuideline[] = [
+  {
+    when: (t) => t.has("execute") && (t.has("search") || t.has("list")),
+    text: (t) => {
+      const dedicated = [t.name("search"), t.name("list")].filter(Boolean).join(" and ")
+      return `Explore with ${dedicated} rather than grep, find or ls in ${n(t, "execute")}: they respect .gitignore and cap their output.`
+    },
+  },
+  {
+    when: (t) => t.has("execute") && t.has("read"),
+    text: (t) => `Read files with ${n(t, "read")}, not cat or head in ${n(t, "execute")}.`,
+  },
+  {
+    when: (t) => t.has("execute") && (t.has("edit") || t.has("write")),
+    text: (t) =>
+      `Change files with ${[t.name("edit"), t.name("write")].filter(Boolean).join(" or ")}, not with sed, echo or heredocs in ${n(t, "execute")}.`,
+  },
+  {
+    when: (t) => t.has("definitions") && t.has("read"),
+    text: (t) =>
+      `To get the shape of unfamiliar code, start with ${n(t, "definitions")}, then read only the files you need.`,
+  },
+  {
+    when: (t) => t.has("fetch") && t.has("browse"),
+    text: (t) =>
+      `Use ${n(t, "fetch")} to read a page's text; use ${n(t, "browse")} only when you need to see or interact with it.`,
+  },
+]
+
+/** The guidelines for this tool set: derived ones first, then each tool's own, without duplicates. */
+export function guidelinesFor(context: PromptContext, env: ComponentEnv): string[] {
+  const seen = new Set<string>()
+  const out: string[] = []
+  const add = (g: string) => {
+    const key = g.trim()
+    if (key && !seen.has(key)) {
+      seen.add(key)
+      out.push(key)
+    }
+  }
+  for (const g of DERIVED) if (g.when(env.tools, context)) add(g.text(env.tools))
+  for (const tool of env.tools.list) for (const g of tool.guidelines) add(g)
+  return out
+}

@@ -1,0 +1,131 @@
+import { Liquid, type Template } from "liquidjs"
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { PromptlineError } from "../errors.js"
+
+/**
+ * The one template mechanism: LiquidJS with `${{ }}` for values and `${% %}` for tags, so a literal
+ * `{{ }}` in prose passes through. Only our own prompt text is a template; text from files, tools or
+ * servers is inserted as data and never evaluated.
+ */
+
+/** A template failed in strict mode (tests): undefined variable or bad syntax. */
+export class TemplateError extends PromptlineError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("template-error", message, options)
+  }
+}
+
+/** `strict`: undefined variables and syntax errors throw. `lenient`: they become diagnostics. */
+export type TemplateStrictness = "strict" | "lenient"
+
+interface Compiled {
+  template: Template[] | undefined
+  /** The scope paths the template reads, e.g. [["tools","by_kind","read"]]. */
+  paths: string[][]
+  /** Set when the source does not parse. */
+  error?: string
+}
+
+const MAX_RENDER_CACHE = 4096
+
+/** True when `source` contains template syntax; plain text skips the engine entirely. */
+export const isTemplate = (source: string): boolean => source.includes("${{") || source.includes("${%")
+
+/**
+ * Renders templates and remembers results by the values each template reads, so a rebuild only
+ * renders what changed. One engine per builder: the caches are its state.
+ */
+export class TemplateEngine {
+  readonly strictness: TemplateStrictness
+  readonly #liquid: Liquid
+  readonly #compiled = new Map<string, Compiled>()
+  readonly #rendered = new Map<string, string>()
+
+  constructor(strictness: TemplateStrictness = "lenient") {
+    this.strictness = strictness
+    this.#liquid = new Liquid({
+      outputDelimiterLeft: "${{",
+      outputDelimiterRight: "}}",
+      tagDelimiterLeft: "${%",
+      tagDelimiterRight: "%}",
+      strictVariables: true,
+      strictFilters: true,
+      jsTruthy: true,
+      ownPropertyOnly: true,
+      greedy: false,
+    })
+  }
+
+  /**
+   * Renders `source` against `scope`. `where` names the template in diagnostics (e.g. `section rules`).
+   * Returns undefined text when the template cannot be rendered at all.
+   */
+  render(source: string, scope: object, where: string): { text: string | undefined; diagnostics: Diagnostic[] } {
+    if (!isTemplate(source)) return { text: source, diagnostics: [] }
+    const compiled = this.#compile(source)
+    if (!compiled.template) {
+      const message = `${where}: template does not parse: ${compiled.error}`
+      if (this.strictness === "strict") throw new TemplateError(message)
+      return { text: undefined, diagnostics: [diagnostic("error", "template-syntax", message)] }
+    }
+    const key = cacheKey(source, compiled.paths, scope)
+    const hit = this.#rendered.get(key)
+    if (hit !== undefined) return { text: hit, diagnostics: [] }
+    try {
+      const text = String(this.#liquid.renderSync(compiled.template, scope))
+      this.#remember(key, text)
+      return { text, diagnostics: [] }
+    } catch (cause) {
+      const message = `${where}: ${(cause as Error).message}`
+      if (this.strictness === "strict") throw new TemplateError(message, { cause })
+      // Lenient: undefined values render empty so the model never sees template syntax.
+      try {
+        const text = String(this.#liquid.renderSync(compiled.template, scope, { strictVariables: false }))
+        return { text, diagnostics: [diagnostic("warning", "template-undefined", message)] }
+      } catch (again) {
+        return {
+          text: undefined,
+          diagnostics: [diagnostic("error", "template-failed", `${where}: ${(again as Error).message}`)],
+        }
+      }
+    }
+  }
+
+  #compile(source: string): Compiled {
+    let compiled = this.#compiled.get(source)
+    if (compiled) return compiled
+    try {
+      const template = this.#liquid.parse(source)
+      const paths = this.#liquid.globalVariableSegmentsSync(template).map((segments) => segments.map((s) => String(s)))
+      compiled = { template, paths }
+    } catch (cause) {
+      compiled = { template: undefined, paths: [], error: (cause as Error).message }
+    }
+    this.#compiled.set(source, compiled)
+    return compiled
+  }
+
+  #remember(key: string, text: string): void {
+    if (this.#rendered.size >= MAX_RENDER_CACHE) this.#rendered.clear()
+    this.#rendered.set(key, text)
+  }
+}
+
+function lookup(scope: object, path: string[]): unknown {
+  let value: unknown = scope
+  for (const segment of path) {
+    if (value === null || typeof value !== "object") return undefined
+    value = Object.hasOwn(value, segment) ? (value as Record<string, unknown>)[segment] : undefined
+  }
+  return value
+}
+
+/** The render cache key: the source plus the value of every path it reads. */
+function cacheKey(source: string, paths: string[][], scope: object): string {
+  let key = source
+  for (const path of paths) {
+    const value = lookup(scope, path)
+    key += `\u0000${typeof value === "string" ? value : JSON.stringify(value)}`
+  }
+  return key
+}
