@@ -1,0 +1,196 @@
+import { splitText } from "./chunk.js"
+import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
+import type { ResolvedUsage } from "./resolve.js"
+import { asArray, asRecord, asString, contentText, type RequestView, type ToolResultView } from "./view.js"
+import { parseXmlToolResults } from "./xml-calls.js"
+
+/** The Anthropic Messages API (`POST /v1/messages`) as the replay server speaks it. */
+
+const STOP: Record<TurnRender["turn"]["stop"], string> = {
+  end: "end_turn",
+  tool_use: "tool_use",
+  length: "max_tokens",
+  refusal: "refusal",
+}
+
+function check(body: Record<string, unknown>): string[] {
+  const problems: string[] = []
+  if (typeof body.model !== "string" || body.model === "") problems.push("model: a model id is required")
+  if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+    problems.push("max_tokens: a positive integer is required")
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    problems.push("messages: at least one message is required")
+  asArray(body.messages).forEach((m, i) => {
+    const message = asRecord(m)
+    if (message?.role !== "user" && message?.role !== "assistant")
+      problems.push(`messages.${i}.role: must be "user" or "assistant"`)
+    if (typeof message?.content !== "string" && !Array.isArray(message?.content))
+      problems.push(`messages.${i}.content: must be a string or a list of content blocks`)
+  })
+  if (body.system !== undefined && typeof body.system !== "string" && !Array.isArray(body.system))
+    problems.push("system: must be a string or a list of text blocks")
+  if (body.tools !== undefined && !Array.isArray(body.tools)) problems.push("tools: must be a list")
+  asArray(body.tools).forEach((t, i) => {
+    if (typeof asRecord(t)?.name !== "string") problems.push(`tools.${i}.name: a tool name is required`)
+  })
+  return problems
+}
+
+function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>): RequestView {
+  const messages = asArray(body.messages).map((m) => asRecord(m) ?? {})
+  const known = new Map(names)
+  for (const m of messages) {
+    if (m.role !== "assistant") continue
+    for (const b of asArray(m.content).map(asRecord)) {
+      if (b?.type === "tool_use" && typeof b.id === "string" && typeof b.name === "string") known.set(b.id, b.name)
+    }
+  }
+  const lastAssistant = messages.map((m) => m.role).lastIndexOf("assistant")
+  const texts: string[] = []
+  const toolResults: ToolResultView[] = []
+  for (const m of messages.slice(lastAssistant + 1)) {
+    if (typeof m.content === "string") texts.push(m.content)
+    for (const b of asArray(m.content).map((x) => asRecord(x) ?? {})) {
+      if (b.type === "text" && typeof b.text === "string") texts.push(b.text)
+      if (b.type === "tool_result") {
+        const callId = asString(b.tool_use_id)
+        const result: ToolResultView = { text: contentText(b.content) }
+        if (callId !== undefined) result.callId = callId
+        const tool = callId === undefined ? undefined : known.get(callId)
+        if (tool !== undefined) result.tool = tool
+        if (b.is_error === true) result.isError = true
+        toolResults.push(result)
+      }
+    }
+  }
+  const text = texts.join("\n\n")
+  toolResults.push(...parseXmlToolResults(text))
+  const tools = asArray(body.tools)
+    .map((t) => asString(asRecord(t)?.name))
+    .filter((n): n is string => n !== undefined)
+  const thinking = asString(asRecord(body.thinking)?.type)
+  const visible = thinking === "enabled" || thinking === "adaptive"
+  return {
+    format: "anthropic",
+    model: asString(body.model) ?? "",
+    stream: body.stream === true,
+    system: contentText(body.system),
+    tools,
+    dialect: tools.length > 0 ? "native" : "xml",
+    lastTurn: { text, toolResults },
+    reasoning: { visible, summary: visible, encrypted: false },
+  }
+}
+
+function usageFields(u: ResolvedUsage) {
+  return { input_tokens: u.input, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead }
+}
+
+function events({ turn, view, chunkSize }: TurnRender): unknown[] {
+  const out: unknown[] = [
+    {
+      type: "message_start",
+      message: {
+        id: `msg_replay_${turn.index}`,
+        type: "message",
+        role: "assistant",
+        model: view.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usageFields(turn.usage), output_tokens: 1 },
+      },
+    },
+  ]
+  let index = 0
+  const block = (start: unknown, deltas: unknown[]) => {
+    out.push({ type: "content_block_start", index, content_block: start })
+    if (index === 0) out.push({ type: "ping" })
+    for (const delta of deltas) out.push({ type: "content_block_delta", index, delta })
+    out.push({ type: "content_block_stop", index })
+    index++
+  }
+  if (turn.thinking !== undefined && view.reasoning.visible) {
+    block({ type: "thinking", thinking: "", signature: "" }, [
+      ...splitText(turn.thinking, chunkSize).map((thinking) => ({ type: "thinking_delta", thinking })),
+      { type: "signature_delta", signature: turn.signature },
+    ])
+  }
+  if (turn.text !== "") {
+    block(
+      { type: "text", text: "" },
+      splitText(turn.text, chunkSize).map((text) => ({ type: "text_delta", text })),
+    )
+  }
+  for (const call of turn.calls) {
+    block({ type: "tool_use", id: call.id, name: call.name, input: {} }, [
+      { type: "input_json_delta", partial_json: "" },
+      ...splitText(call.arguments, chunkSize).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+    ])
+  }
+  out.push({
+    type: "message_delta",
+    delta: { stop_reason: STOP[turn.stop], stop_sequence: null },
+    usage: { ...usageFields(turn.usage), output_tokens: turn.usage.output },
+  })
+  out.push({ type: "message_stop" })
+  return out
+}
+
+function complete({ turn, view }: TurnRender): unknown {
+  const content: unknown[] = []
+  if (turn.thinking !== undefined && view.reasoning.visible)
+    content.push({ type: "thinking", thinking: turn.thinking, signature: turn.signature })
+  if (turn.text !== "") content.push({ type: "text", text: turn.text })
+  for (const call of turn.calls) content.push({ type: "tool_use", id: call.id, name: call.name, input: call.input })
+  return {
+    id: `msg_replay_${turn.index}`,
+    type: "message",
+    role: "assistant",
+    model: view.model,
+    content,
+    stop_reason: STOP[turn.stop],
+    stop_sequence: null,
+    usage: { ...usageFields(turn.usage), output_tokens: turn.usage.output },
+  }
+}
+
+const ERRORS: Record<Failure["kind"], [number, string]> = {
+  "invalid-request": [400, "invalid_request_error"],
+  diverged: [400, "invalid_request_error"],
+  exhausted: [400, "invalid_request_error"],
+  "context-overflow": [400, "invalid_request_error"],
+  "not-found": [404, "not_found_error"],
+  "rate-limit": [429, "rate_limit_error"],
+  "server-error": [500, "api_error"],
+  overloaded: [529, "overloaded_error"],
+}
+
+function error(failure: Failure): ErrorAnswer {
+  const [status, type] = ERRORS[failure.kind]
+  return {
+    status,
+    headers: retryHeaders(failure),
+    body: {
+      type: "error",
+      error: {
+        type,
+        message:
+          failure.kind === "context-overflow" ? "prompt is too long: 212345 tokens > 200000 maximum" : failure.message,
+      },
+      request_id: "req_replay",
+    },
+  }
+}
+
+/** The Anthropic Messages handler. */
+export const anthropicFormat: FormatHandler = {
+  format: "anthropic",
+  callIdPrefix: "toolu_replay_",
+  check,
+  view,
+  events,
+  sse: (evs) => evs.map((e) => `event: ${String(asRecord(e)?.type)}\ndata: ${JSON.stringify(e)}\n\n`),
+  complete,
+  error,
+}

@@ -1,0 +1,176 @@
+import { splitText } from "./chunk.js"
+import {
+  type ErrorAnswer,
+  type Failure,
+  type FormatHandler,
+  type RouteInfo,
+  retryHeaders,
+  type TurnRender,
+} from "./format.js"
+import type { ResolvedTurn, ResolvedUsage } from "./resolve.js"
+import { asArray, asRecord, asString, contentText, type RequestView, type ToolResultView } from "./view.js"
+import { parseXmlToolResults } from "./xml-calls.js"
+
+/**
+ * Gemini (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse` and `:generateContent`).
+ * Function calls arrive whole, one part each; the last chunk carries the finish reason and usage.
+ */
+
+const FINISH: Record<ResolvedTurn["stop"], string> = {
+  end: "STOP",
+  tool_use: "STOP",
+  length: "MAX_TOKENS",
+  refusal: "SAFETY",
+}
+
+function check(body: Record<string, unknown>): string[] {
+  const problems: string[] = []
+  if (!Array.isArray(body.contents) || body.contents.length === 0)
+    problems.push("contents: at least one content is required")
+  asArray(body.contents).forEach((c, i) => {
+    const content = asRecord(c)
+    if (content?.role !== undefined && content.role !== "user" && content.role !== "model")
+      problems.push(`contents[${i}].role: must be "user" or "model"`)
+    if (!Array.isArray(content?.parts) || content.parts.length === 0)
+      problems.push(`contents[${i}].parts: at least one part is required`)
+  })
+  if (body.tools !== undefined && !Array.isArray(body.tools)) problems.push("tools: must be a list")
+  return problems
+}
+
+/** The text of a function response: its `output`, `content` or `result` string, else the JSON. */
+function responseText(response: unknown): string {
+  const record = asRecord(response)
+  for (const key of ["output", "content", "result"]) {
+    const value = record?.[key]
+    if (typeof value === "string") return value
+  }
+  return JSON.stringify(response ?? null)
+}
+
+function view(body: Record<string, unknown>, _names: ReadonlyMap<string, string>, route: RouteInfo): RequestView {
+  const contents = asArray(body.contents).map((c) => asRecord(c) ?? {})
+  const lastModel = contents.map((c) => c.role).lastIndexOf("model")
+  const texts: string[] = []
+  const toolResults: ToolResultView[] = []
+  for (const content of contents.slice(lastModel + 1)) {
+    for (const part of asArray(content.parts).map((p) => asRecord(p) ?? {})) {
+      if (typeof part.text === "string" && part.thought !== true) texts.push(part.text)
+      const fr = asRecord(part.functionResponse)
+      if (fr) {
+        const result: ToolResultView = { text: responseText(fr.response) }
+        const name = asString(fr.name)
+        if (name !== undefined) result.tool = name
+        const id = asString(fr.id)
+        if (id !== undefined) result.callId = id
+        if (asRecord(fr.response)?.error !== undefined) result.isError = true
+        toolResults.push(result)
+      }
+    }
+  }
+  const text = texts.join("\n\n")
+  toolResults.push(...parseXmlToolResults(text))
+  const tools = asArray(body.tools)
+    .flatMap((t) => asArray(asRecord(t)?.functionDeclarations))
+    .map((d) => asString(asRecord(d)?.name))
+    .filter((n): n is string => n !== undefined)
+  const config = asRecord(body.generationConfig)
+  const visible = asRecord(config?.thinkingConfig)?.includeThoughts === true
+  return {
+    format: "gemini",
+    model: route.model ?? "",
+    stream: route.stream === true,
+    system: contentText(asRecord(body.systemInstruction)?.parts ?? body.systemInstruction),
+    tools,
+    dialect: tools.length > 0 ? "native" : "xml",
+    lastTurn: { text, toolResults },
+    reasoning: { visible, summary: visible, encrypted: false },
+  }
+}
+
+function usageMetadata(u: ResolvedUsage): Record<string, unknown> {
+  const prompt = u.input + u.cacheRead + u.cacheWrite
+  const meta: Record<string, unknown> = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: u.output - u.reasoning,
+    totalTokenCount: prompt + u.output,
+    promptTokensDetails: [{ modality: "TEXT", tokenCount: prompt }],
+  }
+  if (u.cacheRead > 0) meta.cachedContentTokenCount = u.cacheRead
+  if (u.reasoning > 0) meta.thoughtsTokenCount = u.reasoning
+  return meta
+}
+
+/** The parts of a turn, one per streamed chunk. */
+function parts({ turn, view, chunkSize }: TurnRender, merged: boolean): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = []
+  const pieces = (text: string) => (merged ? [text] : splitText(text, chunkSize))
+  if (turn.thinking !== undefined && view.reasoning.visible) {
+    for (const text of pieces(turn.thinking)) out.push({ text, thought: true })
+  }
+  if (turn.text !== "") for (const text of pieces(turn.text)) out.push({ text })
+  turn.calls.forEach((call, i) => {
+    const part: Record<string, unknown> = { functionCall: { name: call.name, args: call.input } }
+    if (i === 0 && turn.thinking !== undefined) part.thoughtSignature = turn.signature
+    out.push(part)
+  })
+  if (turn.calls.length === 0 && turn.thinking !== undefined) out.push({ text: "", thoughtSignature: turn.signature })
+  return out
+}
+
+function chunk(turn: ResolvedTurn, model: string, content: unknown[], last: boolean): Record<string, unknown> {
+  const candidate: Record<string, unknown> = { content: { parts: content, role: "model" }, index: 0 }
+  if (last) candidate.finishReason = FINISH[turn.stop]
+  const prompt = turn.usage.input + turn.usage.cacheRead + turn.usage.cacheWrite
+  return {
+    candidates: [candidate],
+    usageMetadata: last ? usageMetadata(turn.usage) : { promptTokenCount: prompt, totalTokenCount: prompt },
+    modelVersion: model,
+    responseId: `replay-${turn.index}`,
+  }
+}
+
+function events(render: TurnRender): unknown[] {
+  const all = parts(render, false)
+  if (all.length === 0) return [chunk(render.turn, render.view.model, [{ text: "" }], true)]
+  return all.map((part, i) => chunk(render.turn, render.view.model, [part], i === all.length - 1))
+}
+
+function complete(render: TurnRender): unknown {
+  return chunk(render.turn, render.view.model, parts(render, true), true)
+}
+
+const ERRORS: Record<Failure["kind"], [number, string]> = {
+  "invalid-request": [400, "INVALID_ARGUMENT"],
+  diverged: [400, "FAILED_PRECONDITION"],
+  exhausted: [400, "FAILED_PRECONDITION"],
+  "context-overflow": [400, "INVALID_ARGUMENT"],
+  "not-found": [404, "NOT_FOUND"],
+  "rate-limit": [429, "RESOURCE_EXHAUSTED"],
+  "server-error": [500, "INTERNAL"],
+  overloaded: [503, "UNAVAILABLE"],
+}
+
+function error(failure: Failure): ErrorAnswer {
+  const [code, status] = ERRORS[failure.kind]
+  const message =
+    failure.kind === "context-overflow"
+      ? "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576)."
+      : failure.message
+  const body: Record<string, unknown> = { code, message, status }
+  if (failure.kind === "rate-limit")
+    body.details = [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${failure.retryAfter ?? 1}s` }]
+  return { status: code, headers: retryHeaders(failure), body: { error: body } }
+}
+
+/** The Gemini handler. */
+export const geminiFormat: FormatHandler = {
+  format: "gemini",
+  callIdPrefix: "gemini_replay_",
+  check,
+  view,
+  events,
+  sse: (evs) => evs.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`),
+  complete,
+  error,
+}

@@ -1,0 +1,253 @@
+import { anthropicFormat } from "./anthropic.js"
+import { checkTurn } from "./expect.js"
+import type { Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
+import { geminiFormat } from "./gemini.js"
+import { openAIChatFormat } from "./openai-chat.js"
+import { openAIResponsesFormat, responseId, responseObject } from "./openai-responses.js"
+import { resolveTurn } from "./resolve.js"
+import type { Fault, ReplayScript } from "./script.js"
+import type { ReplayFormat, RequestView } from "./view.js"
+
+/** The handler of each wire format. */
+export const FORMAT_HANDLERS: Readonly<Record<ReplayFormat, FormatHandler>> = {
+  anthropic: anthropicFormat,
+  "openai-chat": openAIChatFormat,
+  "openai-responses": openAIResponsesFormat,
+  gemini: geminiFormat,
+}
+
+/** How a request was answered. */
+export type RequestOutcome =
+  | "answered"
+  | "fault"
+  | "rejected"
+  | "diverged"
+  | "exhausted"
+  | "warmup"
+  | "not-found"
+  | "pending"
+
+/** One request the server received, as it arrived, and what it got back. */
+export interface RecordedRequest {
+  /** 0-based arrival order. */
+  seq: number
+  transport: "http" | "websocket"
+  method: string
+  /** Path without the query string. */
+  path: string
+  query: string
+  format?: ReplayFormat
+  /** Request headers; credentials are redacted. */
+  headers: Record<string, string>
+  /** The parsed JSON body, or the raw text when it was not JSON. */
+  body: unknown
+  /** The script turn the request asked for (0-based). */
+  turn?: number
+  outcome: RequestOutcome
+  status: number
+  problems: string[]
+}
+
+/** A request that left the scripted path. */
+export interface Divergence {
+  seq: number
+  turn: number
+  problems: string[]
+}
+
+/** What the transport must send back. */
+export type Answer =
+  | { type: "turn"; handler: FormatHandler; render: TurnRender; responseId?: string }
+  | { type: "disconnect"; handler: FormatHandler; render: TurnRender }
+  | { type: "failure"; handler: FormatHandler; failure: Failure }
+  /** A Responses `generate: false` warm-up: an empty response that only prepares state. */
+  | { type: "warmup"; handler: FormatHandler; events: unknown[]; responseId: string }
+
+/** Options of the replay state machine. */
+export interface ReplayerOptions {
+  /** Unix seconds stamped into `created` fields (fixed, so streams are byte-identical across runs). */
+  created?: number
+  /** Approximate characters per streamed delta. */
+  chunkSize?: number
+}
+
+const SECRET_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key"])
+
+/** Copies headers, replacing credentials with `[redacted]`. */
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const key of Object.keys(headers).sort()) {
+    const value = headers[key]
+    if (value === undefined) continue
+    out[key] = SECRET_HEADERS.has(key.toLowerCase()) ? "[redacted]" : Array.isArray(value) ? value.join(", ") : value
+  }
+  return out
+}
+
+const FAULT_MESSAGES: Record<Exclude<Fault["kind"], "disconnect">, string> = {
+  "rate-limit": "Rate limit reached for requests (injected by the replay script).",
+  "server-error": "The server had an error while processing your request (injected by the replay script).",
+  overloaded: "The service is overloaded (injected by the replay script).",
+  "context-overflow": "The prompt is too long (injected by the replay script).",
+}
+
+/**
+ * The replay state: which turn comes next, which faults are still to be served, what was asked.
+ * Transports (HTTP, WebSocket) feed it parsed requests and write back what it answers.
+ */
+export class Replayer {
+  readonly requests: RecordedRequest[] = []
+  readonly divergences: Divergence[] = []
+  private next = 0
+  private readonly faultsServed = new Map<number, number>()
+  private readonly injected = new Map<number, Fault[]>()
+  /** Tool names by the call ids the server has sent, so results can be matched to their tool. */
+  private readonly names = new Map<string, string>()
+  /** Responses API ids that a later request may continue from (store was not false). */
+  private readonly stored = new Set<string>()
+  private warmups = 0
+  private readonly created: number
+  private readonly chunkSize: number
+
+  constructor(
+    readonly script: ReplayScript,
+    options: ReplayerOptions = {},
+  ) {
+    this.created = options.created ?? 1_767_225_600
+    this.chunkSize = options.chunkSize ?? 24
+  }
+
+  /** Turns answered so far. */
+  get served(): number {
+    return this.next
+  }
+
+  /** Turns not answered yet. */
+  get remaining(): number {
+    return this.script.turns.length - this.next
+  }
+
+  /** Serves `fault` once on turn `turn` (0-based), after the script's own faults for that turn. */
+  injectFault(turn: number, fault: Fault): void {
+    this.injected.set(turn, [...(this.injected.get(turn) ?? []), fault])
+  }
+
+  /** Adds a request to the record; the caller fills in how it was answered. */
+  record(entry: Omit<RecordedRequest, "seq" | "outcome" | "status" | "problems">): RecordedRequest {
+    const recorded: RecordedRequest = {
+      ...entry,
+      seq: this.requests.length,
+      outcome: "pending",
+      status: 0,
+      problems: [],
+    }
+    this.requests.push(recorded)
+    return recorded
+  }
+
+  /** Answers one parsed request body; `connectionLast` is the WebSocket connection's last response id. */
+  handle(
+    record: RecordedRequest,
+    format: ReplayFormat,
+    body: Record<string, unknown>,
+    route: RouteInfo,
+    connectionLast?: string,
+  ): Answer {
+    const handler = FORMAT_HANDLERS[format]
+    record.format = format
+    const fail = (outcome: RequestOutcome, failure: Failure, problems: string[]): Answer => {
+      record.outcome = outcome
+      record.problems = problems
+      record.status = handler.error(failure).status
+      return { type: "failure", handler, failure }
+    }
+    const problems = handler.check(body)
+    if (problems.length > 0)
+      return fail("rejected", { kind: "invalid-request", message: problems.join("; ") }, problems)
+    const view = handler.view(body, this.names, route)
+    const previous = view.previousResponseId
+    if (previous !== undefined && !this.stored.has(previous) && previous !== connectionLast) {
+      const message = `Previous response with id '${previous}' not found.`
+      return fail(
+        "rejected",
+        { kind: "invalid-request", message, code: "previous_response_not_found", param: "previous_response_id" },
+        [message],
+      )
+    }
+    if (format === "openai-responses" && body.generate === false) return this.warmup(record, body, view)
+    const index = this.next
+    record.turn = index
+    const turn = this.script.turns[index]
+    if (turn === undefined) {
+      const message = `replay script exhausted: all ${this.script.turns.length} turns were already answered`
+      this.divergences.push({ seq: record.seq, turn: index, problems: [message] })
+      return fail("exhausted", { kind: "exhausted", message }, [message])
+    }
+    const render = this.render(index, view, body, handler)
+    const fault = this.takeFault(index)
+    if (fault?.kind === "disconnect") {
+      record.outcome = "fault"
+      record.status = 200
+      return { type: "disconnect", handler, render }
+    }
+    if (fault !== undefined) {
+      const failure: Failure = { kind: fault.kind, message: FAULT_MESSAGES[fault.kind] }
+      if (fault.kind === "rate-limit") failure.retryAfter = fault.retryAfter
+      return fail("fault", failure, [])
+    }
+    const divergence = checkTurn(turn, view)
+    if (divergence.length > 0) {
+      this.divergences.push({ seq: record.seq, turn: index, problems: divergence })
+      const message = `replay diverged at turn ${index + 1}: ${divergence.join("; ")}`
+      return fail("diverged", { kind: "diverged", message }, divergence)
+    }
+    this.next++
+    for (const call of render.turn.calls) this.names.set(call.id, call.name)
+    record.outcome = "answered"
+    record.status = 200
+    if (format !== "openai-responses") return { type: "turn", handler, render }
+    const id = responseId(render.turn)
+    if (view.store !== false) this.stored.add(id)
+    return { type: "turn", handler, render, responseId: id }
+  }
+
+  private warmup(record: RecordedRequest, body: Record<string, unknown>, view: RequestView): Answer {
+    const id = `resp_replay_warmup_${this.warmups++}`
+    if (view.store !== false) this.stored.add(id)
+    record.outcome = "warmup"
+    record.status = 200
+    const usage = { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0 }
+    const events = [
+      {
+        type: "response.created",
+        response: responseObject(id, body, this.created, { status: "in_progress", output: [], usage: null }),
+      },
+      {
+        type: "response.completed",
+        response: responseObject(id, body, this.created, {
+          status: "completed",
+          output: [],
+          usage: { ...usage, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
+        }),
+      },
+    ].map((event, sequence_number) => ({ ...event, sequence_number }))
+    return { type: "warmup", handler: FORMAT_HANDLERS["openai-responses"], events, responseId: id }
+  }
+
+  private render(index: number, view: RequestView, body: Record<string, unknown>, handler: FormatHandler): TurnRender {
+    const turn = resolveTurn(this.script.turns[index]!, index, {
+      dialect: view.dialect,
+      callIdPrefix: handler.callIdPrefix,
+      requestChars: JSON.stringify(body).length,
+    })
+    return { turn, view, body, created: this.created, chunkSize: this.chunkSize }
+  }
+
+  private takeFault(turn: number): Fault | undefined {
+    const faults = [...(this.script.turns[turn]?.faults ?? []), ...(this.injected.get(turn) ?? [])]
+    const served = this.faultsServed.get(turn) ?? 0
+    const fault = faults[served]
+    if (fault !== undefined) this.faultsServed.set(turn, served + 1)
+    return fault
+  }
+}

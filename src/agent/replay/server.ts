@@ -1,0 +1,234 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { PromptlineError } from "../../errors.js"
+import type { RouteInfo } from "./format.js"
+import {
+  type Answer,
+  type Divergence,
+  FORMAT_HANDLERS,
+  type RecordedRequest,
+  Replayer,
+  type ReplayerOptions,
+  redactHeaders,
+} from "./replayer.js"
+import type { Fault, ReplayScript } from "./script.js"
+import type { ReplayFormat } from "./view.js"
+import { attachResponsesWebSocket, type ResponsesWebSocket } from "./websocket.js"
+
+/** Options of a replay server. */
+export interface ReplayServerOptions extends ReplayerOptions {
+  script: ReplayScript
+  /** Interface to listen on; 127.0.0.1 by default. */
+  host?: string
+  /** Port; 0 (any free port) by default. */
+  port?: number
+}
+
+/** The replay did not go as scripted: a divergence, or turns left unanswered. */
+export class ReplayError extends PromptlineError {
+  constructor(message: string) {
+    super("replay-incomplete", message)
+  }
+}
+
+/** The base URLs to give each provider's client. */
+export interface ReplayUrls {
+  /** Anthropic SDK `baseURL` (it appends `/v1/messages`). */
+  anthropic: string
+  /** OpenAI SDK `baseURL` for Chat, Responses and OpenAI-compatible clients (ends in `/v1`). */
+  openai: string
+  /** @google/genai `httpOptions.baseUrl`. */
+  gemini: string
+  /** The Responses WebSocket endpoint (`ws://…/v1/responses`). */
+  responsesWebSocket: string
+}
+
+const GEMINI_ROUTE = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):(streamGenerateContent|generateContent)$/
+
+/** Which wire format a path speaks, and what the path itself says. */
+export function routeOf(path: string, query: URLSearchParams): { format: ReplayFormat; route: RouteInfo } | undefined {
+  if (path === "/v1/messages") return { format: "anthropic", route: {} }
+  if (path === "/v1/chat/completions") return { format: "openai-chat", route: {} }
+  if (path === "/v1/responses") return { format: "openai-responses", route: {} }
+  const gemini = GEMINI_ROUTE.exec(path)
+  if (gemini) {
+    const stream = gemini[3] === "streamGenerateContent"
+    return { format: "gemini", route: { model: gemini[2]!, stream, sse: stream && query.get("alt") === "sse" } }
+  }
+  return undefined
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+}
+
+const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" }
+const JSON_HEADERS = { "content-type": "application/json" }
+
+/**
+ * A local HTTP server that answers LLM requests from a replay script, in each provider's real
+ * wire format (SSE streams included, and the Responses WebSocket mode). Every request is recorded.
+ */
+export class ReplayServer {
+  private constructor(
+    private readonly http: Server,
+    private readonly socket: ResponsesWebSocket,
+    readonly replayer: Replayer,
+    /** `http://host:port`, no trailing slash. */
+    readonly url: string,
+  ) {}
+
+  /** Starts a server on a free port (unless one is given). */
+  static async start(options: ReplayServerOptions): Promise<ReplayServer> {
+    const replayer = new Replayer(options.script, options)
+    const http = createServer()
+    const socket = attachResponsesWebSocket(http, replayer)
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject)
+      http.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve())
+    })
+    const { address, port } = http.address() as AddressInfo
+    const host = address.includes(":") ? `[${address}]` : address
+    const server = new ReplayServer(http, socket, replayer, `http://${host}:${port}`)
+    http.on("request", (req, res) => {
+      server.onRequest(req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(500, JSON_HEADERS)
+        res.end(JSON.stringify({ error: { message: String(error), type: "server_error" } }))
+      })
+    })
+    return server
+  }
+
+  /** Base URLs for each provider's client. */
+  get urls(): ReplayUrls {
+    return {
+      anthropic: this.url,
+      openai: `${this.url}/v1`,
+      gemini: this.url,
+      responsesWebSocket: `${this.url.replace(/^http/, "ws")}/v1/responses`,
+    }
+  }
+
+  /** Every request received, in arrival order. */
+  get requests(): readonly RecordedRequest[] {
+    return this.replayer.requests
+  }
+
+  /** Requests that left the scripted path. */
+  get divergences(): readonly Divergence[] {
+    return this.replayer.divergences
+  }
+
+  /** Turns answered so far. */
+  get served(): number {
+    return this.replayer.served
+  }
+
+  /** Serves `fault` once on turn `turn` (0-based) before the turn itself. */
+  injectFault(turn: number, fault: Fault): void {
+    this.replayer.injectFault(turn, fault)
+  }
+
+  /** Throws a ReplayError when a request diverged or scripted turns were left unanswered. */
+  assertComplete(): void {
+    const lines = this.divergences.map((d) => `request ${d.seq + 1} (turn ${d.turn + 1}): ${d.problems.join("; ")}`)
+    if (this.replayer.remaining > 0)
+      lines.push(`${this.replayer.remaining} of ${this.replayer.script.turns.length} turns were never requested`)
+    if (lines.length > 0) throw new ReplayError(`the replay did not follow its script:\n  ${lines.join("\n  ")}`)
+  }
+
+  /** Stops listening and closes every connection. */
+  async close(): Promise<void> {
+    await this.socket.close()
+    this.http.closeAllConnections()
+    await new Promise<void>((resolve) => this.http.close(() => resolve()))
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://replay.invalid")
+    const raw = await readBody(req)
+    let body: unknown = raw
+    try {
+      body = JSON.parse(raw)
+    } catch {
+      // kept as text in the record
+    }
+    const match = routeOf(url.pathname, url.searchParams)
+    const record = this.replayer.record({
+      transport: "http",
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.search,
+      headers: redactHeaders(req.headers),
+      body,
+      ...(match ? { format: match.format } : {}),
+    })
+    const handler = FORMAT_HANDLERS[match?.format ?? "openai-chat"]
+    const refuse = (status: number, message: string, outcome: RecordedRequest["outcome"]) => {
+      const kind = status === 404 ? "not-found" : "invalid-request"
+      const error = handler.error({ kind, message })
+      record.outcome = outcome
+      record.status = status
+      record.problems = [message]
+      res.writeHead(status, { ...JSON_HEADERS, ...error.headers })
+      res.end(JSON.stringify(error.body))
+    }
+    if (!match) return refuse(404, `no route for ${req.method} ${url.pathname}`, "not-found")
+    if (req.method !== "POST")
+      return refuse(405, `${req.method} is not allowed on ${url.pathname}; use POST`, "rejected")
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return refuse(400, "the request body is not a JSON object", "rejected")
+    const answer = this.replayer.handle(record, match.format, body as Record<string, unknown>, match.route)
+    this.write(res, answer, match.route.sse)
+  }
+
+  private write(res: ServerResponse, answer: Answer, sse: boolean | undefined): void {
+    if (answer.type === "failure") {
+      const error = answer.handler.error(answer.failure)
+      res.writeHead(error.status, { ...JSON_HEADERS, ...error.headers })
+      res.end(JSON.stringify(error.body))
+      return
+    }
+    const { handler } = answer
+    if (answer.type === "warmup") {
+      res.writeHead(200, JSON_HEADERS)
+      res.end(JSON.stringify((answer.events.at(-1) as { response: unknown }).response))
+      return
+    }
+    const { render } = answer
+    const stream = render.view.stream
+    // Gemini streams without alt=sse answer with one JSON array of chunks.
+    const asArray = handler.format === "gemini" && stream && sse !== true
+    if (answer.type === "disconnect") {
+      if (!stream || asArray) {
+        res.socket?.destroy()
+        return
+      }
+      const frames = handler.sse(handler.events(render))
+      res.writeHead(200, SSE_HEADERS)
+      res.write(frames.slice(0, Math.max(1, Math.floor(frames.length / 2))).join(""))
+      res.socket?.destroy()
+      return
+    }
+    if (asArray) {
+      res.writeHead(200, JSON_HEADERS)
+      res.end(JSON.stringify(handler.events(render)))
+    } else if (stream) {
+      res.writeHead(200, SSE_HEADERS)
+      res.end(handler.sse(handler.events(render)).join(""))
+    } else {
+      res.writeHead(200, JSON_HEADERS)
+      res.end(JSON.stringify(handler.complete(render)))
+    }
+  }
+}
+
+/** Starts a replay server; see ReplayServer. */
+export function startReplayServer(options: ReplayServerOptions): Promise<ReplayServer> {
+  return ReplayServer.start(options)
+}
