@@ -39,6 +39,11 @@ export interface ThinkingBlock {
   text: string
   signature?: string
   model?: string
+  /**
+   * The provider's id of the reasoning item, when it has one (OpenAI Responses `rs_…`; `signature` then holds
+   * its `encrypted_content`). Needed to send the reasoning back.
+   */
+  id?: string
 }
 
 /** Reasoning the provider returned encrypted; only the producing model can read it. */
