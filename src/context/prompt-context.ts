@@ -35,6 +35,8 @@ export const instructionFileSchema = z
     base: z.string().optional(),
     /** True when the size budget cut this file's text. */
     truncated: z.boolean().optional(),
+    /** True for a file in a folder below cwd: attached when the agent works there, not rendered up front. */
+    nested: z.boolean().optional(),
   })
   .strict()
 

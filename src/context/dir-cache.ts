@@ -1,0 +1,53 @@
+import { readdir, stat } from "node:fs/promises"
+import { join } from "node:path"
+import { compareNames } from "./paths.js"
+
+/** One directory entry; symbolic links are reported as such and resolved on demand. */
+export interface DirEntry {
+  name: string
+  kind: "file" | "dir" | "symlink" | "other"
+}
+
+/** Directory listings for one gather, each read once and sorted by name so order never depends on the disk. */
+export class DirCache {
+  private readonly listings = new Map<string, Promise<DirEntry[] | undefined>>()
+
+  /** The sorted entries of `dir`, or undefined when it is not a readable directory. */
+  list(dir: string): Promise<DirEntry[] | undefined> {
+    let listing = this.listings.get(dir)
+    if (!listing) {
+      listing = readdir(dir, { withFileTypes: true }).then(
+        (entries) =>
+          entries
+            .map(
+              (e): DirEntry => ({
+                name: e.name,
+                kind: e.isFile() ? "file" : e.isDirectory() ? "dir" : e.isSymbolicLink() ? "symlink" : "other",
+              }),
+            )
+            .sort((a, b) => compareNames(a.name, b.name)),
+        () => undefined,
+      )
+      this.listings.set(dir, listing)
+    }
+    return listing
+  }
+
+  /** The entry `name` in `dir`, if present. */
+  async entry(dir: string, name: string): Promise<DirEntry | undefined> {
+    return (await this.list(dir))?.find((e) => e.name === name)
+  }
+
+  /** The kind of `name` in `dir` with symbolic links followed; undefined when absent or dangling. */
+  async kind(dir: string, name: string): Promise<"file" | "dir" | "other" | "broken" | undefined> {
+    const e = await this.entry(dir, name)
+    if (!e) return undefined
+    if (e.kind !== "symlink") return e.kind
+    try {
+      const info = await stat(join(dir, name))
+      return info.isFile() ? "file" : info.isDirectory() ? "dir" : "other"
+    } catch {
+      return "broken"
+    }
+  }
+}

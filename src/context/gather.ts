@@ -1,0 +1,137 @@
+import { realpath, stat } from "node:fs/promises"
+import { homedir } from "node:os"
+import { resolve } from "node:path"
+import type { Diagnostic } from "../diagnostics.js"
+import { FileError } from "../errors.js"
+import { DirCache } from "./dir-cache.js"
+import { readGit } from "./git.js"
+import { GitignoreRules } from "./gitignore.js"
+import { DEFAULT_INSTRUCTION_BUDGET } from "./instructions/budget.js"
+import { collectInstructions } from "./instructions/collect.js"
+import { gatherMcp } from "./mcp/servers.js"
+import { displayPath, toPosix } from "./paths.js"
+import { type PlatformFacts, readPlatform } from "./platform.js"
+import { PROMPT_CONTEXT_VERSION, type PromptContext, type PromptContextInput, parseContext } from "./prompt-context.js"
+import type { GatherReport } from "./report.js"
+import { collectSkills } from "./skills.js"
+import { USER_ROOTS, type UserRoot } from "./user-roots.js"
+
+/** Context fields gather fills in itself; every other PromptContext field is passed through. */
+type Gathered = "version" | "cwd" | "platform" | "date" | "git" | "instructions" | "skills" | "mcpServers"
+
+/** Settings for one gather, plus the PromptContext fields it passes through (model, mode, features, ...). */
+export type GatherOptions = Omit<PromptContextInput, Gathered> & {
+  /** The folder the agent works in. */
+  cwd: string
+  /** Today as YYYY-MM-DD; defaults to the local date, read once here. */
+  date?: string
+  /** Read project-level files and start project MCP servers. Default false: an unknown folder is untrusted. */
+  trust?: boolean
+  /** The home folder (tests pass a temporary one); defaults to the user's. */
+  home?: string
+  /** Environment for variable expansion in MCP configs and the shell; defaults to the process's. */
+  env?: Record<string, string | undefined>
+  /** Which user-level roots are read; defaults to all of them. */
+  userRoots?: readonly UserRoot[]
+  /** Byte budget for always-on instruction text; default 32 KiB. */
+  instructionBudget?: number
+  /** Time each MCP server gets to connect and list; default 10 s. */
+  mcpTimeoutMs?: number
+  /** False: list MCP servers without starting or connecting to any. Default true. */
+  mcp?: boolean
+  /** Let `@path` imports read files outside the workspace and home. Default false. */
+  allowImportsOutside?: boolean
+  /** Cap on folders walked below cwd when looking for nested instruction files. */
+  walkLimit?: number
+  /** Replaces platform facts (tests fix them so output does not depend on the machine). */
+  platform?: Partial<PlatformFacts>
+}
+
+/** The gathered context, everything worth telling the user as diagnostics, and a line per file considered. */
+export interface GatherResult {
+  context: PromptContext
+  diagnostics: Diagnostic[]
+  report: GatherReport
+}
+
+/** Today's local date as YYYY-MM-DD. */
+export function localDate(now: Date = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, "0")
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
+}
+
+/**
+ * Reads the workspace once: platform, git, instruction files of every convention, skills and live MCP
+ * servers. Returns a PromptContext that a build turns into a prompt without touching the disk again.
+ */
+export async function gather(options: GatherOptions): Promise<GatherResult> {
+  const {
+    cwd: givenCwd,
+    date,
+    trust = false,
+    home: givenHome,
+    env = process.env,
+    userRoots = USER_ROOTS,
+    instructionBudget = DEFAULT_INSTRUCTION_BUDGET,
+    mcpTimeoutMs,
+    mcp = true,
+    allowImportsOutside = false,
+    walkLimit,
+    platform: platformOverride,
+    ...passThrough
+  } = options
+  let cwd: string
+  try {
+    cwd = await realpath(resolve(givenCwd))
+    if (!(await stat(cwd)).isDirectory()) throw new Error("not a directory")
+  } catch (cause) {
+    throw new FileError("gather-cwd", givenCwd, `cannot gather this folder (${(cause as Error).message})`, { cause })
+  }
+  const home = await realpath(resolve(givenHome ?? homedir())).catch(() => resolve(givenHome ?? homedir()))
+  const [platform, git] = await Promise.all([readPlatform(env, home), readGit(cwd)])
+  const root = git.git?.root ?? cwd
+  const display = (abs: string, scope: "user" | "project") => displayPath(abs, cwd, home, scope)
+  const dirs = new DirCache()
+  const gitignore = new GitignoreRules(root, dirs, (abs) => display(abs, "project"))
+  const roots = new Set(userRoots)
+  const shared = { cwd, root, home, env, trust, userRoots: roots, dirs, gitignore, display }
+  const [instructions, skills, servers] = await Promise.all([
+    collectInstructions({
+      ...shared,
+      budget: instructionBudget,
+      imports: {
+        home,
+        allowed: [root, home],
+        allowOutside: allowImportsOutside,
+        display: (a) => display(a, "project"),
+      },
+      ...(walkLimit === undefined ? {} : { walkLimit }),
+    }),
+    collectSkills(shared),
+    gatherMcp({ ...shared, connect: mcp, ...(mcpTimeoutMs === undefined ? {} : { timeoutMs: mcpTimeoutMs }) }),
+  ])
+  const context = parseContext({
+    ...passThrough,
+    version: PROMPT_CONTEXT_VERSION,
+    cwd: toPosix(cwd),
+    platform: { ...platform, ...platformOverride },
+    date: date ?? localDate(),
+    ...(git.git
+      ? {
+          git: {
+            root: toPosix(git.git.root),
+            status: git.git.status,
+            ...(git.git.branch ? { branch: git.git.branch } : {}),
+          },
+        }
+      : {}),
+    instructions: instructions.files,
+    skills: skills.skills,
+    mcpServers: servers.servers,
+  })
+  return {
+    context,
+    diagnostics: [...git.diagnostics, ...instructions.diagnostics, ...skills.diagnostics, ...servers.diagnostics],
+    report: { instructions: instructions.entries, skills: skills.entries, mcpServers: servers.entries },
+  }
+}

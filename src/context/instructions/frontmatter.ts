@@ -1,0 +1,96 @@
+import { parseDocument } from "yaml"
+
+/** A file split into its YAML frontmatter and the body the model gets. */
+export interface Frontmatter {
+  /** The text without frontmatter; the whole text as written when there is none or it is broken. */
+  body: string
+  /** The parsed fields; empty when there is no usable frontmatter. */
+  data: Record<string, unknown>
+  /** True when the file starts with a complete `---` block. */
+  present: boolean
+  /** Why the block could not be read; the body is then the text as written. */
+  error?: { message: string; line: number }
+}
+
+const OPEN = /^---[ \t]*\n/
+const CLOSE = /^(?:---|\.\.\.)[ \t]*$/
+
+function lenientValue(raw: string): unknown {
+  const v = raw.trim()
+  if (v === "") return undefined
+  if (v === "true" || v === "false") return v === "true"
+  const quoted = /^(["'])(.*)\1$/.exec(v)
+  return quoted ? quoted[2] : v
+}
+
+/**
+ * Reads `key: value` lines without YAML's rules. Tool frontmatter is often not valid YAML
+ * (Cursor writes `globs: *.ts`, where `*` starts a YAML alias), yet its meaning is plain.
+ */
+function lenient(block: string): Record<string, unknown> | undefined {
+  const data: Record<string, unknown> = {}
+  let listKey: string | undefined
+  for (const line of block.split("\n")) {
+    if (line.trim() === "" || line.trimStart().startsWith("#")) continue
+    const item = /^\s+-\s*(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line)
+    if (item && listKey !== undefined) {
+      const list = data[listKey] ?? []
+      if (!Array.isArray(list)) return undefined
+      list.push(lenientValue(item[1]!))
+      data[listKey] = list
+      continue
+    }
+    const pair = /^([A-Za-z0-9_-]+)[ \t]*:(?:[ \t]+(.*))?$/.exec(line)
+    if (!pair) return undefined
+    const value = lenientValue(pair[2] ?? "")
+    listKey = value === undefined ? pair[1]! : undefined
+    data[pair[1]!] = value
+  }
+  return data
+}
+
+/** Splits YAML frontmatter off a text; unparsable frontmatter leaves the text as written, with an error. */
+export function splitFrontmatter(text: string): Frontmatter {
+  const open = OPEN.exec(text)
+  if (!open) return { body: text, data: {}, present: false }
+  const lines = text.slice(open[0].length).split("\n")
+  const end = lines.findIndex((line) => CLOSE.test(line))
+  if (end < 0) return { body: text, data: {}, present: false }
+  const block = lines.slice(0, end).join("\n")
+  const body = lines
+    .slice(end + 1)
+    .join("\n")
+    .replace(/^\n+/, "")
+  const doc = parseDocument(block, { prettyErrors: false, uniqueKeys: false })
+  let yamlError: { message: string; offset: number } | undefined
+  const first = doc.errors[0]
+  if (first) yamlError = { message: first.message, offset: first.pos[0] }
+  else {
+    let value: unknown
+    try {
+      value = doc.toJS()
+    } catch (error) {
+      // e.g. an alias with no anchor: `globs: *.ts`
+      yamlError = { message: (error as Error).message, offset: 0 }
+    }
+    if (!yamlError) {
+      if (value === null || value === undefined) return { body, data: {}, present: true }
+      if (typeof value === "object" && !Array.isArray(value)) {
+        return { body, data: value as Record<string, unknown>, present: true }
+      }
+    }
+  }
+  const loose = lenient(block)
+  if (loose) return { body, data: loose, present: true }
+  // The block starts on the file's second line.
+  const line = yamlError ? block.slice(0, yamlError.offset).split("\n").length + 1 : 2
+  return {
+    body: text,
+    data: {},
+    present: true,
+    error: {
+      message: yamlError ? yamlError.message.split("\n")[0]! : "the frontmatter is not a list of `key: value` fields",
+      line,
+    },
+  }
+}

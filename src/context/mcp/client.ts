@@ -1,0 +1,175 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { compareNames } from "../paths.js"
+import type { McpServerInfo } from "../prompt-context.js"
+import type { McpServerConfig } from "./config.js"
+
+/** How promptline introduces itself to MCP servers. */
+export const MCP_CLIENT_INFO = { name: "promptline", version: "0.1.0" }
+
+/** The most pages read from one list request, so a server that never stops paging cannot hang a gather. */
+const MAX_PAGES = 100
+/** How much of a stdio server's stderr is kept for error messages. */
+const STDERR_TAIL = 2000
+
+type Page<T> = { nextCursor?: string | undefined } & T
+
+async function allPages<T>(
+  fetch: (cursor: string | undefined) => Promise<Page<Record<string, unknown>>>,
+  key: string,
+): Promise<T[]> {
+  const out: T[] = []
+  let cursor: string | undefined
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await fetch(cursor)
+    out.push(...((result[key] as T[] | undefined) ?? []))
+    cursor = result.nextCursor
+    if (!cursor) break
+  }
+  return out
+}
+
+function isMethodNotFound(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === -32601
+}
+
+function pick<T extends Record<string, unknown>>(value: T, keys: (keyof T)[]): Partial<T> {
+  const out: Partial<T> = {}
+  for (const k of keys) if (value[k] !== undefined && value[k] !== null) out[k] = value[k]
+  return out
+}
+
+/** A live connection to one MCP server (stdio or HTTP); close it when done. */
+export class McpConnection {
+  private closed = false
+
+  private constructor(
+    readonly config: McpServerConfig,
+    private readonly client: Client,
+    private readonly stderr: { text: string },
+  ) {}
+
+  /** Connects to a server; `options.signal` or `options.timeout` abort the handshake. */
+  static async open(config: McpServerConfig, options: RequestOptions & { cwd?: string } = {}): Promise<McpConnection> {
+    const stderr = { text: "" }
+    const attempt = async (kind: "stdio" | "http" | "sse"): Promise<McpConnection> => {
+      const client = new Client(MCP_CLIENT_INFO, { capabilities: {} })
+      const transport = McpConnection.transport(config, kind, options.cwd, stderr)
+      try {
+        await client.connect(transport, options)
+      } catch (error) {
+        await client.close().catch(() => undefined)
+        await transport.close().catch(() => undefined)
+        throw error
+      }
+      return new McpConnection(config, client, stderr)
+    }
+    if (config.transport !== "url") return attempt(config.transport)
+    try {
+      return await attempt("http")
+    } catch (error) {
+      if (options.signal?.aborted) throw error
+      // Servers from before streamable HTTP speak only the SSE transport.
+      return attempt("sse")
+    }
+  }
+
+  private static transport(
+    config: McpServerConfig,
+    kind: "stdio" | "http" | "sse",
+    cwd: string | undefined,
+    stderr: { text: string },
+  ): Transport {
+    if (kind === "stdio") {
+      const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
+        command: config.command!,
+        args: config.args,
+        env: config.env,
+        stderr: "pipe",
+      }
+      const dir = config.cwd ?? cwd
+      if (dir) params.cwd = dir
+      const transport = new StdioClientTransport(params)
+      transport.stderr?.on("data", (chunk: Buffer | string) => {
+        stderr.text = (stderr.text + chunk.toString()).slice(-STDERR_TAIL)
+      })
+      return transport
+    }
+    const url = new URL(config.url!)
+    const requestInit = { headers: config.headers }
+    return kind === "http"
+      ? new StreamableHTTPClientTransport(url, { requestInit })
+      : new SSEClientTransport(url, { requestInit })
+  }
+
+  /** The last lines a stdio server wrote to stderr (for error messages). */
+  get stderrTail(): string {
+    return this.stderr.text.trim()
+  }
+
+  /** Lists tools, resources, resource templates and instructions, each sorted, as a context snapshot. */
+  async snapshot(options: RequestOptions = {}): Promise<McpServerInfo> {
+    const caps = this.client.getServerCapabilities() ?? {}
+    const info: McpServerInfo = { name: this.config.name, tools: [], resources: [], resourceTemplates: [] }
+    const instructions = this.client.getInstructions()
+    if (instructions?.trim()) info.instructions = instructions.trim()
+    if (caps.tools) {
+      const tools = await allPages<{ name: string; description?: string; inputSchema: Record<string, unknown> }>(
+        (cursor) => this.client.listTools(cursor ? { cursor } : {}, options),
+        "tools",
+      )
+      info.tools = tools
+        .map((t) => ({ ...pick(t, ["name", "description"]), inputSchema: t.inputSchema }) as McpServerInfo["tools"][0])
+        .sort((a, b) => compareNames(a.name, b.name))
+    }
+    if (caps.resources) {
+      const list = async <T>(fn: () => Promise<T[]>): Promise<T[]> => {
+        try {
+          return await fn()
+        } catch (error) {
+          if (isMethodNotFound(error)) return []
+          throw error
+        }
+      }
+      type R = McpServerInfo["resources"][0]
+      type RT = McpServerInfo["resourceTemplates"][0]
+      const resources = await list(() =>
+        allPages<R>((cursor) => this.client.listResources(cursor ? { cursor } : {}, options), "resources"),
+      )
+      const templates = await list(() =>
+        allPages<RT>(
+          (cursor) => this.client.listResourceTemplates(cursor ? { cursor } : {}, options),
+          "resourceTemplates",
+        ),
+      )
+      info.resources = resources
+        .map((r) => pick(r, ["uri", "name", "description", "mimeType"]) as R)
+        .sort((a, b) => compareNames(a.uri, b.uri) || compareNames(a.name, b.name))
+      info.resourceTemplates = templates
+        .map((r) => pick(r, ["uriTemplate", "name", "description", "mimeType"]) as RT)
+        .sort((a, b) => compareNames(a.uriTemplate, b.uriTemplate) || compareNames(a.name, b.name))
+    }
+    return info
+  }
+
+  /** Calls a tool on the server and returns its raw result. */
+  callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}) {
+    return this.client.callTool({ name, arguments: args }, undefined, options)
+  }
+
+  /** Reads a resource from the server. */
+  readResource(uri: string, options: RequestOptions = {}) {
+    return this.client.readResource({ uri }, options)
+  }
+
+  /** Closes the connection (and stops a stdio server's process); safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.client.close().catch(() => undefined)
+  }
+}

@@ -1,0 +1,202 @@
+import { isAbsolute, join, resolve } from "node:path"
+import { findNodeAtLocation, getNodeValue, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser"
+import { z } from "zod"
+import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import { readTextFile } from "../instructions/read.js"
+import { promptlineUserDir, type UserRoot } from "../user-roots.js"
+import { type ExpandVars, expandVars } from "./expand.js"
+
+/** The config file formats promptline reads MCP servers from; all share the `mcpServers` map. */
+export type McpConfigFormat = "promptline" | "claude" | "cursor" | "cline"
+
+/** One MCP server to connect to, normalized from any config format. */
+export interface McpServerConfig {
+  name: string
+  /** Display path of the config file that declares it. */
+  source: string
+  format: McpConfigFormat
+  scope: "user" | "project"
+  /** `url` given without a type: streamable HTTP first, then the older SSE transport. */
+  transport: "stdio" | "http" | "sse" | "url"
+  command?: string
+  args: string[]
+  env: Record<string, string>
+  /** Working folder for a stdio server (absolute). */
+  cwd?: string
+  url?: string
+  headers: Record<string, string>
+  disabled: boolean
+  /** Connection timeout for this server, from promptline's own config. */
+  timeoutMs?: number
+}
+
+/** A config file to read. */
+export interface McpConfigSource {
+  abs: string
+  format: McpConfigFormat
+  scope: "user" | "project"
+}
+
+const serverSchema = z
+  .object({
+    type: z.string().optional(),
+    transportType: z.string().optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+    url: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    disabled: z.boolean().optional(),
+    timeout: z.number().positive().optional(),
+  })
+  .passthrough()
+
+const TRANSPORTS: Record<string, McpServerConfig["transport"]> = {
+  stdio: "stdio",
+  http: "http",
+  streamableHttp: "http",
+  "streamable-http": "http",
+  streamable_http: "http",
+  sse: "sse",
+}
+
+/** The config files to read, most specific first (the first server of a name wins). */
+export function mcpConfigSources(input: {
+  cwd: string
+  root: string
+  home: string
+  env: Record<string, string | undefined>
+  userRoots: ReadonlySet<UserRoot>
+}): McpConfigSource[] {
+  const out: McpConfigSource[] = []
+  for (const dir of input.root === input.cwd ? [input.cwd] : [input.cwd, input.root]) {
+    out.push({ abs: join(dir, ".promptline", "mcp.json"), format: "promptline", scope: "project" })
+    out.push({ abs: join(dir, ".mcp.json"), format: "claude", scope: "project" })
+    out.push({ abs: join(dir, ".cursor", "mcp.json"), format: "cursor", scope: "project" })
+  }
+  const on = (root: UserRoot) => input.userRoots.has(root)
+  const h = input.home
+  if (on("promptline")) {
+    out.push({ abs: join(promptlineUserDir(h, input.env), "mcp.json"), format: "promptline", scope: "user" })
+  }
+  if (on("cursor")) out.push({ abs: join(h, ".cursor", "mcp.json"), format: "cursor", scope: "user" })
+  if (on("cline")) {
+    const own = input.env.CLINE_MCP_SETTINGS_PATH
+    const settings = join("globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json")
+    const files = [
+      ...(own && isAbsolute(own) ? [own] : []),
+      join(h, ".cline", "data", "settings", "cline_mcp_settings.json"),
+      join(h, ".config", "Code", "User", settings),
+      join(h, "Library", "Application Support", "Code", "User", settings),
+    ]
+    for (const abs of files) out.push({ abs, format: "cline", scope: "user" })
+  }
+  return out
+}
+
+function lineOf(raw: string, offset: number): number {
+  return raw.slice(0, offset).split("\n").length
+}
+
+/** Parses one config file's text into server configs; each bad server or field is a diagnostic. */
+export function parseMcpConfig(
+  raw: string,
+  source: McpConfigSource & { path: string },
+  vars: ExpandVars,
+): { servers: McpServerConfig[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = []
+  const at = (offset: number) => ({ path: source.path, line: lineOf(raw, offset) })
+  const errors: ParseError[] = []
+  const tree = parseTree(raw, errors, { allowTrailingComma: true, disallowComments: false })
+  const first = errors[0]
+  if (first || !tree) {
+    const why = first ? printParseErrorCode(first.error) : "empty file"
+    diagnostics.push(
+      diagnostic("error", "mcp-config-invalid", `not valid JSON (${why}); no servers read`, at(first?.offset ?? 0)),
+    )
+    return { servers: [], diagnostics }
+  }
+  const map = findNodeAtLocation(tree, ["mcpServers"])
+  if (!map) return { servers: [], diagnostics }
+  if (map.type !== "object") {
+    diagnostics.push(diagnostic("error", "mcp-config-invalid", "`mcpServers` must be an object", at(map.offset)))
+    return { servers: [], diagnostics }
+  }
+  const servers: McpServerConfig[] = []
+  for (const property of map.children ?? []) {
+    const [key, valueNode] = property.children ?? []
+    if (!key || !valueNode) continue
+    const name = String(key.value)
+    const parsed = serverSchema.safeParse(getNodeValue(valueNode))
+    const bad = (message: string) =>
+      diagnostics.push(
+        diagnostic("error", "mcp-config-invalid", `server \`${name}\`: ${message}; skipped`, at(key.offset)),
+      )
+    if (!parsed.success) {
+      bad(parsed.error.issues.map((i) => `${i.path.join(".") || "(server)"}: ${i.message}`).join("; "))
+      continue
+    }
+    const s = parsed.data
+    const declared = s.type ?? s.transportType
+    let transport: McpServerConfig["transport"] | undefined = declared ? TRANSPORTS[declared] : undefined
+    if (declared && !transport) {
+      bad(`unknown transport type \`${declared}\``)
+      continue
+    }
+    transport ??= s.command ? "stdio" : s.url ? "url" : undefined
+    if (!transport) {
+      bad("needs a `command` (stdio) or a `url` (HTTP)")
+      continue
+    }
+    if (transport === "stdio" ? !s.command : !s.url) {
+      bad(transport === "stdio" ? "a stdio server needs a `command`" : "an HTTP server needs a `url`")
+      continue
+    }
+    const missing = new Set<string>()
+    const x = (v: string) => {
+      const r = expandVars(v, vars)
+      for (const m of r.missing) missing.add(m)
+      return r.value
+    }
+    const record = (r: Record<string, string> | undefined) =>
+      Object.fromEntries(Object.entries(r ?? {}).map(([k, v]) => [k, x(v)]))
+    const config: McpServerConfig = {
+      name,
+      source: source.path,
+      format: source.format,
+      scope: source.scope,
+      transport,
+      args: (s.args ?? []).map(x),
+      env: record(s.env),
+      headers: record(s.headers),
+      disabled: s.disabled === true,
+    }
+    if (s.command) config.command = x(s.command)
+    if (s.url) config.url = x(s.url)
+    if (s.cwd) config.cwd = resolve(vars.workspace, x(s.cwd))
+    if (s.timeout !== undefined && source.format === "promptline") config.timeoutMs = s.timeout * 1000
+    for (const m of [...missing].sort()) {
+      const message = `server \`${name}\`: environment variable ${m} is not set; it expands to ""`
+      diagnostics.push(diagnostic("warning", "mcp-env-missing", message, at(key.offset)))
+    }
+    servers.push(config)
+  }
+  return { servers, diagnostics }
+}
+
+/** Reads one config file; a missing file gives nothing, a broken one a diagnostic. */
+export async function readMcpConfig(
+  source: McpConfigSource & { path: string },
+  vars: ExpandVars,
+): Promise<{ servers: McpServerConfig[]; diagnostics: Diagnostic[]; found: boolean }> {
+  const read = await readTextFile(source.abs)
+  if (!read.ok) {
+    if (read.failure === "vanished") return { servers: [], diagnostics: [], found: false }
+    const d = diagnostic("error", "mcp-config-unreadable", `cannot read the MCP config: ${read.message}`, {
+      path: source.path,
+    })
+    return { servers: [], diagnostics: [d], found: true }
+  }
+  return { ...parseMcpConfig(read.text, source, vars), found: true }
+}

@@ -1,0 +1,92 @@
+import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import { compareNames } from "../paths.js"
+import type { McpServerInfo } from "../prompt-context.js"
+import type { GatherEntry } from "../report.js"
+import { McpConnection } from "./client.js"
+import type { McpServerConfig } from "./config.js"
+
+/** The default time each MCP server gets to connect and list everything: 10 s. */
+export const DEFAULT_MCP_TIMEOUT_MS = 10_000
+
+/** Snapshots of the servers that answered, a report entry per server, and diagnostics for the rest. */
+export interface McpSnapshot {
+  servers: McpServerInfo[]
+  entries: GatherEntry[]
+  diagnostics: Diagnostic[]
+}
+
+function counted(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`
+}
+
+/** Connects to one server, lists everything, and closes; never throws. */
+async function snapshotOne(
+  config: McpServerConfig,
+  timeoutMs: number,
+  cwd: string,
+): Promise<{ info?: McpServerInfo; error?: string; timedOut?: boolean }> {
+  const limit = config.timeoutMs ?? timeoutMs
+  const controller = new AbortController()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort(new Error(`no answer within ${limit} ms`))
+  }, limit)
+  let connection: McpConnection | undefined
+  try {
+    const options = { signal: controller.signal, timeout: limit, cwd }
+    connection = await McpConnection.open(config, options)
+    const info = await connection.snapshot({ signal: controller.signal, timeout: limit })
+    return { info }
+  } catch (error) {
+    const message = timedOut ? `no answer within ${limit} ms` : ((error as Error)?.message ?? String(error))
+    const tail = connection?.stderrTail
+    return { error: tail ? `${message} (stderr: ${tail.split("\n").slice(-3).join(" | ")})` : message, timedOut }
+  } finally {
+    clearTimeout(timer)
+    await connection?.close()
+  }
+}
+
+/** Connects to every enabled server in parallel, each with its own timeout, and snapshots what they offer. */
+export async function snapshotServers(
+  configs: readonly McpServerConfig[],
+  options: { timeoutMs?: number; cwd: string },
+): Promise<McpSnapshot> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS
+  const out: McpSnapshot = { servers: [], entries: [], diagnostics: [] }
+  const results = await Promise.all(
+    configs.map((c) => (c.disabled ? Promise.resolve(undefined) : snapshotOne(c, timeoutMs, options.cwd))),
+  )
+  configs.forEach((config, i) => {
+    const entry: GatherEntry = {
+      kind: "mcp-server",
+      path: config.name,
+      scope: config.scope,
+      status: "loaded",
+      convention: config.format,
+      detail: `from ${config.source}`,
+    }
+    const result = results[i]
+    if (!result) {
+      entry.status = "skipped"
+      entry.reason = "disabled in its config"
+    } else if (result.info) {
+      const s = result.info
+      const parts = [counted(s.tools.length, "tool"), counted(s.resources.length, "resource")]
+      parts.push(counted(s.resourceTemplates.length, "resource template"))
+      entry.detail = `${parts.join(", ")}; from ${config.source}`
+      out.servers.push(s)
+    } else {
+      entry.status = "failed"
+      entry.reason = result.error ?? "unknown error"
+      const code = result.timedOut ? "mcp-server-timeout" : "mcp-server-failed"
+      out.diagnostics.push(
+        diagnostic("error", code, `MCP server \`${config.name}\`: ${entry.reason}`, { path: config.source }),
+      )
+    }
+    out.entries.push(entry)
+  })
+  out.servers.sort((a, b) => compareNames(a.name, b.name))
+  return out
+}

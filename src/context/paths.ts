@@ -1,0 +1,47 @@
+import { isAbsolute, posix, relative, resolve, sep } from "node:path"
+
+/** Converts a native path to POSIX separators. */
+export function toPosix(path: string): string {
+  return sep === "/" ? path : path.split(sep).join("/")
+}
+
+/** True when `child` is `parent` or lies inside it (both absolute, native form). */
+export function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child)
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))
+}
+
+/** How a gathered file is named in the context and reports: relative to cwd, or `~/...` under home. */
+export function displayPath(abs: string, cwd: string, home: string, scope: "user" | "project"): string {
+  if (scope === "user" && isInside(home, abs)) {
+    const rel = toPosix(relative(home, abs))
+    return rel === "" ? "~" : `~/${rel}`
+  }
+  const rel = toPosix(relative(cwd, abs))
+  return rel === "" ? "." : rel
+}
+
+/** The folders from `top` down to `bottom` inclusive (bottom must be inside top), general first. */
+export function foldersBetween(top: string, bottom: string): string[] {
+  const out: string[] = [top]
+  const rel = relative(top, bottom)
+  if (rel === "") return out
+  let current = top
+  for (const part of rel.split(sep)) {
+    current = resolve(current, part)
+    out.push(current)
+  }
+  return out
+}
+
+/** Resolves a touched path (absolute, or relative to cwd) to POSIX form relative to cwd. */
+export function relativeToCwd(path: string, cwd: string): string {
+  const p = toPosix(path)
+  if (posix.isAbsolute(p)) return posix.relative(toPosix(cwd), p) || "."
+  return posix.normalize(p)
+}
+
+/** Byte-wise comparison of strings, independent of locale. */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
