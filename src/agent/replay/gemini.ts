@@ -13,7 +13,8 @@ import { parseXmlToolResults } from "./xml-calls.js"
 
 /**
  * Gemini (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse` and `:generateContent`).
- * Function calls arrive whole, one part each; the last chunk carries the finish reason and usage.
+ * Function calls arrive whole, one part each; the last chunk carries the finish reason. Every chunk
+ * carries the usage figures, as Gemini 3 streams do.
  */
 
 const FINISH: Record<ResolvedTurn["stop"], string> = {
@@ -101,7 +102,7 @@ function usageMetadata(u: ResolvedUsage): Record<string, unknown> {
   return meta
 }
 
-/** The parts of a turn, one per streamed chunk. */
+/** The content parts of a turn: one per streamed chunk, or merged for a whole answer. */
 function parts({ turn, view, chunkSize }: TurnRender, merged: boolean): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = []
   const pieces = (text: string) => (merged ? [text] : splitText(text, chunkSize))
@@ -114,26 +115,36 @@ function parts({ turn, view, chunkSize }: TurnRender, merged: boolean): Record<s
     if (i === 0 && turn.thinking !== undefined) part.thoughtSignature = turn.signature
     out.push(part)
   })
-  if (turn.calls.length === 0 && turn.thinking !== undefined) out.push({ text: "", thoughtSignature: turn.signature })
+  // Without calls, the signature rides on the last text: a part of its own when streaming.
+  if (turn.calls.length === 0 && turn.thinking !== undefined) {
+    const last = out.at(-1)
+    if (merged && last !== undefined && last.thought !== true) last.thoughtSignature = turn.signature
+    else out.push({ text: "", thoughtSignature: turn.signature })
+  }
   return out
 }
 
 function chunk(turn: ResolvedTurn, model: string, content: unknown[], last: boolean): Record<string, unknown> {
   const candidate: Record<string, unknown> = { content: { parts: content, role: "model" }, index: 0 }
   if (last) candidate.finishReason = FINISH[turn.stop]
-  const prompt = turn.usage.input + turn.usage.cacheRead + turn.usage.cacheWrite
   return {
     candidates: [candidate],
-    usageMetadata: last ? usageMetadata(turn.usage) : { promptTokenCount: prompt, totalTokenCount: prompt },
+    usageMetadata: usageMetadata(turn.usage),
     modelVersion: model,
     responseId: `replay-${turn.index}`,
   }
 }
 
+/** One chunk per part; the finish reason comes last, on the signature part or an empty text part. */
 function events(render: TurnRender): unknown[] {
+  const { turn, view } = render
   const all = parts(render, false)
-  if (all.length === 0) return [chunk(render.turn, render.view.model, [{ text: "" }], true)]
-  return all.map((part, i) => chunk(render.turn, render.view.model, [part], i === all.length - 1))
+  const closing = all.at(-1)?.thoughtSignature !== undefined && all.at(-1)?.functionCall === undefined
+  const body = closing ? all.slice(0, -1) : all
+  return [
+    ...body.map((part) => chunk(turn, view.model, [part], false)),
+    chunk(turn, view.model, [closing ? all.at(-1)! : { text: "" }], true),
+  ]
 }
 
 function complete(render: TurnRender): unknown {

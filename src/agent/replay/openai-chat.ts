@@ -121,11 +121,18 @@ function events({ turn, view, created, chunkSize }: TurnRender): unknown[] {
     ...(withUsageField ? { usage: null } : {}),
     ...extra,
   })
-  const out: unknown[] = [chunk({ role: "assistant", content: "", refusal: null })]
-  if (turn.thinking !== undefined) {
-    for (const piece of splitText(turn.thinking, chunkSize)) out.push(chunk({ reasoning_content: piece }))
-  }
-  for (const piece of splitText(turn.text, chunkSize)) out.push(chunk({ content: piece }))
+  // DeepSeek opens with an empty reasoning delta and marks the absent half of each delta null.
+  const reasoned = turn.thinking !== undefined
+  const first = deepseek
+    ? reasoned
+      ? { role: "assistant", content: null, reasoning_content: "" }
+      : { role: "assistant", content: "" }
+    : { role: "assistant", content: "", refusal: null }
+  const out: unknown[] = [chunk(first)]
+  for (const piece of splitText(turn.thinking ?? "", chunkSize))
+    out.push(chunk(deepseek ? { content: null, reasoning_content: piece } : { reasoning_content: piece }))
+  for (const piece of splitText(turn.text, chunkSize))
+    out.push(chunk(deepseek && reasoned ? { content: piece, reasoning_content: null } : { content: piece }))
   turn.calls.forEach((call, index) => {
     out.push(
       chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }),
@@ -134,7 +141,12 @@ function events({ turn, view, created, chunkSize }: TurnRender): unknown[] {
       out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
   })
   const finish = FINISH[turn.stop]
-  if (deepseek) out.push(chunk({ content: "" }, finish, { usage: usage(turn.usage, true) }))
+  if (deepseek)
+    out.push(
+      chunk(reasoned ? { content: "", reasoning_content: null } : { content: "" }, finish, {
+        usage: usage(turn.usage, true),
+      }),
+    )
   else {
     out.push(chunk({}, finish))
     if (view.includeUsage) out.push({ ...chunk({}), choices: [], usage: usage(turn.usage, false) })
