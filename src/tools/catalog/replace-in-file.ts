@@ -42,7 +42,7 @@ export const replaceInFile = defineTool({
         diff: {
           schema: { type: "string", description: "The SEARCH/REPLACE blocks." },
           required: true,
-          example: "<<<<<<< SEARCH\n  return a < b\n=======\n  return a > b\n>>>>>>> REPLACE",
+          example: "<<<<<<< SEARCH\n  return a < b ? a : b\n=======\n  return a > b ? a : b\n>>>>>>> REPLACE",
         },
         task_progress: null,
       },
