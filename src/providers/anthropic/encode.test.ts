@@ -1,0 +1,223 @@
+import Anthropic from "@anthropic-ai/sdk"
+import type {
+  ContentBlockParam,
+  MessageCreateParamsBase,
+  MessageCreateParamsStreaming,
+} from "@anthropic-ai/sdk/resources/messages"
+import fc from "fast-check"
+import { describe, expect, expectTypeOf, it } from "vitest"
+import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
+import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
+import type { Message } from "../../history/message.js"
+import type { EncodeInput } from "../encode.js"
+import { encodeAnthropic } from "./encode.js"
+
+const model = fixtureModel("anthropic")
+
+function input(overrides: Partial<EncodeInput> = {}): EncodeInput {
+  const { prompt, messages } = mixedHistory()
+  return { prompt, messages, model, options: { maxTokens: 8192, thinking: { budgetTokens: 4096 } }, ...overrides }
+}
+
+describe("Anthropic request bodies", () => {
+  it("matches the golden body for the mixed history", () => {
+    const result = encodeAnthropic(input())
+    expectGolden("anthropic", result)
+    const body = result.body
+    // The same model's thinking keeps its signature; the odd id is rewritten in the call and its result.
+    const second = body.messages[1]!.content as ContentBlockParam[]
+    expect(second[0]).toEqual({
+      type: "thinking",
+      thinking: "I need the source and the test before changing anything.",
+      signature: "c2lnLWNsYXVkZS0x",
+    })
+    const json = JSON.stringify(body)
+    expect(json).not.toContain("call:1/replace.sum")
+    expect(json.match(/call_1_replace_sum_[a-z0-9]+/g)?.length).toBe(2)
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 4096 })
+  })
+
+  it("writes the XML dialect as text and sends no tools", () => {
+    const { prompt, messages } = mixedHistory()
+    const result = encodeAnthropic(input({ prompt: { ...prompt, toolCalling: "xml" } }))
+    expectGolden("anthropic-xml", result)
+    expect(result.body.tools).toBeUndefined()
+    const json = JSON.stringify(result.body)
+    expect(json).not.toContain('"tool_use"')
+    expect(json).not.toContain('"tool_result"')
+    expect(json).toContain("<read_file>\\n<path>src/sum.ts</path>\\n</read_file>")
+    expect(messages.length).toBe(9)
+  })
+
+  it("has the official SDK's request type", () => {
+    const { body } = encodeAnthropic(input())
+    expectTypeOf(body).toExtend<MessageCreateParamsBase>()
+    const streaming: MessageCreateParamsStreaming = { ...body, stream: true }
+    expect(streaming.stream).toBe(true)
+  })
+
+  it("turns thinking off, with a reason, when a tool is forced", () => {
+    const result = encodeAnthropic(
+      input({ options: { thinking: { budgetTokens: 2048 }, toolChoice: { name: "read_file" } } }),
+    )
+    expect(result.body.thinking).toBeUndefined()
+    expect(result.body.tool_choice).toEqual({ type: "tool", name: "read_file" })
+    expect(result.diagnostics.map((d) => d.code)).toContain("thinking-with-forced-tool")
+  })
+
+  it("turns thinking off when the tool turn it continues has no thinking block", () => {
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "list files" }] },
+      {
+        id: "a",
+        role: "assistant",
+        ts: 2,
+        content: [{ type: "tool_use", id: "call_1", name: "read_file", input: { path: "." } }],
+      },
+      {
+        id: "r",
+        role: "user",
+        ts: 3,
+        content: [{ type: "tool_result", toolUseId: "call_1", content: "a.ts" }],
+      },
+    ]
+    const result = encodeAnthropic(input({ messages, options: { thinking: { effort: "high" } } }))
+    expect(result.body.thinking).toBeUndefined()
+    expect(result.body.output_config).toBeUndefined()
+    expect(result.diagnostics.map((d) => d.code)).toContain("thinking-turn-unsigned")
+    // After a new user message the model starts a fresh turn, and adaptive thinking with an effort is sent.
+    const fresh = encodeAnthropic(
+      input({
+        messages: [...messages, { id: "u2", role: "user", ts: 4, content: [{ type: "text", text: "thanks" }] }],
+        options: { thinking: { effort: "minimal" } },
+      }),
+    )
+    expect(fresh.body.thinking).toEqual({ type: "adaptive" })
+    expect(fresh.body.output_config).toEqual({ effort: "low" })
+  })
+
+  it("caps a thinking budget that does not fit under max_tokens", () => {
+    const result = encodeAnthropic(input({ options: { maxTokens: 3000, thinking: { budgetTokens: 8000 } } }))
+    expect(result.body.thinking).toEqual({ type: "enabled", budget_tokens: 2999 })
+    expect(result.diagnostics.map((d) => d.code)).toContain("thinking-budget-capped")
+  })
+
+  it("does not send temperature, and says so", () => {
+    const result = encodeAnthropic(input({ options: { temperature: 0.2 } }))
+    expect("temperature" in result.body).toBe(false)
+    expect(result.diagnostics.map((d) => d.code)).toContain("temperature-unsupported")
+  })
+
+  it("writes one-hour breakpoints with their ttl, and a tools breakpoint when asked and big enough", () => {
+    const options = { cache: { ttl: "1h" as const, breakpoints: { tools: true } } }
+    const small = encodeAnthropic(input({ options }))
+    const tools = small.breakpoints.find((b) => b.target === "tools")!
+    expect(tools.placed).toBe(false)
+    expect(tools.reason).toMatch(/below the minimum of 256/)
+    expect(small.body.system).toEqual([expect.objectContaining({ cache_control: { type: "ephemeral", ttl: "1h" } })])
+
+    const lowMinimum = { ...model, cache: { ...model.cache!, minTokens: 64 } }
+    const result = encodeAnthropic(input({ model: lowMinimum, options }))
+    const defs = result.body.tools as { cache_control?: unknown }[]
+    expect(defs[defs.length - 1]!.cache_control).toEqual({ type: "ephemeral", ttl: "1h" })
+    expect(result.breakpoints.filter((b) => b.placed).map((b) => b.target)).toEqual([
+      "tools",
+      "system",
+      "message",
+      "message",
+    ])
+  })
+
+  it("replaces an image type Anthropic does not take by a note", () => {
+    const messages: Message[] = [
+      {
+        id: "u",
+        role: "user",
+        ts: 1,
+        content: [{ type: "image", mediaType: "image/bmp", data: "Qk0=" }],
+      },
+    ]
+    const result = encodeAnthropic(input({ messages, prompt: { text: "system", tools: [] } }))
+    expect(result.body.messages[0]!.content).toEqual([
+      { type: "text", text: "[image omitted: type image/bmp is not supported]" },
+    ])
+    expect(result.diagnostics.map((d) => d.code)).toContain("image-type-unsupported")
+  })
+})
+
+/** Random conversations of user text, assistant thinking/text/calls and their results. */
+const conversation = fc
+  .array(
+    fc.record({
+      text: fc.string({ maxLength: 3000 }),
+      thinking: fc.boolean(),
+      calls: fc.integer({ min: 0, max: 3 }),
+    }),
+    { minLength: 1, maxLength: 12 },
+  )
+  .map((turns) => {
+    const messages: Message[] = []
+    turns.forEach((t, i) => {
+      messages.push({ id: `u${i}`, role: "user", ts: i, content: [{ type: "text", text: t.text || "go" }] })
+      const content: Message["content"] = []
+      if (t.thinking) content.push({ type: "thinking", text: "hmm", signature: `s${i}`, model: model.id })
+      content.push({ type: "text", text: `answer ${i}` })
+      for (let c = 0; c < t.calls; c++)
+        content.push({ type: "tool_use", id: `c${i}_${c}`, name: "read_file", input: {} })
+      messages.push({ id: `a${i}`, role: "assistant", ts: i, content })
+    })
+    return messages
+  })
+
+describe("cache breakpoints in Anthropic bodies", () => {
+  it("never exceed four, never sit on thinking, and are where the report says", () => {
+    fc.assert(
+      fc.property(
+        conversation,
+        fc.record({ tools: fc.boolean(), system: fc.boolean(), userMessages: fc.integer({ min: 0, max: 6 }) }),
+        (messages, breakpoints) => {
+          const result = encodeAnthropic(input({ messages, options: { cache: { breakpoints } } }))
+          const json = JSON.stringify(result.body)
+          const written = json.split('"cache_control"').length - 1
+          const placed = result.breakpoints.filter((b) => b.placed)
+          expect(written).toBe(placed.length)
+          expect(written).toBeLessThanOrEqual(4)
+          for (const m of result.body.messages)
+            for (const b of m.content as ContentBlockParam[])
+              if (b.type === "thinking" || b.type === "redacted_thinking") expect("cache_control" in b).toBe(false)
+          for (const p of placed) {
+            expect(p.prefixTokens).toBeGreaterThanOrEqual(model.cache!.minTokens)
+            if (p.target === "message") {
+              const block = (result.body.messages[p.messageIndex!]!.content as ContentBlockParam[])[p.blockIndex!]!
+              expect(block).toHaveProperty("cache_control")
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
+    )
+  })
+})
+
+describe("through the official Anthropic SDK", () => {
+  it("sends our body unchanged to a real server and reads the recorded stream back", async () => {
+    const server = await startReplayServer("anthropic/anthropic-text.chunks.txt", "anthropic")
+    try {
+      const { body } = encodeAnthropic(input())
+      const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 })
+      const message = await client.messages.stream(body).finalMessage()
+      expect(server.requests).toHaveLength(1)
+      expect(server.requests[0]!.url).toBe("/v1/messages")
+      expect(server.requests[0]!.body).toEqual(JSON.parse(JSON.stringify(body)))
+      const expected = streamLines("anthropic/anthropic-text.chunks.txt")
+        .map((l) => JSON.parse(l) as { type: string; delta?: { type: string; text?: string } })
+        .filter((e) => e.type === "content_block_delta" && e.delta?.type === "text_delta")
+        .map((e) => e.delta!.text)
+        .join("")
+      expect(expected.length).toBeGreaterThan(0)
+      expect(message.content).toEqual([expect.objectContaining({ type: "text", text: expected })])
+    } finally {
+      await server.close()
+    }
+  })
+})

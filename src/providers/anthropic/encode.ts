@@ -1,0 +1,229 @@
+/**
+ * Anthropic Messages API request bodies: system as text blocks, tools with `input_schema`, content blocks
+ * close to our own, thinking with its signature, and `cache_control` breakpoints chosen by cache.ts.
+ */
+import type {
+  ToolChoice as AnthropicToolChoice,
+  Base64ImageSource,
+  CacheControlEphemeral,
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageCreateParamsBase,
+  MessageParam,
+  TextBlockParam,
+  ThinkingConfigParam,
+  ToolResultBlockParam,
+} from "@anthropic-ai/sdk/resources/messages"
+import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import type { Block, ImageBlock, Message } from "../../history/message.js"
+import { toAnthropicTools } from "../../tools/native.js"
+import { type CacheBreakpoint, type CacheTtl, estimateTokens, planBreakpoints } from "../cache.js"
+import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort } from "../encode.js"
+import { prepareHistory } from "../portability.js"
+
+/** An Anthropic Messages request body, as the official SDK types it. */
+export type AnthropicRequest = MessageCreateParamsBase
+
+const MEDIA_TYPES = new Set<string>(["image/jpeg", "image/png", "image/gif", "image/webp"])
+
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1024
+
+/** Encodes a request for the Anthropic Messages API. */
+export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicRequest> {
+  const options = input.options ?? {}
+  const prepared = prepareHistory(input)
+  const diagnostics: Diagnostic[] = [...prepared.diagnostics]
+  const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
+
+  const system: TextBlockParam[] = input.prompt.text ? [{ type: "text", text: input.prompt.text }] : []
+  const tools = native ? toAnthropicTools(input.prompt.tools) : []
+  const messages = prepared.messages
+    .map((m) => encodeMessage(m, diagnostics))
+    .filter((m) => (m.content as ContentBlockParam[]).length > 0)
+
+  const maxTokens = options.maxTokens ?? input.model.maxOutput
+  const body: AnthropicRequest = { model: input.model.id, max_tokens: maxTokens, messages }
+  if (system.length > 0) body.system = system
+  if (tools.length > 0) body.tools = tools
+  const choice = native ? toolChoice(options) : undefined
+  if (choice) body.tool_choice = choice
+  if (!native && options.toolChoice !== undefined && options.toolChoice !== "auto")
+    diagnostics.push(diagnostic("info", "tool-choice-ignored", "tool_choice has no effect without native tools"))
+
+  const thinking = thinkingConfig(input, maxTokens, choice, prepared.messages, diagnostics)
+  if (thinking) body.thinking = thinking
+  if (options.thinking && options.thinking.effort !== undefined && thinking && thinking.type !== "disabled")
+    body.output_config = { effort: anthropicEffort(options.thinking.effort) }
+  if (options.temperature !== undefined)
+    diagnostics.push(
+      diagnostic("warning", "temperature-unsupported", "the Messages API no longer takes temperature; not sent"),
+    )
+  body.stream = options.stream ?? true
+
+  const breakpoints = applyCache(body, system, input, diagnostics)
+  return { body, diagnostics, breakpoints }
+}
+
+function encodeMessage(message: Message, diagnostics: Diagnostic[]): MessageParam {
+  const content: ContentBlockParam[] = []
+  for (const block of message.content) {
+    const out = encodeBlock(block, diagnostics)
+    if (out) content.push(out)
+  }
+  return { role: message.role, content }
+}
+
+function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam | undefined {
+  switch (block.type) {
+    case "text":
+      return block.text === "" ? undefined : { type: "text", text: block.text }
+    case "image":
+      return encodeImage(block, diagnostics)
+    case "tool_use": {
+      const isObject = block.input !== null && typeof block.input === "object" && !Array.isArray(block.input)
+      if (!isObject && block.input !== undefined)
+        diagnostics.push(
+          diagnostic("warning", "tool-input-not-object", `tool call ${block.id}: input is not an object; sent as {}`),
+        )
+      return { type: "tool_use", id: block.id, name: block.name, input: isObject ? block.input : {} }
+    }
+    case "tool_result": {
+      const out: ToolResultBlockParam = { type: "tool_result", tool_use_id: block.toolUseId }
+      if (typeof block.content === "string") out.content = block.content
+      else
+        out.content = block.content.flatMap((b): (TextBlockParam | ImageBlockParam)[] => {
+          if (b.type === "text") return b.text === "" ? [] : [{ type: "text", text: b.text }]
+          const image = encodeImage(b, diagnostics)
+          return [image]
+        })
+      if (block.isError) out.is_error = true
+      return out
+    }
+    case "thinking":
+      // Portability kept only this model's thinking; without a signature Anthropic cannot take it back.
+      if (block.signature) return { type: "thinking", thinking: block.text, signature: block.signature }
+      diagnostics.push(diagnostic("info", "thinking-unsigned", "thinking without a signature sent as text"))
+      return block.text === "" ? undefined : { type: "text", text: block.text }
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data }
+  }
+}
+
+function encodeImage(block: ImageBlock, diagnostics: Diagnostic[]): ImageBlockParam | TextBlockParam {
+  if (!MEDIA_TYPES.has(block.mediaType)) {
+    diagnostics.push(diagnostic("warning", "image-type-unsupported", `image type ${block.mediaType} not accepted`))
+    return { type: "text", text: `[image omitted: type ${block.mediaType} is not supported]` }
+  }
+  const source: Base64ImageSource = {
+    type: "base64",
+    media_type: block.mediaType as Base64ImageSource["media_type"],
+    data: block.data,
+  }
+  return { type: "image", source }
+}
+
+function toolChoice(options: EncodeOptions): AnthropicToolChoice | undefined {
+  const parallel = options.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {}
+  const choice = options.toolChoice
+  if (choice === undefined) return options.parallelToolCalls === false ? { type: "auto", ...parallel } : undefined
+  if (choice === "none") return { type: "none" }
+  if (choice === "auto") return { type: "auto", ...parallel }
+  if (choice === "required") return { type: "any", ...parallel }
+  return { type: "tool", name: choice.name, ...parallel }
+}
+
+function anthropicEffort(effort: ReasoningEffort): "low" | "medium" | "high" | "xhigh" | "max" {
+  return effort === "minimal" ? "low" : effort
+}
+
+function thinkingConfig(
+  input: EncodeInput,
+  maxTokens: number,
+  choice: AnthropicToolChoice | undefined,
+  history: readonly Message[],
+  diagnostics: Diagnostic[],
+): ThinkingConfigParam | undefined {
+  const requested = input.options?.thinking
+  if (requested === undefined) return undefined
+  if (requested === false) return { type: "disabled" }
+  if (!input.model.capabilities.thinking) {
+    diagnostics.push(diagnostic("warning", "thinking-unsupported", `${input.model.id} does not think; not requested`))
+    return undefined
+  }
+  if (choice && (choice.type === "any" || choice.type === "tool")) {
+    diagnostics.push(
+      diagnostic("warning", "thinking-with-forced-tool", "thinking is off: Anthropic refuses it when a tool is forced"),
+    )
+    return undefined
+  }
+  // The assistant turn being continued must start with thinking when thinking is on; a turn made by another
+  // model (or without thinking) has none, and the API would refuse the request.
+  const lastUser = findLastIndex(history, (m) => m.role === "user" && m.content.some((b) => b.type === "text"))
+  const open = history
+    .slice(lastUser + 1)
+    .find((m) => m.role === "assistant" && m.content.some((b) => b.type === "tool_use"))
+  const first = open?.content[0]?.type
+  if (open && first !== "thinking" && first !== "redacted_thinking") {
+    diagnostics.push(
+      diagnostic(
+        "warning",
+        "thinking-turn-unsigned",
+        "thinking is off for this request: the tool-use turn it continues has no thinking block",
+      ),
+    )
+    return undefined
+  }
+  if (requested.budgetTokens !== undefined) {
+    let budget = Math.max(MIN_THINKING_BUDGET, requested.budgetTokens)
+    if (budget >= maxTokens) {
+      budget = Math.max(MIN_THINKING_BUDGET, maxTokens - 1)
+      diagnostics.push(
+        diagnostic("warning", "thinking-budget-capped", `thinking budget capped to ${budget}: below max_tokens`),
+      )
+    }
+    return { type: "enabled", budget_tokens: budget }
+  }
+  return { type: "adaptive" }
+}
+
+function findLastIndex<T>(list: readonly T[], test: (item: T) => boolean): number {
+  for (let i = list.length - 1; i >= 0; i--) if (test(list[i]!)) return i
+  return -1
+}
+
+/** Writes the planned `cache_control` breakpoints into the body. */
+function applyCache(
+  body: AnthropicRequest,
+  system: TextBlockParam[],
+  input: EncodeInput,
+  diagnostics: Diagnostic[],
+): CacheBreakpoint[] {
+  const settings = input.options?.cache
+  const layout = {
+    tools: (body.tools ?? []).map(estimateTokens),
+    system: system.map(estimateTokens),
+    messages: body.messages.map((m) => ({
+      role: m.role as "user" | "assistant",
+      blocks: (m.content as ContentBlockParam[]).map((b) => ({ type: b.type, tokens: estimateTokens(b) })),
+    })),
+  }
+  const plan = planBreakpoints(layout, input.model, settings)
+  diagnostics.push(...plan.diagnostics)
+  for (const point of plan.breakpoints) {
+    if (!point.placed) continue
+    const control = cacheControl(point.ttl)
+    if (point.target === "system") system[point.blockIndex!]!.cache_control = control
+    else if (point.target === "tools")
+      (body.tools![point.blockIndex!] as { cache_control?: unknown }).cache_control = control
+    else {
+      const content = body.messages[point.messageIndex!]!.content as ContentBlockParam[]
+      ;(content[point.blockIndex!] as { cache_control?: CacheControlEphemeral }).cache_control = control
+    }
+  }
+  return plan.breakpoints
+}
+
+function cacheControl(ttl: CacheTtl): CacheControlEphemeral {
+  return ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" }
+}

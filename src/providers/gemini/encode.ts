@@ -1,0 +1,197 @@
+/**
+ * Gemini generateContent request bodies: `systemInstruction`, `contents` with user/model roles,
+ * functionCall/functionResponse parts, and thought signatures kept on the part they came with. Gemini 3
+ * refuses a replayed function call without a signature, so one that lost it gets Google's documented
+ * placeholder. The model and the streaming choice go in the URL, not the body.
+ */
+import type {
+  Content,
+  FunctionCallingConfigMode,
+  GenerationConfig,
+  Part,
+  ThinkingConfig,
+  ThinkingLevel,
+  Tool,
+  ToolConfig,
+} from "@google/genai"
+import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import type { Message, TextBlock } from "../../history/message.js"
+import type { ModelInfo } from "../../models/types.js"
+import { toGeminiTools } from "../../tools/native.js"
+import type { EncodeInput, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
+import { prepareHistory } from "../portability.js"
+
+/** A generateContent request body (REST form), built from the official SDK's types. */
+export interface GeminiRequest {
+  contents: Content[]
+  systemInstruction?: Content
+  tools?: Tool[]
+  toolConfig?: ToolConfig
+  generationConfig?: GenerationConfig
+}
+
+/**
+ * The value Google documents for a function call whose real thought signature is unknown (a history made
+ * by another model, or one that lost it); Gemini 3 then skips signature validation for that call.
+ */
+export const PLACEHOLDER_THOUGHT_SIGNATURE = "skip_thought_signature_validator"
+
+/** The major version in a Gemini model id (`gemini-2.5-pro` → 2), or 0 when there is none. */
+export function geminiGeneration(model: Pick<ModelInfo, "id">): number {
+  const m = /gemini-(\d+)/.exec(model.id)
+  return m ? Number(m[1]) : 0
+}
+
+/** Encodes a request for the Gemini generateContent API. */
+export function encodeGemini(input: EncodeInput): EncodeResult<GeminiRequest> {
+  const options = input.options ?? {}
+  const prepared = prepareHistory(input)
+  const diagnostics: Diagnostic[] = [...prepared.diagnostics]
+  const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
+  const gen3 = geminiGeneration(input.model) >= 3
+
+  const names = new Map<string, string>()
+  const contents: Content[] = []
+  let placeholders = 0
+  for (const message of prepared.messages) {
+    const parts = message.role === "user" ? userParts(message, names) : modelParts(message, names)
+    if (parts.length === 0) continue
+    if (gen3 && message.role === "assistant") placeholders += addPlaceholder(parts)
+    contents.push({ role: message.role === "user" ? "user" : "model", parts })
+  }
+  if (placeholders > 0)
+    diagnostics.push(
+      diagnostic(
+        "info",
+        "thought-signature-placeholder",
+        `${placeholders} function call turn${placeholders === 1 ? "" : "s"} without a thought signature got "${PLACEHOLDER_THOUGHT_SIGNATURE}"`,
+      ),
+    )
+
+  const body: GeminiRequest = { contents }
+  if (input.prompt.text) body.systemInstruction = { parts: [{ text: input.prompt.text }] }
+  if (native) {
+    body.tools = toGeminiTools(input.prompt.tools)
+    const config = toolConfig(input)
+    if (config) body.toolConfig = config
+  }
+  const generationConfig: GenerationConfig = { maxOutputTokens: options.maxTokens ?? input.model.maxOutput }
+  if (options.temperature !== undefined) generationConfig.temperature = options.temperature
+  const thinking = thinkingConfig(input, gen3, diagnostics)
+  if (thinking) generationConfig.thinkingConfig = thinking
+  body.generationConfig = generationConfig
+  return { body, diagnostics, breakpoints: [] }
+}
+
+function userParts(message: Message, names: Map<string, string>): Part[] {
+  const parts: Part[] = []
+  const trailing: Part[] = []
+  for (const block of message.content) {
+    if (block.type === "text") {
+      if (block.text !== "") parts.push({ text: block.text })
+    } else if (block.type === "image") parts.push({ inlineData: { mimeType: block.mediaType, data: block.data } })
+    else if (block.type === "tool_result") {
+      const text =
+        typeof block.content === "string"
+          ? block.content
+          : block.content
+              .filter((b): b is TextBlock => b.type === "text")
+              .map((b) => b.text)
+              .join("\n\n")
+      const name = names.get(block.toolUseId) ?? "unknown"
+      parts.push({ functionResponse: { name, response: block.isError ? { error: text } : { output: text } } })
+      // Images a tool returned follow the responses of the turn as inline data.
+      if (typeof block.content !== "string")
+        for (const b of block.content)
+          if (b.type === "image") trailing.push({ inlineData: { mimeType: b.mediaType, data: b.data } })
+    }
+  }
+  return [...parts, ...trailing]
+}
+
+function modelParts(message: Message, names: Map<string, string>): Part[] {
+  const parts: Part[] = []
+  // A signature that arrived on its own (an empty thinking block) belongs to the part that follows it.
+  let pending: string | undefined
+  const take = (part: Part): Part => {
+    if (pending !== undefined && part.thoughtSignature === undefined) part.thoughtSignature = pending
+    pending = undefined
+    return part
+  }
+  for (const block of message.content) {
+    if (block.type === "text") {
+      if (block.text !== "") parts.push(take({ text: block.text }))
+    } else if (block.type === "thinking") {
+      if (block.text === "") pending = block.signature ?? pending
+      else if (block.signature) parts.push(take({ text: block.text, thought: true, thoughtSignature: block.signature }))
+    } else if (block.type === "tool_use") {
+      names.set(block.id, block.name)
+      const isObject = block.input !== null && typeof block.input === "object" && !Array.isArray(block.input)
+      const part: Part = {
+        functionCall: { name: block.name, args: isObject ? (block.input as Record<string, unknown>) : {} },
+      }
+      if (block.signature) part.thoughtSignature = block.signature
+      parts.push(take(part))
+    }
+  }
+  const last = parts[parts.length - 1]
+  if (pending !== undefined && last && last.thoughtSignature === undefined) last.thoughtSignature = pending
+  return parts
+}
+
+/** Gemini 3: a turn with function calls but no signature on any of them gets the placeholder on the first. */
+function addPlaceholder(parts: Part[]): number {
+  const calls = parts.filter((p) => p.functionCall)
+  if (calls.length === 0 || calls.some((p) => p.thoughtSignature !== undefined)) return 0
+  calls[0]!.thoughtSignature = PLACEHOLDER_THOUGHT_SIGNATURE
+  return 1
+}
+
+function toolConfig(input: EncodeInput): ToolConfig | undefined {
+  const choice = input.options?.toolChoice
+  if (choice === undefined) return undefined
+  const mode = (m: string) => m as FunctionCallingConfigMode
+  if (choice === "auto") return { functionCallingConfig: { mode: mode("AUTO") } }
+  if (choice === "none") return { functionCallingConfig: { mode: mode("NONE") } }
+  if (choice === "required") return { functionCallingConfig: { mode: mode("ANY") } }
+  return { functionCallingConfig: { mode: mode("ANY"), allowedFunctionNames: [choice.name] } }
+}
+
+const LEVELS: Record<ReasoningEffort, string> = {
+  minimal: "MINIMAL",
+  low: "LOW",
+  medium: "MEDIUM",
+  high: "HIGH",
+  xhigh: "HIGH",
+  max: "HIGH",
+}
+
+const BUDGETS: Record<ReasoningEffort, number> = {
+  minimal: 512,
+  low: 2048,
+  medium: 8192,
+  high: 24_576,
+  xhigh: 32_768,
+  max: 32_768,
+}
+
+function thinkingConfig(input: EncodeInput, gen3: boolean, diagnostics: Diagnostic[]): ThinkingConfig | undefined {
+  const requested: ThinkingOptions | false | undefined = input.options?.thinking
+  if (requested === undefined) return undefined
+  if (!input.model.capabilities.thinking) {
+    diagnostics.push(diagnostic("info", "thinking-not-sent", `${input.model.id} does not think; not requested`))
+    return undefined
+  }
+  if (requested === false) {
+    if (!gen3) return { thinkingBudget: 0 }
+    diagnostics.push(
+      diagnostic("info", "thinking-minimal", "Gemini 3 cannot turn thinking off; the lowest level is requested"),
+    )
+    return { thinkingLevel: "LOW" as ThinkingLevel }
+  }
+  if (requested.budgetTokens !== undefined) return { includeThoughts: true, thinkingBudget: requested.budgetTokens }
+  const effort = requested.effort ?? "medium"
+  return gen3
+    ? { includeThoughts: true, thinkingLevel: LEVELS[effort] as ThinkingLevel }
+    : { includeThoughts: true, thinkingBudget: BUDGETS[effort] }
+}

@@ -1,0 +1,252 @@
+/**
+ * OpenAI Chat Completions request bodies, for OpenAI and the servers that copy its API (Ollama, vLLM,
+ * LM Studio, llama.cpp, OpenRouter, xAI). Where those servers differ, `OpenAICompat` says how.
+ */
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
+  ChatCompletionContentPartText,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+  ChatCompletionToolChoiceOption,
+  ChatCompletionToolMessageParam,
+} from "openai/resources/chat/completions"
+import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import type { Block, ImageBlock, Message, TextBlock } from "../../history/message.js"
+import type { ModelInfo } from "../../models/types.js"
+import { toOpenAIChatTools } from "../../tools/native.js"
+import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
+import { prepareHistory } from "../portability.js"
+
+/** How an OpenAI-compatible server differs from OpenAI's own API. Unset fields follow the provider's preset. */
+export interface OpenAICompat {
+  /** Role of the system prompt: `developer` for OpenAI's reasoning models, `system` elsewhere. */
+  systemRole?: "system" | "developer"
+  /** The field that carries the output limit. */
+  maxTokensField?: "max_completion_tokens" | "max_tokens"
+  /** Tool messages also carry the tool's `name` (some servers want it). */
+  toolResultName?: boolean
+  /** How the model's own earlier thinking goes back: left out, as `<think>` text, or in `reasoning_content`. */
+  thinking?: "omit" | "think-tags" | "reasoning_content"
+  /** Ask for token usage at the end of the stream (`stream_options.include_usage`). */
+  streamUsage?: boolean
+  /** The server takes `reasoning_effort`. */
+  reasoningEffort?: boolean
+  /** The server takes `prompt_cache_key` and `prompt_cache_retention`. */
+  promptCache?: boolean
+}
+
+/** One Chat Completions message, with the fields some compatible servers add. */
+export type ChatMessage = ChatCompletionMessageParam & { reasoning_content?: string; name?: string }
+
+/** A Chat Completions request body: the official SDK's type, messages widened by the compatible fields. */
+export type OpenAIChatRequest = Omit<ChatCompletionCreateParamsBase, "messages"> & { messages: ChatMessage[] }
+
+const LOCAL = new Set(["ollama", "lmstudio", "llamacpp", "llama.cpp", "vllm"])
+
+/** The compatibility settings that fit a model's provider, with `override` on top. */
+export function compatFor(model: ModelInfo, override: OpenAICompat = {}): Required<OpenAICompat> {
+  const openai = model.provider === "openai" || model.provider === "azure"
+  const reasoning = openai && model.capabilities.thinking
+  const preset: Required<OpenAICompat> = {
+    systemRole: reasoning ? "developer" : "system",
+    maxTokensField: openai ? "max_completion_tokens" : "max_tokens",
+    toolResultName: false,
+    thinking: model.provider === "deepseek" ? "reasoning_content" : "omit",
+    streamUsage: true,
+    reasoningEffort: reasoning || model.provider === "deepseek",
+    promptCache: openai,
+  }
+  if (LOCAL.has(model.provider)) preset.thinking = "omit"
+  return { ...preset, ...definedOnly(override) }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}
+
+/** Encodes a request for OpenAI Chat Completions (or a compatible server). */
+export function encodeOpenAIChat(input: EncodeInput): EncodeResult<OpenAIChatRequest> {
+  const options = input.options ?? {}
+  const compat = compatFor(input.model, options.compat)
+  const prepared = prepareHistory(input)
+  const diagnostics: Diagnostic[] = [...prepared.diagnostics]
+  const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
+
+  const messages: ChatMessage[] = []
+  if (input.prompt.text) messages.push({ role: compat.systemRole, content: input.prompt.text })
+  messages.push(...encodeChatMessages(prepared.messages, compat, diagnostics))
+
+  const body: OpenAIChatRequest = { model: input.model.id, messages }
+  if (native) {
+    body.tools = toOpenAIChatTools(input.prompt.tools)
+    const choice = chatToolChoice(options)
+    if (choice) body.tool_choice = choice
+    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
+  }
+  body[compat.maxTokensField] = options.maxTokens ?? input.model.maxOutput
+  applySampling(body, input, compat, diagnostics)
+  applyStream(body, options, compat)
+  applyPromptCache(body, options, compat)
+  return { body, diagnostics, breakpoints: [] }
+}
+
+/** History messages as Chat Completions messages (shared with the DeepSeek encoder). */
+export function encodeChatMessages(
+  history: readonly Message[],
+  compat: Required<OpenAICompat>,
+  diagnostics: Diagnostic[],
+): ChatMessage[] {
+  const out: ChatMessage[] = []
+  const names = new Map<string, string>()
+  for (const message of history) {
+    if (message.role === "assistant") {
+      const encoded = encodeAssistant(message, compat)
+      for (const b of message.content) if (b.type === "tool_use") names.set(b.id, b.name)
+      if (encoded) out.push(encoded)
+    } else out.push(...encodeUser(message, compat, names, diagnostics))
+  }
+  return out
+}
+
+function encodeAssistant(message: Message, compat: Required<OpenAICompat>): ChatMessage | undefined {
+  const texts: string[] = []
+  const thinking: string[] = []
+  const calls: ChatCompletionMessageToolCall[] = []
+  for (const block of message.content) {
+    if (block.type === "text") texts.push(block.text)
+    else if (block.type === "thinking") thinking.push(block.text)
+    else if (block.type === "tool_use")
+      calls.push({ id: block.id, type: "function", function: { name: block.name, arguments: argsJson(block.input) } })
+  }
+  let content = texts.filter((t) => t !== "").join("\n\n")
+  const reasoning = thinking.filter((t) => t !== "").join("\n\n")
+  if (reasoning && compat.thinking === "think-tags") content = `<think>\n${reasoning}\n</think>\n\n${content}`.trimEnd()
+  if (content === "" && calls.length === 0 && !(reasoning && compat.thinking === "reasoning_content")) return undefined
+  const out: ChatCompletionAssistantMessageParam & { reasoning_content?: string } = {
+    role: "assistant",
+    content: content === "" && calls.length > 0 ? null : content,
+  }
+  if (calls.length > 0) out.tool_calls = calls
+  if (compat.thinking === "reasoning_content" && thinking.length > 0) out.reasoning_content = reasoning
+  return out
+}
+
+/** Arguments as the JSON text OpenAI expects; a non-object input (a failed parse) still goes as JSON. */
+function argsJson(input: unknown): string {
+  return JSON.stringify(input ?? {})
+}
+
+function encodeUser(
+  message: Message,
+  compat: Required<OpenAICompat>,
+  names: Map<string, string>,
+  diagnostics: Diagnostic[],
+): ChatMessage[] {
+  const out: ChatMessage[] = []
+  const parts: ChatCompletionContentPart[] = []
+  for (const block of message.content) {
+    if (block.type === "tool_result") {
+      const texts =
+        typeof block.content === "string"
+          ? block.content
+          : block.content
+              .filter((b): b is TextBlock => b.type === "text")
+              .map((b) => b.text)
+              .join("\n\n")
+      const tool: ChatCompletionToolMessageParam & { name?: string } = {
+        role: "tool",
+        tool_call_id: block.toolUseId,
+        content: block.isError ? `Error: ${texts}` : texts,
+      }
+      if (compat.toolResultName) tool.name = names.get(block.toolUseId) ?? "unknown"
+      out.push(tool)
+      // Tool messages carry text only: images a tool returned follow in the user message.
+      const images = typeof block.content === "string" ? [] : block.content.filter((b) => b.type === "image")
+      if (images.length > 0) {
+        parts.push({ type: "text", text: `Images returned by tool call ${block.toolUseId}:` })
+        for (const image of images) parts.push(imagePart(image))
+        diagnostics.push(
+          diagnostic("info", "tool-images-moved", "images from a tool result were sent in the next user message"),
+        )
+      }
+    } else {
+      const part = userPart(block)
+      if (part) parts.push(part)
+    }
+  }
+  if (parts.length > 0) {
+    const onlyText = parts.every((p): p is ChatCompletionContentPartText => p.type === "text")
+    out.push({ role: "user", content: onlyText ? parts.map((p) => p.text).join("\n\n") : parts })
+  }
+  return out
+}
+
+function userPart(block: Block): ChatCompletionContentPart | undefined {
+  if (block.type === "text") return block.text === "" ? undefined : { type: "text", text: block.text }
+  if (block.type === "image") return imagePart(block)
+  return undefined
+}
+
+function imagePart(block: ImageBlock): ChatCompletionContentPart {
+  return { type: "image_url", image_url: { url: `data:${block.mediaType};base64,${block.data}` } }
+}
+
+function chatToolChoice(options: EncodeOptions): ChatCompletionToolChoiceOption | undefined {
+  const choice = options.toolChoice
+  if (choice === undefined || typeof choice === "string") return choice
+  return { type: "function", function: { name: choice.name } }
+}
+
+/** An effort for providers that only take efforts, from the requested effort or budget. */
+export function effortOf(thinking: ThinkingOptions): ReasoningEffort {
+  if (thinking.effort) return thinking.effort
+  const budget = thinking.budgetTokens ?? 8192
+  return budget < 2048 ? "low" : budget < 16_384 ? "medium" : "high"
+}
+
+function applySampling(
+  body: OpenAIChatRequest,
+  input: EncodeInput,
+  compat: Required<OpenAICompat>,
+  diagnostics: Diagnostic[],
+): void {
+  const { thinking, temperature } = input.options ?? {}
+  const reasoningModel = input.model.capabilities.thinking && input.model.provider === "openai"
+  if (temperature !== undefined) {
+    if (reasoningModel)
+      diagnostics.push(
+        diagnostic(
+          "warning",
+          "temperature-unsupported",
+          `${input.model.id} is a reasoning model; temperature not sent`,
+        ),
+      )
+    else body.temperature = temperature
+  }
+  if (thinking === undefined) return
+  if (!compat.reasoningEffort || !input.model.capabilities.thinking) {
+    diagnostics.push(diagnostic("info", "thinking-not-sent", `no reasoning setting is sent to ${input.model.id}`))
+    return
+  }
+  body.reasoning_effort = thinking === false ? "none" : effortOf(thinking)
+}
+
+function applyStream(body: OpenAIChatRequest, options: EncodeOptions, compat: Required<OpenAICompat>): void {
+  const stream = options.stream ?? true
+  body.stream = stream
+  if (stream && compat.streamUsage) body.stream_options = { include_usage: true }
+}
+
+/** OpenAI prompt caching: the session id as `prompt_cache_key`, and the retention when one is asked for. */
+export function applyPromptCache(
+  body: { prompt_cache_key?: string | null; prompt_cache_retention?: "in_memory" | "24h" | null },
+  options: EncodeOptions,
+  compat: Pick<OpenAICompat, "promptCache">,
+): void {
+  const cache = options.cache
+  if (!cache || !compat.promptCache) return
+  if (cache.sessionId) body.prompt_cache_key = cache.sessionId
+  if (cache.retention) body.prompt_cache_retention = cache.retention
+}

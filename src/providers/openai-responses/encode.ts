@@ -1,0 +1,143 @@
+/**
+ * OpenAI Responses API request bodies: the system prompt as `instructions`, the history as input items
+ * (messages, function calls and their outputs, reasoning items with their encrypted content), stateless by
+ * default (`store: false`) so that reasoning travels with the request.
+ */
+import type {
+  ResponseCreateParamsBase,
+  ResponseFunctionCallOutputItemList,
+  ResponseInputContent,
+  ResponseInputImage,
+  ResponseInputItem,
+  ToolChoiceFunction,
+  ToolChoiceOptions,
+} from "openai/resources/responses/responses"
+import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import type { ImageBlock, Message, TextBlock } from "../../history/message.js"
+import { toOpenAIResponsesTools } from "../../tools/native.js"
+import type { EncodeInput, EncodeOptions, EncodeResult } from "../encode.js"
+import { applyPromptCache, effortOf } from "../openai-chat/encode.js"
+import { prepareHistory } from "../portability.js"
+
+/** A Responses API request body, as the official SDK types it. */
+export type OpenAIResponsesRequest = ResponseCreateParamsBase
+
+/** Encodes a request for the OpenAI Responses API. */
+export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIResponsesRequest> {
+  const options = input.options ?? {}
+  const prepared = prepareHistory(input)
+  const diagnostics: Diagnostic[] = [...prepared.diagnostics]
+  const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
+  const store = options.store ?? false
+
+  const items: ResponseInputItem[] = []
+  let dropped = 0
+  for (const message of prepared.messages) {
+    if (message.role === "user") items.push(...encodeUser(message))
+    else dropped += encodeAssistant(message, items)
+  }
+  if (dropped > 0)
+    diagnostics.push(
+      diagnostic(
+        "info",
+        "reasoning-not-sent",
+        `${dropped} thinking block${dropped === 1 ? "" : "s"} without a reasoning item id and encrypted content not sent`,
+      ),
+    )
+
+  const body: OpenAIResponsesRequest = { model: input.model.id }
+  if (input.prompt.text) body.instructions = input.prompt.text
+  body.input = items
+  if (native) {
+    body.tools = toOpenAIResponsesTools(input.prompt.tools)
+    const choice = responsesToolChoice(options)
+    if (choice) body.tool_choice = choice
+    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
+  }
+  body.max_output_tokens = options.maxTokens ?? input.model.maxOutput
+  const thinks = input.model.capabilities.thinking
+  if (options.temperature !== undefined) {
+    if (thinks)
+      diagnostics.push(
+        diagnostic(
+          "warning",
+          "temperature-unsupported",
+          `${input.model.id} is a reasoning model; temperature not sent`,
+        ),
+      )
+    else body.temperature = options.temperature
+  }
+  if (thinks && options.thinking !== undefined)
+    body.reasoning =
+      options.thinking === false ? { effort: "none" } : { effort: effortOf(options.thinking), summary: "auto" }
+  if (thinks && !store) body.include = ["reasoning.encrypted_content"]
+  body.store = store
+  body.stream = options.stream ?? true
+  applyPromptCache(body, options, { promptCache: true })
+  return { body, diagnostics, breakpoints: [] }
+}
+
+function encodeUser(message: Message): ResponseInputItem[] {
+  const items: ResponseInputItem[] = []
+  const content: ResponseInputContent[] = []
+  for (const block of message.content) {
+    if (block.type === "tool_result") {
+      let output: string | ResponseFunctionCallOutputItemList
+      if (typeof block.content === "string") output = block.isError ? `Error: ${block.content}` : block.content
+      else {
+        output = block.content.map((b) => (b.type === "text" ? { type: "input_text", text: b.text } : imagePart(b)))
+        if (block.isError) output.unshift({ type: "input_text", text: "Error:" })
+      }
+      items.push({ type: "function_call_output", call_id: block.toolUseId, output })
+    } else if (block.type === "text") {
+      if (block.text !== "") content.push({ type: "input_text", text: block.text })
+    } else if (block.type === "image") content.push(imagePart(block))
+  }
+  if (content.length > 0) items.push({ type: "message", role: "user", content })
+  return items
+}
+
+/** Appends an assistant message's items; returns how many thinking blocks could not be sent. */
+function encodeAssistant(message: Message, items: ResponseInputItem[]): number {
+  let dropped = 0
+  let texts: string[] = []
+  const flush = () => {
+    const text = texts.filter((t) => t !== "").join("\n\n")
+    if (text !== "") items.push({ type: "message", role: "assistant", content: text })
+    texts = []
+  }
+  for (const block of message.content) {
+    if (block.type === "text") texts.push((block as TextBlock).text)
+    else if (block.type === "tool_use") {
+      flush()
+      items.push({
+        type: "function_call",
+        call_id: block.id,
+        name: block.name,
+        arguments: JSON.stringify(block.input ?? {}),
+      })
+    } else if (block.type === "thinking") {
+      flush()
+      if (block.id && block.signature)
+        items.push({
+          type: "reasoning",
+          id: block.id,
+          summary: block.text ? [{ type: "summary_text", text: block.text }] : [],
+          encrypted_content: block.signature,
+        })
+      else dropped++
+    }
+  }
+  flush()
+  return dropped
+}
+
+function imagePart(block: ImageBlock): ResponseInputImage {
+  return { type: "input_image", image_url: `data:${block.mediaType};base64,${block.data}`, detail: "auto" }
+}
+
+function responsesToolChoice(options: EncodeOptions): ToolChoiceOptions | ToolChoiceFunction | undefined {
+  const choice = options.toolChoice
+  if (choice === undefined || typeof choice === "string") return choice
+  return { type: "function", name: choice.name }
+}

@@ -1,0 +1,289 @@
+/**
+ * Portability: one pass over the history before any encoder, so that a conversation recorded with one
+ * model can be sent to another. Thinking and signatures go back only to the model that made them, tool-call
+ * ids fit every provider, every call has a result right after it, and images the model cannot read become
+ * a note. The input is never modified.
+ */
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import type { Block, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
+import type { ModelInfo } from "../models/types.js"
+import type { EncodeInput, ToolCalling } from "./encode.js"
+import { toXmlDialect } from "./xml-dialect.js"
+
+/** Who made a block that does not name its model: the target model, or some other model. */
+export type Origin = "target" | "other"
+
+export interface PortOptions {
+  /** Default `target`: histories that never recorded the model keep their thinking and signatures. */
+  unknownOrigin?: Origin
+  /** Volatile facts put at the start of the first user message. */
+  contextMessage?: string
+}
+
+/** A history ready for an encoder, with what changed and the map from original to sent tool-call ids. */
+export interface PortedHistory {
+  messages: Message[]
+  diagnostics: Diagnostic[]
+  /** Original tool-call id → id sent, for every id that changed. */
+  toolIds: Record<string, string>
+}
+
+/** The text of a result the tool never returned. */
+export const MISSING_RESULT_TEXT = "No result: the tool call did not complete."
+
+/** Text put where an image was, for a model that does not read images. */
+export const IMAGE_OMITTED_TEXT = "[image omitted: this model does not accept images]"
+
+const ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
+
+/** True when `model` (as recorded on a block) names the target model. */
+export function isSameModel(
+  recorded: string | undefined,
+  target: ModelInfo,
+  unknownOrigin: Origin = "target",
+): boolean {
+  if (recorded === undefined) return unknownOrigin === "target"
+  if (recorded === target.id) return true
+  return target.aliases?.includes(recorded) ?? false
+}
+
+/** FNV-1a, 32 bits, as 7 base-36 characters: a short, stable suffix for rewritten ids. */
+function shortHash(value: string): string {
+  let h = 0x811c9dc5
+  for (let i = 0; i < value.length; i++) {
+    h ^= value.charCodeAt(i)
+    h = Math.imul(h, 0x01000193) >>> 0
+  }
+  return h.toString(36).padStart(7, "0")
+}
+
+/** Assigns provider-safe tool-call ids: at most 64 of `[a-zA-Z0-9_-]`, unique across the history. */
+class ToolIdMap {
+  private readonly used = new Set<string>()
+  readonly changed: Record<string, string> = {}
+
+  /** The id to send for a call seen for the first time (distinct calls never share an id). */
+  assign(original: string): string {
+    let id = original
+    if (!ID_PATTERN.test(original) || this.used.has(original)) {
+      const clean = original.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 56) || "call"
+      id = `${clean}_${shortHash(original)}`
+      for (let n = 2; this.used.has(id); n++) id = `${clean}_${shortHash(`${original}#${n}`)}`
+      this.changed[original] = id
+    }
+    this.used.add(id)
+    return id
+  }
+}
+
+/** Makes a history sendable to `model`; see the module comment for the rules. */
+export function portHistory(messages: readonly Message[], model: ModelInfo, options: PortOptions = {}): PortedHistory {
+  const origin = options.unknownOrigin ?? "target"
+  const diagnostics: Diagnostic[] = []
+  const counts = new Map<string, number>()
+  const count = (code: string) => counts.set(code, (counts.get(code) ?? 0) + 1)
+  const ids = new ToolIdMap()
+
+  const withContext = insertContextMessage(messages, options.contextMessage)
+
+  // 1. Blocks: thinking, signatures and images, message by message.
+  const converted: Message[] = []
+  for (const message of withContext) {
+    const content: Block[] = []
+    for (const block of message.content) {
+      const out = portBlock(block, model, origin, count)
+      if (out) content.push(out)
+    }
+    if (content.length > 0) converted.push({ ...message, content })
+    else if (message.content.length > 0) count("message-dropped")
+  }
+
+  // 2. Calls and results: ids, pairing, order.
+  const out: Message[] = []
+  for (let i = 0; i < converted.length; i++) {
+    const message = converted[i]!
+    if (message.role === "assistant") {
+      const calls = new Map<string, string>() // original id → sent id, for this message's calls
+      const content = message.content.map((b) => {
+        if (b.type !== "tool_use") return b
+        const sent = ids.assign(b.id)
+        calls.set(b.id, sent)
+        return sent === b.id ? b : { ...b, id: sent }
+      })
+      out.push({ ...message, content })
+      if (calls.size === 0) continue
+      const next = converted[i + 1]
+      const answered = next?.role === "user" ? next : undefined
+      if (answered) i++
+      out.push(answerCalls(message, calls, answered, diagnostics, out.length))
+    } else {
+      out.push(orphanResults(message, diagnostics, out.length))
+    }
+  }
+
+  for (const [from, to] of Object.entries(ids.changed)) if (from !== to) count("tool-id-rewritten")
+  for (const [code, n] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
+    diagnostics.push(diagnostic("info", code, SUMMARY[code]?.(n) ?? `${code}: ${n}`))
+  }
+  return { messages: out, diagnostics, toolIds: ids.changed }
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+const SUMMARY: Record<string, (n: number) => string> = {
+  "thinking-as-text": (n) => `${plural(n, "thinking block")} from another model sent as plain text`,
+  "redacted-thinking-dropped": (n) => `${plural(n, "redacted thinking block")} from another model dropped`,
+  "signature-dropped": (n) => `${plural(n, "signature")} made by another model not sent`,
+  "tool-id-rewritten": (n) => `${plural(n, "tool-call id")} rewritten to at most 64 of [a-zA-Z0-9_-], unique`,
+  "image-omitted": (n) => `${plural(n, "image")} replaced by a note: the model does not accept images`,
+  "message-dropped": (n) => `${plural(n, "message")} left empty by the conversion dropped`,
+  "thinking-empty-dropped": (n) => `${plural(n, "empty thinking block")} without a signature dropped`,
+}
+
+function insertContextMessage(messages: readonly Message[], context: string | undefined): readonly Message[] {
+  if (!context) return messages
+  const first = messages.findIndex((m) => m.role === "user")
+  const block: TextBlock = { type: "text", text: context }
+  if (first === -1 || messages.slice(0, first).some((m) => m.content.some((b) => b.type === "tool_use"))) {
+    const ts = messages[0]?.ts ?? 0
+    return [{ id: "context", role: "user", content: [block], ts }, ...messages]
+  }
+  const target = messages[first]!
+  const copy = [...messages]
+  copy[first] = { ...target, content: [block, ...target.content] }
+  return copy
+}
+
+function portBlock(block: Block, model: ModelInfo, origin: Origin, count: (code: string) => void): Block | undefined {
+  switch (block.type) {
+    case "thinking": {
+      if (isSameModel(block.model, model, origin)) {
+        if (block.text === "" && !block.signature) {
+          count("thinking-empty-dropped")
+          return undefined
+        }
+        return block
+      }
+      if (block.text.trim() === "") {
+        if (block.signature) count("signature-dropped")
+        return undefined
+      }
+      count("thinking-as-text")
+      return { type: "text", text: block.text }
+    }
+    case "redacted_thinking":
+      if (isSameModel(block.model, model, origin)) return block
+      count("redacted-thinking-dropped")
+      return undefined
+    case "tool_use":
+      if (block.signature !== undefined && !isSameModel(block.model, model, origin)) {
+        count("signature-dropped")
+        const { signature: _s, model: _m, ...rest } = block
+        return rest
+      }
+      return block
+    case "image":
+      if (model.capabilities.images) return block
+      count("image-omitted")
+      return { type: "text", text: IMAGE_OMITTED_TEXT }
+    case "tool_result": {
+      if (model.capabilities.images || typeof block.content === "string") return block
+      const content = block.content.map((b): TextBlock | ImageBlock => {
+        if (b.type !== "image") return b
+        count("image-omitted")
+        return { type: "text", text: IMAGE_OMITTED_TEXT }
+      })
+      return { ...block, content }
+    }
+    default:
+      return block
+  }
+}
+
+/**
+ * The user message that answers `assistant`'s calls: results first, in call order, a synthetic result for
+ * every call left unanswered, and results for unknown calls turned into text.
+ */
+function answerCalls(
+  assistant: Message,
+  calls: Map<string, string>,
+  next: Message | undefined,
+  diagnostics: Diagnostic[],
+  index: number,
+): Message {
+  const results = new Map<string, ToolResultBlock>()
+  const rest: Block[] = []
+  for (const block of next?.content ?? []) {
+    if (block.type !== "tool_result") {
+      rest.push(block)
+      continue
+    }
+    const sent = calls.get(block.toolUseId)
+    if (sent === undefined || results.has(sent)) {
+      diagnostics.push(
+        diagnostic(
+          "warning",
+          sent === undefined ? "tool-result-orphaned" : "tool-result-duplicate",
+          `messages[${index}]: a result for ${sent === undefined ? "an unknown" : "an already answered"} tool call "${block.toolUseId}" was sent as text`,
+        ),
+      )
+      rest.push(resultAsText(block))
+      continue
+    }
+    results.set(sent, sent === block.toolUseId ? block : { ...block, toolUseId: sent })
+  }
+  const ordered: Block[] = []
+  for (const use of assistant.content.filter((b): b is ToolUseBlock => b.type === "tool_use")) {
+    const sent = calls.get(use.id)!
+    const found = results.get(sent)
+    if (found) ordered.push(found)
+    else {
+      diagnostics.push(
+        diagnostic(
+          "warning",
+          "tool-result-missing",
+          `messages[${index}]: tool call "${use.name}" (${use.id}) had no result; a "no result" error was inserted`,
+        ),
+      )
+      ordered.push({ type: "tool_result", toolUseId: sent, content: MISSING_RESULT_TEXT, isError: true })
+    }
+  }
+  const base = next ?? { id: `${assistant.id}-results`, role: "user" as const, content: [], ts: assistant.ts }
+  return { ...base, content: [...ordered, ...rest] }
+}
+
+/** A user message that does not follow calls keeps no tool_result blocks: they become text. */
+function orphanResults(message: Message, diagnostics: Diagnostic[], index: number): Message {
+  if (!message.content.some((b) => b.type === "tool_result")) return message
+  const content = message.content.map((b) => {
+    if (b.type !== "tool_result") return b
+    diagnostics.push(
+      diagnostic(
+        "warning",
+        "tool-result-orphaned",
+        `messages[${index}]: a result for tool call "${b.toolUseId}" follows no call and was sent as text`,
+      ),
+    )
+    return resultAsText(b)
+  })
+  return { ...message, content }
+}
+
+function resultAsText(block: ToolResultBlock): TextBlock {
+  const body =
+    typeof block.content === "string"
+      ? block.content
+      : block.content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n")
+  return { type: "text", text: `Result of tool call ${block.toolUseId}${block.isError ? " (error)" : ""}:\n${body}` }
+}
+
+/** The shared first step of every encoder: context message, portability, and the XML dialect when asked. */
+export function prepareHistory(input: EncodeInput): PortedHistory & { toolCalling: ToolCalling } {
+  const toolCalling = input.prompt.toolCalling ?? "native"
+  const ported = portHistory(input.messages, input.model, {
+    contextMessage: input.prompt.contextMessage,
+    unknownOrigin: input.options?.unknownOrigin,
+  })
+  if (toolCalling === "xml") ported.messages = toXmlDialect(ported.messages)
+  return { ...ported, toolCalling }
+}
