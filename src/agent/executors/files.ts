@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto"
+import { chmod, mkdir, open, rename, rm, stat, writeFile } from "node:fs/promises"
+import path from "node:path"
+import { type AllowedPath, resolvePath } from "../workspace.js"
+import type { ResolvedEnv } from "./types.js"
+
+/** Resolves a tool's path argument under the env's path policy. */
+export function resolveIn(env: ResolvedEnv, input: string, access: "read" | "write") {
+  return resolvePath(
+    { root: env.workspace, allowedRoots: env.allowedRoots, readRoots: env.readRoots, home: env.home },
+    input,
+    access,
+  )
+}
+
+export type { AllowedPath }
+
+/**
+ * Writes `data` to a temporary file beside `target` (creating folders) and returns its path; renaming
+ * it onto the target then replaces the file in one step. An existing target's permissions are kept.
+ */
+export async function stageFile(target: string, data: string | Uint8Array): Promise<string> {
+  const dir = path.dirname(target)
+  await mkdir(dir, { recursive: true })
+  const temp = path.join(dir, `.${path.basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
+  try {
+    await writeFile(temp, data, { flag: "wx" })
+    const previous = await stat(target).catch(() => undefined)
+    if (previous) await chmod(temp, previous.mode & 0o7777)
+    return temp
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}
+
+/** Writes a file atomically (a staged temporary file renamed onto the target); folders are created. */
+export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
+  const temp = await stageFile(target, data)
+  try {
+    await rename(temp, target)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}
+
+/** Reads up to `bytes` bytes from the start of a file. */
+export async function readHead(file: string, bytes: number): Promise<Buffer> {
+  const handle = await open(file, "r")
+  try {
+    const buffer = Buffer.alloc(bytes)
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0)
+    return buffer.subarray(0, bytesRead)
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Whether bytes look binary: any NUL byte, or more than 10% of the decoded characters invalid UTF-8.
+ * A multi-byte character cut at the end of the sample is not counted against it.
+ */
+export function looksBinary(sample: Uint8Array): boolean {
+  if (sample.length === 0) return false
+  if (sample.includes(0)) return true
+  let end = sample.length
+  // Drop a possibly cut multi-byte sequence at the end (at most 3 continuation/lead bytes).
+  for (let i = sample.length - 1; i >= Math.max(0, sample.length - 4); i--) {
+    const byte = sample[i]!
+    if (byte < 0x80) break
+    if (byte >= 0xc0) {
+      end = i
+      break
+    }
+  }
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(sample.subarray(0, end))
+  let bad = 0
+  for (const ch of text) if (ch === "\uFFFD") bad++
+  return bad > 0 && bad / Math.max(1, text.length) > 0.1
+}
+
+/** Image types read_file returns as image blocks, by extension. */
+export const IMAGE_TYPES: Readonly<Record<string, string>> = Object.freeze({
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+})
+
+/** Splits text into lines; a final newline does not start an extra line. CRLF counts as one break. */
+export function splitLines(text: string): string[] {
+  if (text === "") return []
+  const lines = text.split(/\r?\n/)
+  if (lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+/** The number of lines of a text, as an editor would show them. */
+export function lineCount(text: string): number {
+  return splitLines(text).length
+}
+
+/** Whether a text uses CRLF line breaks (the majority of its breaks). */
+export function usesCrlf(text: string): boolean {
+  const crlf = text.split("\r\n").length - 1
+  const lf = text.split("\n").length - 1
+  return crlf > 0 && crlf * 2 >= lf
+}

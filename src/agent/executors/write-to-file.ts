@@ -1,0 +1,39 @@
+import { stat } from "node:fs/promises"
+import { z } from "zod"
+import { pathArg, taskProgressArg } from "./args.js"
+import { lineCount, resolveIn, writeFileAtomic } from "./files.js"
+import { count, failure, success, writeOf } from "./outcome.js"
+import { defineExecutor } from "./types.js"
+
+const schema = z.object({
+  path: pathArg,
+  content: z.string({ error: "expected the file's text as a string" }),
+  task_progress: taskProgressArg,
+})
+
+/** write_to_file: creates or replaces a file with the given content (folders are created). */
+export const writeToFileExecutor = defineExecutor({
+  id: "write_to_file",
+  schema,
+  async run(input, env) {
+    const where = await resolveIn(env, input.path, "write")
+    if (!where.ok) return failure(where.reason, `refused to write ${input.path}`)
+    const shown = where.display
+    const existing = await stat(where.absolute).catch(() => undefined)
+    if (existing?.isDirectory()) {
+      return failure(`${shown} is a folder; write_to_file needs a file path.`, `write ${shown}: a folder`)
+    }
+    try {
+      await writeFileAtomic(where.absolute, input.content)
+    } catch (error) {
+      return failure(`Could not write ${shown}: ${(error as Error).message}`, `write ${shown} failed`)
+    }
+    const lines = lineCount(input.content)
+    const verb = existing ? "Replaced" : "Created"
+    return success(
+      `${verb} ${shown} (${count(lines, "line")}, ${Buffer.byteLength(input.content)} bytes).`,
+      `${verb.toLowerCase()} ${shown} (${count(lines, "line")})`,
+      { touched: writeOf(shown), details: { created: !existing, lines } },
+    )
+  },
+})
