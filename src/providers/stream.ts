@@ -16,13 +16,163 @@ export interface Usage {
   reasoning?: number
 }
 
+/**
+ * What went wrong, for error events: a provider error kind (see ProviderErrorKind in errors.ts)
+ * or a stream-level problem: `truncated` (the body ended before the response did), `partial-call`
+ * (a tool call was cut off), `invalid-arguments` (tool-call arguments are not valid JSON),
+ * `malformed` (a payload that is not JSON or not the expected shape).
+ */
+export type StreamErrorKind =
+  | "context-overflow"
+  | "rate-limit"
+  | "quota"
+  | "auth"
+  | "invalid-request"
+  | "server"
+  | "network"
+  | "truncated"
+  | "partial-call"
+  | "invalid-arguments"
+  | "malformed"
+
 export type StreamEvent =
-  | { type: "text"; delta: string }
-  | { type: "thinking"; delta: string; signature?: string }
+  /** A response began. A `start` while a response is still open means the provider restarted it: discard the partial one. */
+  | { type: "start"; id?: string; model?: string }
+  /** Visible text. A change of `index` starts a new text block. */
+  | { type: "text"; delta: string; index?: number }
+  /** Reasoning text; `signature` is opaque and belongs to the block. A change of `index` starts a new block. */
+  | { type: "thinking"; delta: string; signature?: string; index?: number }
   | { type: "redacted_thinking"; data: string }
   | { type: "tool_call_start"; id: string; name: string }
+  /** The provider's streamed argument text (JSON for function tools, raw text for freeform tools). */
   | { type: "tool_call_delta"; id: string; argsDelta: string }
   | { type: "tool_call_end"; id: string; input: unknown; signature?: string }
+  /** A cumulative snapshot: a later usage event replaces an earlier one. */
   | ({ type: "usage" } & Usage)
-  | { type: "stop"; reason: StopReason }
-  | { type: "error"; message: string; kind?: string; raw?: string }
+  /** The response ended; `raw` is the provider's own stop reason. */
+  | { type: "stop"; reason: StopReason; raw?: string }
+  | {
+      type: "error"
+      message: string
+      kind?: StreamErrorKind
+      /** The text that could not be used (invalid arguments, a cut-off call, a bad payload). */
+      raw?: string
+      /** The tool call the error is about. */
+      toolCallId?: string
+      /** Provider-suggested wait before retrying, in milliseconds. */
+      retryAfterMs?: number
+    }
+
+/** The error member of the StreamEvent union. */
+export type StreamErrorEvent = Extract<StreamEvent, { type: "error" }>
+
+/** What a decoder saw besides the events it emitted: counters for the curious and for tests. */
+export interface DecodeStats {
+  /** Bytes fed to the decoder (0 when it was given parsed payloads). */
+  bytes: number
+  /** Payloads decoded (SSE data fields or JSON lines). */
+  payloads: number
+  /** SSE comment lines (keep-alives). */
+  comments: number
+  /** Ping / keep-alive events. */
+  pings: number
+  /** Payloads that were not JSON or not the expected shape. */
+  malformed: number
+  /** A `message_start` repeated for the message already open (a duplicating gateway). */
+  duplicateStarts: number
+  /** A new response started while one was open (a spliced upstream retry). */
+  restarts: number
+  /** Event and delta types this decoder does not know, by type: ignored. */
+  unknown: Record<string, number>
+  /** Known things with no place in the normalized stream (server-side tool blocks, citations), by type. */
+  ignored: Record<string, number>
+}
+
+/** Fresh, zeroed decode counters. */
+export function emptyStats(): DecodeStats {
+  return {
+    bytes: 0,
+    payloads: 0,
+    comments: 0,
+    pings: 0,
+    malformed: 0,
+    duplicateStarts: 0,
+    restarts: 0,
+    unknown: {},
+    ignored: {},
+  }
+}
+
+/** Adds one to a by-type counter. */
+export function count(counter: Record<string, number>, key: string): void {
+  counter[key] = (counter[key] ?? 0) + 1
+}
+
+/**
+ * The per-format half of a decoder: parsed payloads in, stream events out. Stateful; one per
+ * response body. Events are appended to `out` (no intermediate arrays on the hot path).
+ */
+export interface PayloadDecoder {
+  /** Decodes one JSON payload; `event` is the SSE event name when there was one. */
+  push(payload: unknown, out: StreamEvent[], event?: string): void
+  /** A data field that is not JSON (OpenAI's `[DONE]`, or garbage). */
+  pushRaw(data: string, out: StreamEvent[]): void
+  /** The body ended: closes open calls, reports truncation, emits the final usage and stop. */
+  end(out: StreamEvent[]): void
+  readonly stats: DecodeStats
+}
+
+/**
+ * Finishes a tool call whose arguments arrived as JSON text: emits `tool_call_end` with the parsed
+ * input, or an `invalid-arguments` error that keeps the raw text followed by an end with `{}` input
+ * (so the history keeps a tool_use the agent can answer with an error result).
+ */
+export function endToolCall(id: string, rawArgs: string, out: StreamEvent[], signature?: string): void {
+  let input: unknown = {}
+  if (rawArgs.trim() !== "") {
+    try {
+      input = JSON.parse(rawArgs)
+    } catch (error) {
+      out.push({
+        type: "error",
+        kind: "invalid-arguments",
+        message: `tool call ${id}: arguments are not valid JSON (${(error as Error).message})`,
+        raw: rawArgs,
+        toolCallId: id,
+      })
+      input = {}
+    }
+  }
+  const end: StreamEvent = signature
+    ? { type: "tool_call_end", id, input, signature }
+    : { type: "tool_call_end", id, input }
+  out.push(end)
+}
+
+/** Reports a tool call the stream cut off: an error that keeps the arguments received so far. */
+export function partialToolCall(id: string, name: string, rawArgs: string, out: StreamEvent[]): void {
+  out.push({
+    type: "error",
+    kind: "partial-call",
+    message: `tool call ${id} (${name}) was cut off before it ended`,
+    raw: rawArgs,
+    toolCallId: id,
+  })
+}
+
+/** A number from a provider usage field, or 0. */
+export function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0
+}
+
+/** A plain-object view of unknown JSON (or undefined). */
+export function obj(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
+}
+
+/** A string field of unknown JSON (or undefined). */
+export function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined
+}

@@ -1,0 +1,288 @@
+import { classifyStreamError } from "../errors.js"
+import {
+  count,
+  type DecodeStats,
+  emptyStats,
+  endToolCall,
+  num,
+  obj,
+  type PayloadDecoder,
+  partialToolCall,
+  type StopReason,
+  type StreamEvent,
+  str,
+  type Usage,
+} from "../stream.js"
+
+/** Anthropic's stop reasons → ours. `pause_turn` (a server tool paused the turn) ends the turn; `raw` keeps it. */
+const STOP: Record<string, StopReason> = {
+  end_turn: "end",
+  stop_sequence: "end",
+  pause_turn: "end",
+  tool_use: "tool_use",
+  max_tokens: "length",
+  model_context_window_exceeded: "length",
+  refusal: "refusal",
+}
+
+type Block =
+  | { kind: "text" | "thinking" | "ignored" }
+  | { kind: "tool"; id: string; name: string; args: string; initial: unknown }
+
+/**
+ * Decodes the Messages API stream (`message_start`, `content_block_*`, `message_delta`,
+ * `message_stop`, `ping`, `error`). Usage: Anthropic's `input_tokens` already excludes cache reads
+ * and writes, so it is taken as is; `message_delta` figures replace those of `message_start`.
+ */
+export class AnthropicDecoder implements PayloadDecoder {
+  readonly stats: DecodeStats = emptyStats()
+  #open = false
+  #messageId: string | undefined
+  #blocks = new Map<number, Block>()
+  #usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
+  #stop: string | undefined
+  #failed = false
+  #done = false
+
+  push(payload: unknown, out: StreamEvent[]): void {
+    this.stats.payloads++
+    const p = obj(payload)
+    const type = str(p?.type)
+    if (!p || !type) {
+      this.stats.malformed++
+      out.push({ type: "error", kind: "malformed", message: "payload without a type", raw: JSON.stringify(payload) })
+      return
+    }
+    switch (type) {
+      case "content_block_delta":
+        this.#delta(p, out)
+        return
+      case "content_block_start":
+        this.#blockStart(p, out)
+        return
+      case "content_block_stop":
+        this.#blockStop(p, out)
+        return
+      case "message_start":
+        this.#messageStart(p, out)
+        return
+      case "message_delta": {
+        const delta = obj(p.delta)
+        const stop = str(delta?.stop_reason)
+        if (stop) this.#stop = stop
+        this.#readUsage(obj(p.usage))
+        return
+      }
+      case "message_stop":
+        this.#finish(out)
+        return
+      case "ping":
+        this.stats.pings++
+        return
+      case "error": {
+        const error = obj(p.error)
+        const message = str(error?.message) ?? "stream error"
+        const code = str(error?.type) ?? ""
+        out.push({ type: "error", kind: classifyStreamError(code, message), message: `${code}: ${message}` })
+        this.#failed = true
+        return
+      }
+      default:
+        count(this.stats.unknown, type)
+    }
+  }
+
+  pushRaw(data: string, out: StreamEvent[]): void {
+    this.stats.malformed++
+    out.push({ type: "error", kind: "malformed", message: "data that is not JSON", raw: data })
+  }
+
+  end(out: StreamEvent[]): void {
+    if (this.#done) return
+    if (this.#stop !== undefined && !this.#failed) {
+      this.#finish(out)
+      return
+    }
+    this.#closeOpenCalls(out)
+    if (!this.#failed) out.push({ type: "error", kind: "truncated", message: "the stream ended before message_stop" })
+    out.push({ type: "usage", ...this.#usage })
+    out.push({ type: "stop", reason: "error" })
+    this.#done = true
+  }
+
+  #messageStart(p: Record<string, unknown>, out: StreamEvent[]): void {
+    const message = obj(p.message)
+    const id = str(message?.id)
+    if (this.#open && id === this.#messageId) {
+      this.stats.duplicateStarts++
+      return
+    }
+    if (this.#open) {
+      // A spliced upstream retry: the open generation is abandoned; say which calls it cut off.
+      this.stats.restarts++
+      this.#closeOpenCalls(out)
+    }
+    this.#open = true
+    this.#done = false
+    this.#failed = false
+    this.#stop = undefined
+    this.#messageId = id
+    this.#blocks = new Map()
+    this.#usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
+    this.#readUsage(obj(message?.usage))
+    const start: StreamEvent = { type: "start" }
+    if (id) start.id = id
+    const model = str(message?.model)
+    if (model) start.model = model
+    out.push(start)
+  }
+
+  #blockStart(p: Record<string, unknown>, out: StreamEvent[]): void {
+    const index = num(p.index)
+    const block = obj(p.content_block)
+    const type = str(block?.type) ?? ""
+    if (type === "text") {
+      this.#blocks.set(index, { kind: "text" })
+      const text = str(block?.text)
+      if (text) out.push({ type: "text", delta: text, index })
+    } else if (type === "thinking") {
+      this.#blocks.set(index, { kind: "thinking" })
+      const thinking = str(block?.thinking) ?? ""
+      const signature = str(block?.signature)
+      if (thinking || signature) {
+        const ev: StreamEvent = { type: "thinking", delta: thinking, index }
+        if (signature) ev.signature = signature
+        out.push(ev)
+      }
+    } else if (type === "redacted_thinking") {
+      this.#blocks.set(index, { kind: "ignored" })
+      out.push({ type: "redacted_thinking", data: str(block?.data) ?? "" })
+    } else if (type === "tool_use") {
+      const id = str(block?.id) ?? `toolu_${index}`
+      const name = str(block?.name) ?? ""
+      this.#blocks.set(index, { kind: "tool", id, name, args: "", initial: block?.input })
+      out.push({ type: "tool_call_start", id, name })
+    } else {
+      // Server-side tools (server_tool_use, web_search_tool_result, code execution results, ...)
+      // run at Anthropic; they have no place in the internal message format.
+      this.#blocks.set(index, { kind: "ignored" })
+      count(this.stats.ignored, type || "(untyped block)")
+    }
+  }
+
+  #delta(p: Record<string, unknown>, out: StreamEvent[]): void {
+    const index = num(p.index)
+    const delta = obj(p.delta)
+    const type = str(delta?.type) ?? ""
+    const block = this.#blocks.get(index)
+    if (!block || block.kind === "ignored") {
+      if (!block) count(this.stats.unknown, `delta for unknown block ${index}`)
+      return
+    }
+    switch (type) {
+      case "text_delta":
+        out.push({ type: "text", delta: str(delta?.text) ?? "", index })
+        return
+      case "thinking_delta":
+        out.push({ type: "thinking", delta: str(delta?.thinking) ?? "", index })
+        return
+      case "signature_delta":
+        out.push({ type: "thinking", delta: "", signature: str(delta?.signature) ?? "", index })
+        return
+      case "input_json_delta":
+        if (block.kind === "tool") {
+          const part = str(delta?.partial_json) ?? ""
+          if (part) {
+            block.args += part
+            out.push({ type: "tool_call_delta", id: block.id, argsDelta: part })
+          }
+        }
+        return
+      case "citations_delta":
+        count(this.stats.ignored, type)
+        return
+      default:
+        count(this.stats.unknown, type || "(untyped delta)")
+    }
+  }
+
+  #blockStop(p: Record<string, unknown>, out: StreamEvent[]): void {
+    const index = num(p.index)
+    const block = this.#blocks.get(index)
+    if (block?.kind === "tool") this.#endTool(block, out)
+    this.#blocks.delete(index)
+  }
+
+  #endTool(block: Extract<Block, { kind: "tool" }>, out: StreamEvent[]): void {
+    if (block.args === "" && obj(block.initial) && Object.keys(obj(block.initial)!).length > 0) {
+      out.push({ type: "tool_call_end", id: block.id, input: block.initial })
+    } else endToolCall(block.id, block.args, out)
+  }
+
+  #finish(out: StreamEvent[]): void {
+    if (this.#done) return
+    // Blocks still open at message_stop are closed as the API would have.
+    for (const block of this.#blocks.values()) if (block.kind === "tool") this.#endTool(block, out)
+    this.#blocks.clear()
+    out.push({ type: "usage", ...this.#usage })
+    const raw = this.#stop
+    if (this.#failed) out.push({ type: "stop", reason: "error" })
+    else out.push(raw ? { type: "stop", reason: STOP[raw] ?? "end", raw } : { type: "stop", reason: "end" })
+    this.#open = false
+    this.#done = true
+  }
+
+  #closeOpenCalls(out: StreamEvent[]): void {
+    for (const block of this.#blocks.values())
+      if (block.kind === "tool") partialToolCall(block.id, block.name, block.args, out)
+    this.#blocks.clear()
+  }
+
+  #readUsage(usage: Record<string, unknown> | undefined): void {
+    if (!usage) return
+    const u = this.#usage
+    if (typeof usage.input_tokens === "number") u.input = usage.input_tokens
+    if (typeof usage.output_tokens === "number") u.output = usage.output_tokens
+    if (typeof usage.cache_read_input_tokens === "number") u.cacheRead = usage.cache_read_input_tokens
+    if (typeof usage.cache_creation_input_tokens === "number") u.cacheWrite = usage.cache_creation_input_tokens
+    const thinking = obj(usage.output_tokens_details)?.thinking_tokens
+    if (typeof thinking === "number" && thinking > 0) u.reasoning = thinking
+  }
+}
+
+/** Turns a non-streaming Messages API response body into the same events a stream would give. */
+export function anthropicResponseEvents(body: unknown): StreamEvent[] {
+  const decoder = new AnthropicDecoder()
+  const out: StreamEvent[] = []
+  const message = obj(body)
+  if (!message) {
+    decoder.pushRaw(JSON.stringify(body), out)
+    return out
+  }
+  if (message.type === "error") {
+    decoder.push(message, out)
+    decoder.end(out)
+    return out
+  }
+  const { content, stop_reason, usage, ...rest } = message
+  decoder.push({ type: "message_start", message: { ...rest, content: [], usage } }, out)
+  const blocks = Array.isArray(content) ? content : []
+  blocks.forEach((block, index) => {
+    const b = obj(block) ?? {}
+    if (b.type === "tool_use") {
+      decoder.push({ type: "content_block_start", index, content_block: { ...b, input: {} } }, out)
+      decoder.push(
+        {
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input ?? {}) },
+        },
+        out,
+      )
+    } else decoder.push({ type: "content_block_start", index, content_block: b }, out)
+    decoder.push({ type: "content_block_stop", index }, out)
+  })
+  decoder.push({ type: "message_delta", delta: { stop_reason }, usage }, out)
+  decoder.push({ type: "message_stop" }, out)
+  return out
+}

@@ -1,0 +1,206 @@
+import type { WireFormat } from "../models/types.js"
+import { type AccumulateOptions, Accumulator, type AssembledResponse } from "./accumulate.js"
+import { AnthropicDecoder, anthropicResponseEvents } from "./anthropic/decode.js"
+import { createDeepSeekDecoder, deepseekResponseEvents } from "./deepseek/decode.js"
+import { GeminiDecoder, geminiResponseEvents } from "./gemini/decode.js"
+import { chatResponseEvents, OpenAIChatDecoder } from "./openai-chat/decode.js"
+import { OpenAIResponsesDecoder, responsesResponseEvents } from "./openai-responses/decode.js"
+import { SseFramer } from "./sse.js"
+import type { DecodeStats, PayloadDecoder, StreamEvent } from "./stream.js"
+
+/** A fresh payload decoder for one response body of `format`. */
+export function createPayloadDecoder(format: WireFormat): PayloadDecoder {
+  switch (format) {
+    case "anthropic":
+      return new AnthropicDecoder()
+    case "openai-chat":
+      return new OpenAIChatDecoder()
+    case "openai-responses":
+      return new OpenAIResponsesDecoder()
+    case "gemini":
+      return new GeminiDecoder()
+    case "deepseek":
+      return createDeepSeekDecoder()
+  }
+}
+
+/** The events a non-streaming response body of `format` stands for (the same a stream would give). */
+export function responseBodyEvents(format: WireFormat, body: unknown): StreamEvent[] {
+  switch (format) {
+    case "anthropic":
+      return anthropicResponseEvents(body)
+    case "openai-chat":
+      return chatResponseEvents(body)
+    case "openai-responses":
+      return responsesResponseEvents(body)
+    case "gemini":
+      return geminiResponseEvents(body)
+    case "deepseek":
+      return deepseekResponseEvents(body)
+  }
+}
+
+/**
+ * An incremental decoder from raw SSE bytes to stream events: feed chunks as they arrive, then
+ * call `end()`. The result does not depend on how the bytes were split.
+ */
+export class StreamDecoder {
+  readonly #payloads: PayloadDecoder
+  readonly #framer: SseFramer
+  #out: StreamEvent[] = []
+
+  constructor(format: WireFormat) {
+    this.#payloads = createPayloadDecoder(format)
+    this.#framer = new SseFramer((message) => {
+      const data = message.data
+      if (data === "") return
+      let payload: unknown
+      try {
+        payload = JSON.parse(data)
+      } catch {
+        this.#payloads.pushRaw(data, this.#out)
+        return
+      }
+      this.#payloads.push(payload, this.#out, message.event)
+    })
+  }
+
+  /** Decodes the next chunk of the body; appends the events it completes to `out`. */
+  feed(chunk: Uint8Array, out: StreamEvent[]): void {
+    this.#out = out
+    this.#framer.feed(chunk)
+  }
+
+  /** The body ended; appends the final events (usage, stop, or the truncation error) to `out`. */
+  end(out: StreamEvent[]): void {
+    this.#out = out
+    this.#framer.end()
+    this.#payloads.end(out)
+  }
+
+  /** Counters so far, SSE-level ones included. */
+  get stats(): DecodeStats {
+    return { ...this.#payloads.stats, bytes: this.#framer.bytes, comments: this.#framer.comments }
+  }
+}
+
+/** A decoded body: iterate it for the events; `stats` holds the counters once iteration ended. */
+export class DecodedStream implements AsyncIterable<StreamEvent> {
+  readonly #decoder: StreamDecoder
+  readonly #body: AsyncIterable<Uint8Array>
+
+  constructor(format: WireFormat, body: AsyncIterable<Uint8Array>) {
+    this.#decoder = new StreamDecoder(format)
+    this.#body = body
+  }
+
+  get stats(): DecodeStats {
+    return this.#decoder.stats
+  }
+
+  /** The events in batches, one batch per network chunk (cheaper than one await per event). */
+  async *batches(): AsyncGenerator<StreamEvent[]> {
+    try {
+      for await (const chunk of this.#body) {
+        const out: StreamEvent[] = []
+        this.#decoder.feed(chunk, out)
+        if (out.length > 0) yield out
+      }
+    } catch (error) {
+      // The connection failed mid-body: report it, keep what arrived, and close the response.
+      const reason = error instanceof Error ? error.message : String(error)
+      const out: StreamEvent[] = [{ type: "error", kind: "network", message: `the connection failed: ${reason}` }]
+      const rest: StreamEvent[] = []
+      this.#decoder.end(rest)
+      for (const ev of rest) if (!(ev.type === "error" && ev.kind === "truncated")) out.push(ev)
+      yield out
+      return
+    }
+    const out: StreamEvent[] = []
+    this.#decoder.end(out)
+    if (out.length > 0) yield out
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+    for await (const batch of this.batches()) yield* batch
+  }
+}
+
+/** Decodes a streamed response body (a fetch body, a file stream) of `format` into stream events. */
+export function decodeStream(format: WireFormat, body: AsyncIterable<Uint8Array>): DecodedStream {
+  return new DecodedStream(format, body)
+}
+
+/** Decodes a streamed body and assembles the response: message, usage, stop reason, errors, counters. */
+export async function decodeResponse(
+  format: WireFormat,
+  body: AsyncIterable<Uint8Array>,
+  options: AccumulateOptions,
+): Promise<AssembledResponse> {
+  const all = await decodeResponses(format, body, options)
+  return all[all.length - 1]!
+}
+
+/** Like decodeResponse, for bodies that hold several responses back to back (recordings). */
+export async function decodeResponses(
+  format: WireFormat,
+  body: AsyncIterable<Uint8Array>,
+  options: AccumulateOptions,
+): Promise<AssembledResponse[]> {
+  const stream = decodeStream(format, body)
+  const acc = new Accumulator(options)
+  for await (const batch of stream.batches()) for (const event of batch) acc.push(event)
+  const stats = stream.stats
+  return acc.finish().map((r) => ({ ...r, stats }))
+}
+
+/** Decodes payloads given one JSON document per line (the recorded-stream format); bad lines are reported. */
+export function decodePayloadLines(format: WireFormat, text: string): { events: StreamEvent[]; stats: DecodeStats } {
+  const decoder = createPayloadDecoder(format)
+  const events: StreamEvent[] = []
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === "") continue
+    let payload: unknown
+    try {
+      payload = JSON.parse(line)
+    } catch {
+      decoder.pushRaw(line, events)
+      continue
+    }
+    decoder.push(payload, events)
+  }
+  decoder.end(events)
+  return { events, stats: decoder.stats }
+}
+
+/** How a recording is written: raw SSE, one JSON payload per line, or one whole (non-streamed) JSON body. */
+export type RecordingShape = "sse" | "json-lines" | "json"
+
+/** Guesses the shape of a recording from its text. */
+export function recordingShape(text: string): RecordingShape {
+  const first = text.replace(/^\uFEFF/, "").trimStart()
+  if (/^(data|event|id|retry)\s*:/.test(first) || first.startsWith(":")) return "sse"
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "")
+  const parses = (s: string) => {
+    try {
+      JSON.parse(s)
+      return true
+    } catch {
+      return false
+    }
+  }
+  if (lines.length > 0 && lines.every(parses)) {
+    if (lines.length === 1 && !isStreamPayload(JSON.parse(lines[0]!))) return "json"
+    return "json-lines"
+  }
+  // A pretty-printed body parses only as a whole; otherwise lines that fail are reported one by one.
+  return parses(text) ? "json" : "json-lines"
+}
+
+/** Whether a JSON object looks like one streamed payload rather than a whole response body. */
+function isStreamPayload(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false
+  const v = value as Record<string, unknown>
+  if (typeof v.type === "string" && (v.type.includes("_") || v.type.includes("."))) return true
+  return v.object === "chat.completion.chunk"
+}
