@@ -24,7 +24,7 @@ export interface PortOptions {
 export interface PortedHistory {
   messages: Message[]
   diagnostics: Diagnostic[]
-  /** Original tool-call id → id sent, for every id that changed. */
+  /** Original tool-call id → id sent (for its first call), for every id that changed. */
   toolIds: Record<string, string>
 }
 
@@ -69,7 +69,7 @@ class ToolIdMap {
       const clean = original.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 56) || "call"
       id = `${clean}_${shortHash(original)}`
       for (let n = 2; this.used.has(id); n++) id = `${clean}_${shortHash(`${original}#${n}`)}`
-      this.changed[original] = id
+      if (!(original in this.changed)) this.changed[original] = id
     }
     this.used.add(id)
     return id
@@ -103,15 +103,21 @@ export function portHistory(messages: readonly Message[], model: ModelInfo, opti
   for (let i = 0; i < converted.length; i++) {
     const message = converted[i]!
     if (message.role === "assistant") {
-      const calls = new Map<string, string>() // original id → sent id, for this message's calls
-      const content = message.content.map((b) => {
+      const calls: Call[] = []
+      const content = message.content.map((b): Block => {
+        if (b.type === "tool_result") {
+          diagnostics.push(misplaced(out.length, "a tool result in an assistant message"))
+          return resultAsText(b)
+        }
         if (b.type !== "tool_use") return b
         const sent = ids.assign(b.id)
-        calls.set(b.id, sent)
-        return sent === b.id ? b : { ...b, id: sent }
+        if (sent !== b.id) count("tool-id-rewritten")
+        const use = sent === b.id ? b : { ...b, id: sent }
+        calls.push({ original: b.id, use })
+        return use
       })
       out.push({ ...message, content })
-      if (calls.size === 0) continue
+      if (calls.length === 0) continue
       const next = converted[i + 1]
       const answered = next?.role === "user" ? next : undefined
       if (answered) i++
@@ -121,7 +127,6 @@ export function portHistory(messages: readonly Message[], model: ModelInfo, opti
     }
   }
 
-  for (const [from, to] of Object.entries(ids.changed)) if (from !== to) count("tool-id-rewritten")
   for (const [code, n] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
     diagnostics.push(diagnostic("info", code, SUMMARY[code]?.(n) ?? `${code}: ${n}`))
   }
@@ -200,62 +205,78 @@ function portBlock(block: Block, model: ModelInfo, origin: Origin, count: (code:
   }
 }
 
+/** A call of an assistant message: the id it was recorded with and the block as sent. */
+interface Call {
+  original: string
+  use: ToolUseBlock
+}
+
 /**
  * The user message that answers `assistant`'s calls: results first, in call order, a synthetic result for
  * every call left unanswered, and results for unknown calls turned into text.
  */
 function answerCalls(
   assistant: Message,
-  calls: Map<string, string>,
+  calls: Call[],
   next: Message | undefined,
   diagnostics: Diagnostic[],
   index: number,
 ): Message {
-  const results = new Map<string, ToolResultBlock>()
+  const answers: (ToolResultBlock | undefined)[] = calls.map(() => undefined)
   const rest: Block[] = []
   for (const block of next?.content ?? []) {
     if (block.type !== "tool_result") {
-      rest.push(block)
+      rest.push(block.type === "tool_use" ? callAsText(block, diagnostics, index) : block)
       continue
     }
-    const sent = calls.get(block.toolUseId)
-    if (sent === undefined || results.has(sent)) {
+    // A result answers the first call with its id that has no answer yet.
+    const k = calls.findIndex((c, j) => c.original === block.toolUseId && answers[j] === undefined)
+    if (k === -1) {
+      const known = calls.some((c) => c.original === block.toolUseId)
       diagnostics.push(
         diagnostic(
           "warning",
-          sent === undefined ? "tool-result-orphaned" : "tool-result-duplicate",
-          `messages[${index}]: a result for ${sent === undefined ? "an unknown" : "an already answered"} tool call "${block.toolUseId}" was sent as text`,
+          known ? "tool-result-duplicate" : "tool-result-orphaned",
+          `messages[${index}]: a result for ${known ? "an already answered" : "an unknown"} tool call "${block.toolUseId}" was sent as text`,
         ),
       )
       rest.push(resultAsText(block))
       continue
     }
-    results.set(sent, sent === block.toolUseId ? block : { ...block, toolUseId: sent })
+    const sent = calls[k]!.use.id
+    answers[k] = sent === block.toolUseId ? block : { ...block, toolUseId: sent }
   }
-  const ordered: Block[] = []
-  for (const use of assistant.content.filter((b): b is ToolUseBlock => b.type === "tool_use")) {
-    const sent = calls.get(use.id)!
-    const found = results.get(sent)
-    if (found) ordered.push(found)
-    else {
-      diagnostics.push(
-        diagnostic(
-          "warning",
-          "tool-result-missing",
-          `messages[${index}]: tool call "${use.name}" (${use.id}) had no result; a "no result" error was inserted`,
-        ),
-      )
-      ordered.push({ type: "tool_result", toolUseId: sent, content: MISSING_RESULT_TEXT, isError: true })
-    }
-  }
+  const ordered: Block[] = calls.map(({ use }, k) => {
+    const found = answers[k]
+    if (found) return found
+    diagnostics.push(
+      diagnostic(
+        "warning",
+        "tool-result-missing",
+        `messages[${index}]: tool call "${use.name}" (${use.id}) had no result; a "no result" error was inserted`,
+      ),
+    )
+    return { type: "tool_result", toolUseId: use.id, content: MISSING_RESULT_TEXT, isError: true }
+  })
   const base = next ?? { id: `${assistant.id}-results`, role: "user" as const, content: [], ts: assistant.ts }
   return { ...base, content: [...ordered, ...rest] }
 }
 
+function misplaced(index: number, what: string): Diagnostic {
+  return diagnostic("warning", "block-misplaced", `messages[${index}]: ${what} was sent as text`)
+}
+
+/** A tool call found in a user message (which cannot carry one) as text. */
+function callAsText(block: ToolUseBlock, diagnostics: Diagnostic[], index: number): TextBlock {
+  diagnostics.push(misplaced(index, "a tool call in a user message"))
+  return { type: "text", text: `Call of tool ${block.name} (${block.id}): ${JSON.stringify(block.input ?? {})}` }
+}
+
 /** A user message that does not follow calls keeps no tool_result blocks: they become text. */
 function orphanResults(message: Message, diagnostics: Diagnostic[], index: number): Message {
-  if (!message.content.some((b) => b.type === "tool_result")) return message
+  if (!message.content.some((b) => b.type === "tool_result" || b.type === "tool_use")) return message
   const content = message.content.map((b) => {
+    if (b.type === "tool_use") return callAsText(b, diagnostics, index)
     if (b.type !== "tool_result") return b
     diagnostics.push(
       diagnostic(
