@@ -11,7 +11,9 @@ export function appliesTo(file: InstructionFile, path: string): boolean {
   if (rel === "") return file.nested === true
   if (rel === ".." || rel.startsWith("../") || posix.isAbsolute(rel)) return false
   // Globs without a slash (`*.tsx`) match a file's name at any depth, as in Cursor and .gitignore.
-  return picomatch.isMatch(rel, file.activation.globs, { dot: true, basename: true })
+  return file.activation.globs.some((glob) =>
+    picomatch.isMatch(rel, glob, { dot: true, basename: !glob.includes("/") }),
+  )
 }
 
 /**

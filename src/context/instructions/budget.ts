@@ -55,6 +55,8 @@ export function applyBudget(
     const before = out[i]!
     const size = bytes(before.text)
     const done = cut(before, size - excess)
+    // A file shorter than its notice gains nothing from a cut: leave it whole and cut the next one.
+    if (bytes(done.file.text) >= size) continue
     out[i] = done.file
     total += bytes(done.file.text) - size
     report(before.path, done, "the instruction budget cut this file (least specific text goes first)")
