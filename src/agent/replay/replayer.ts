@@ -5,7 +5,7 @@ import { geminiFormat } from "./gemini.js"
 import { openAIChatFormat } from "./openai-chat.js"
 import { openAIResponsesFormat, responseId, responseObject } from "./openai-responses.js"
 import { resolveTurn } from "./resolve.js"
-import type { Fault, ReplayScript } from "./script.js"
+import type { ReplayFault, ReplayScript } from "./script.js"
 import type { ReplayFormat, RequestView } from "./view.js"
 
 /** The handler of each wire format. */
@@ -84,7 +84,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   return out
 }
 
-const FAULT_MESSAGES: Record<Exclude<Fault["kind"], "disconnect">, string> = {
+const FAULT_MESSAGES: Record<Exclude<ReplayFault["kind"], "disconnect">, string> = {
   "rate-limit": "Rate limit reached for requests (injected by the replay script).",
   "server-error": "The server had an error while processing your request (injected by the replay script).",
   overloaded: "The service is overloaded (injected by the replay script).",
@@ -100,7 +100,7 @@ export class Replayer {
   readonly divergences: Divergence[] = []
   private next = 0
   private readonly faultsServed = new Map<number, number>()
-  private readonly injected = new Map<number, Fault[]>()
+  private readonly injected = new Map<number, ReplayFault[]>()
   /** Tool names by the call ids the server has sent, so results can be matched to their tool. */
   private readonly names = new Map<string, string>()
   /** Responses API ids that a later request may continue from (store was not false). */
@@ -128,7 +128,7 @@ export class Replayer {
   }
 
   /** Serves `fault` once on turn `turn` (0-based), after the script's own faults for that turn. */
-  injectFault(turn: number, fault: Fault): void {
+  injectFault(turn: number, fault: ReplayFault): void {
     this.injected.set(turn, [...(this.injected.get(turn) ?? []), fault])
   }
 
@@ -243,7 +243,7 @@ export class Replayer {
     return { turn, view, body, created: this.created, chunkSize: this.chunkSize }
   }
 
-  private takeFault(turn: number): Fault | undefined {
+  private takeFault(turn: number): ReplayFault | undefined {
     const faults = [...(this.script.turns[turn]?.faults ?? []), ...(this.injected.get(turn) ?? [])]
     const served = this.faultsServed.get(turn) ?? 0
     const fault = faults[served]

@@ -28,7 +28,7 @@ const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "a tool name is 1-64 
 
 const count = z.number().int().min(0)
 
-export const toolCallSchema = z
+const toolCallSchema = z
   .object({
     name: toolName,
     /** The arguments, as the tool's JSON Schema describes them. */
@@ -41,7 +41,7 @@ export const toolCallSchema = z
   })
   .strict()
 
-export const usageSchema = z
+const usageSchema = z
   .object({
     /** Input tokens not read from or written to the cache. */
     input: count.optional(),
@@ -55,7 +55,7 @@ export const usageSchema = z
   .strict()
 
 /** A failure served instead of the turn (once per entry), before the turn itself is answered. */
-export const faultSchema = z.discriminatedUnion("kind", [
+const faultSchema = z.discriminatedUnion("kind", [
   /** 429 with a retry-after header (seconds). */
   z.object({ kind: z.literal("rate-limit"), retryAfter: z.number().min(0).default(1) }).strict(),
   /** 500 in the provider's error shape. */
@@ -69,7 +69,7 @@ export const faultSchema = z.discriminatedUnion("kind", [
 ])
 
 /** What the request answered by a turn must look like; a mismatch makes the replay fail loudly. */
-export const expectationSchema = z
+const expectationSchema = z
   .object({
     /** Matches the user-side text of the last turn (user messages after the last assistant message). */
     userText: pattern.optional(),
@@ -95,7 +95,7 @@ export const expectationSchema = z
   })
   .strict()
 
-export const turnSchema = z
+const turnSchema = z
   .object({
     thinking: z.string().optional(),
     /** Opaque signature sent with the thinking (generated when absent). */
@@ -131,8 +131,8 @@ export type ReplayScriptInput = z.input<typeof replayScriptSchema>
 export type ScriptTurn = z.output<typeof turnSchema>
 export type ScriptToolCall = z.output<typeof toolCallSchema>
 export type ScriptUsage = z.output<typeof usageSchema>
-export type Fault = z.output<typeof faultSchema>
-export type Expectation = z.output<typeof expectationSchema>
+export type ReplayFault = z.output<typeof faultSchema>
+export type TurnExpectation = z.output<typeof expectationSchema>
 
 function issuesOf(error: z.ZodError): FieldIssue[] {
   return error.issues.map((issue) => ({
@@ -142,14 +142,14 @@ function issuesOf(error: z.ZodError): FieldIssue[] {
 }
 
 /** Validates a replay script; throws a ValidationError listing every bad field by path. */
-export function parseScript(value: unknown, file?: string): ReplayScript {
+export function parseReplayScript(value: unknown, file?: string): ReplayScript {
   const result = replayScriptSchema.safeParse(value)
   if (!result.success) throw new ValidationError("replay script", issuesOf(result.error), file)
   return result.data
 }
 
 /** Reads and validates a replay script file. */
-export async function loadScript(file: string): Promise<ReplayScript> {
+export async function loadReplayScript(file: string): Promise<ReplayScript> {
   let raw: string
   try {
     raw = await readFile(file, "utf8")
@@ -163,7 +163,7 @@ export async function loadScript(file: string): Promise<ReplayScript> {
       },
     )
   }
-  return parseScript(parseJsonDocument(raw, file, "replay-script-not-json"), file)
+  return parseReplayScript(parseJsonDocument(raw, file, "replay-script-not-json"), file)
 }
 
 /** The absolute folder a script's task runs in, or undefined when the script names none. */

@@ -11,7 +11,7 @@ import {
   type ReplayerOptions,
   redactHeaders,
 } from "./replayer.js"
-import type { Fault, ReplayScript } from "./script.js"
+import type { ReplayFault, ReplayScript } from "./script.js"
 import type { ReplayFormat } from "./view.js"
 import { attachResponsesWebSocket, type ResponsesWebSocket } from "./websocket.js"
 
@@ -130,7 +130,7 @@ export class ReplayServer {
   }
 
   /** Serves `fault` once on turn `turn` (0-based) before the turn itself. */
-  injectFault(turn: number, fault: Fault): void {
+  injectFault(turn: number, fault: ReplayFault): void {
     this.replayer.injectFault(turn, fault)
   }
 
@@ -211,8 +211,8 @@ export class ReplayServer {
       }
       const frames = handler.sse(handler.events(render))
       res.writeHead(200, SSE_HEADERS)
-      res.write(frames.slice(0, Math.max(1, Math.floor(frames.length / 2))).join(""))
-      res.socket?.destroy()
+      // Destroy only once the first half has left, so the client sees a stream cut mid-way.
+      res.write(frames.slice(0, Math.max(1, Math.floor(frames.length / 2))).join(""), () => res.socket?.destroy())
       return
     }
     if (asArray) {

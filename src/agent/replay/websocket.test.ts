@@ -76,7 +76,7 @@ describe("Responses WebSocket mode", () => {
     expect(first.map((f) => f.type).slice(0, 2)).toEqual(["response.created", "response.in_progress"])
     const done = terminal(first)
     expect(done.type).toBe("response.completed")
-    const calls = done.response.output.filter((o) => o.type === "function_call") as { call_id: string }[]
+    const calls = done.response.output.filter((o) => o.type === "function_call") as unknown as { call_id: string }[]
     expect(calls).toHaveLength(2)
     const second = await ws.send({
       type: "response.create",

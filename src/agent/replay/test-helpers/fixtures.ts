@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { parseScript, type ReplayScript, type ReplayScriptInput } from "../script.js"
+import { parseReplayScript, type ReplayScript, type ReplayScriptInput } from "../script.js"
 
 /** The recorded provider streams shipped beside the repository (`../shared/fixtures/streams`). */
 const STREAMS = fileURLToPath(new URL("../../../../../shared/fixtures/streams/", import.meta.url))
@@ -63,5 +63,5 @@ export const sampleParameters = {
 
 /** A script from turns written inline. */
 export function scriptOf(...turns: ReplayScriptInput["turns"]): ReplayScript {
-  return parseScript({ version: 1, turns })
+  return parseReplayScript({ version: 1, turns })
 }
