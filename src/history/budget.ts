@@ -1,0 +1,37 @@
+import type { ModelInfo } from "../models/types.js"
+
+/** How much of a model's window the history may use. */
+export interface Budget {
+  /** The model's context window. */
+  window: number
+  /** Tokens held back for the answer and for counting error. */
+  reserve: number
+  /** window − reserve: what system prompt, tools and messages together may take. */
+  effective: number
+}
+
+/**
+ * The default reserve, Cline's rule: 64k → 27k (37k usable), 128k → 30k (98k), 200k → 40k (160k),
+ * otherwise whichever of window − 40k and 80% of the window is larger is usable.
+ */
+export function defaultReserve(window: number): number {
+  switch (window) {
+    case 64_000:
+      return 27_000
+    case 128_000:
+      return 30_000
+    case 200_000:
+      return 40_000
+    default:
+      return window - Math.max(window - 40_000, Math.floor(window * 0.8))
+  }
+}
+
+/** The budget of a model; `reserve` overrides the default rule (a number of tokens or a fraction < 1). */
+export function budgetFor(model: Pick<ModelInfo, "contextWindow">, reserve?: number): Budget {
+  const window = model.contextWindow
+  const held =
+    reserve === undefined ? defaultReserve(window) : reserve < 1 ? Math.ceil(window * reserve) : Math.floor(reserve)
+  const clamped = Math.min(Math.max(held, 0), window - 1)
+  return { window, reserve: clamped, effective: window - clamped }
+}

@@ -1,0 +1,201 @@
+import { readFile } from "node:fs/promises"
+import { PromptlineError } from "../errors.js"
+import { parseJsonDocument } from "../json.js"
+import { writeFileAtomic } from "./atomic-write.js"
+import { migrateChangeLog } from "./change-log-migrate.js"
+import {
+  applyMessageEdits,
+  type CompactionEdit,
+  type Edit,
+  type EditIndex,
+  type HiddenRange,
+  indexEdits,
+  repairSeam,
+  summaryMessageId,
+  summaryText,
+} from "./edits.js"
+import type { Message } from "./message.js"
+
+/** The current schema version of a persisted change log. */
+export const CHANGE_LOG_SCHEMA = 1
+
+/** A persisted change log (schema 1). */
+export interface ChangeLogFile {
+  schema: 1
+  edits: Edit[]
+}
+
+/** The change log could not be read or is not a change log. */
+export class ChangeLogError extends PromptlineError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("change-log-invalid", message, options)
+  }
+}
+
+/**
+ * The edits made to a conversation's view, in timestamp order. The history itself is never changed:
+ * `view(history)` applies the edits; `undo(ts)` drops every edit made after `ts`, which restores exactly
+ * the view of that time. Persisted as versioned JSON, written atomically.
+ */
+export class ChangeLog {
+  private list: Edit[]
+  private index: EditIndex | undefined
+  /** Rendered edited messages by id, reused while their edits do not change (stable objects for caches). */
+  private readonly rendered = new Map<string, { source: Message; edits: number; message: Message }>()
+  /** Repaired seams by the ids of their two messages, reused while both sides are the same objects. */
+  private readonly seams = new Map<string, { a: Message; b: Message; out: [Message, Message] }>()
+
+  constructor(edits: readonly Edit[] = []) {
+    this.list = [...edits].sort((a, b) => a.ts - b.ts)
+  }
+
+  /** All edits, oldest first. */
+  get edits(): readonly Edit[] {
+    return this.list
+  }
+
+  /** Timestamp of the newest edit, or undefined when there is none. */
+  get head(): number | undefined {
+    return this.list.at(-1)?.ts
+  }
+
+  /** Records edits (kept in timestamp order; equal timestamps keep their insertion order). */
+  add(edits: readonly Edit[]): void {
+    if (edits.length === 0) return
+    this.list = [...this.list, ...edits].sort((a, b) => a.ts - b.ts)
+    this.index = undefined
+  }
+
+  /** Drops every edit made after `toTimestamp`; returns the dropped edits. */
+  undo(toTimestamp: number): Edit[] {
+    const kept = this.list.filter((e) => e.ts <= toTimestamp)
+    const dropped = this.list.filter((e) => e.ts > toTimestamp)
+    if (dropped.length > 0) {
+      this.list = kept
+      this.index = undefined
+      this.rendered.clear()
+      this.seams.clear()
+    }
+    return dropped
+  }
+
+  /** The hidden range that starts earliest and reaches furthest, for explanations. */
+  deletedRange(history: readonly Message[]): HiddenRange | undefined {
+    const hidden = this.hiddenPositions(history)
+    if (hidden.length === 0) return undefined
+    const first = hidden[0]!
+    const last = hidden.at(-1)!
+    return { from: history[first.from]!.id, to: history[last.to]!.id }
+  }
+
+  private edits_(): EditIndex {
+    this.index ??= indexEdits(this.list)
+    return this.index
+  }
+
+  /** Hidden position ranges (inclusive), sorted, with the compaction that replaced each, if any. */
+  private hiddenPositions(history: readonly Message[]): { from: number; to: number; compaction?: CompactionEdit }[] {
+    const { ranges } = this.edits_()
+    if (ranges.length === 0) return []
+    const pos = new Map<string, number>()
+    for (let i = 0; i < history.length; i++) pos.set(history[i]!.id, i)
+    const out: { from: number; to: number; compaction?: CompactionEdit }[] = []
+    for (const r of ranges) {
+      const from = pos.get(r.from)
+      const to = pos.get(r.to)
+      if (from === undefined || to === undefined || to < from) continue
+      out.push(r.kind === "compaction" ? { from, to, compaction: r } : { from, to })
+    }
+    return out.sort((a, b) => a.from - b.from || b.to - a.to)
+  }
+
+  /** The messages to send: the history with hidden ranges removed, edits applied, tool pairs repaired. */
+  view(history: readonly Message[]): Message[] {
+    const { byMessage } = this.edits_()
+    const hidden = this.hiddenPositions(history)
+    const hiddenAt = new Uint8Array(history.length)
+    const summaries = new Map<number, Message>()
+    for (const h of hidden) {
+      for (let i = h.from; i <= h.to; i++) hiddenAt[i] = 1
+      if (h.compaction && !summaries.has(h.from)) {
+        const c = h.compaction
+        summaries.set(h.from, {
+          id: summaryMessageId(c),
+          role: "user",
+          ts: c.ts,
+          content: [{ type: "text", text: summaryText(c.summary) }],
+        })
+      }
+    }
+    const out: Message[] = []
+    const seamsAt: number[] = []
+    for (let i = 0; i < history.length; i++) {
+      const summary = summaries.get(i)
+      if (summary) {
+        if (out.length > 0) seamsAt.push(out.length)
+        out.push(this.renderOne(summary, byMessage.get(summary.id)))
+      }
+      if (hiddenAt[i]) continue
+      if (i > 0 && hiddenAt[i - 1] && out.length > 0 && !summaries.has(i)) seamsAt.push(out.length)
+      const m = history[i]!
+      out.push(this.renderOne(m, byMessage.get(m.id)))
+    }
+    for (const i of seamsAt) {
+      const [a, b] = this.repair(out[i - 1]!, out[i]!)
+      out[i - 1] = a
+      out[i] = b
+    }
+    return out
+  }
+
+  private repair(a: Message, b: Message): [Message, Message] {
+    const key = `${a.id}\u0000${b.id}`
+    const memo = this.seams.get(key)
+    if (memo && memo.a === a && memo.b === b) return memo.out
+    const out = repairSeam(a, b)
+    this.seams.set(key, { a, b, out })
+    return out
+  }
+
+  private renderOne(m: Message, edits: (typeof this.list)[number][] | undefined): Message {
+    if (!edits || edits.length === 0) return m
+    const memo = this.rendered.get(m.id)
+    if (memo && memo.source === m && memo.edits === edits.length) return memo.message
+    const message = applyMessageEdits(m, edits as Parameters<typeof applyMessageEdits>[1])
+    this.rendered.set(m.id, { source: m, edits: edits.length, message })
+    return message
+  }
+
+  /** The persisted form. */
+  toJSON(): ChangeLogFile {
+    return { schema: CHANGE_LOG_SCHEMA, edits: this.list }
+  }
+
+  /** Reads a persisted change log of any known schema; older schemas need the history to migrate. */
+  static fromJSON(data: unknown, history?: readonly Message[]): ChangeLog {
+    return new ChangeLog(migrateChangeLog(data, history))
+  }
+
+  /** Writes the change log atomically (temporary file, fsync, rename, fsync of the folder). */
+  async save(path: string): Promise<void> {
+    await writeFileAtomic(path, `${JSON.stringify(this.toJSON(), null, 1)}\n`)
+  }
+
+  /** Loads a change log file; a missing file is an empty log. */
+  static async load(path: string, history?: readonly Message[]): Promise<ChangeLog> {
+    let raw: string
+    try {
+      raw = await readFile(path, "utf8")
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return new ChangeLog()
+      throw new ChangeLogError(`${path}: cannot read the change log`, { cause: error })
+    }
+    const data = parseJsonDocument(raw, path, "change-log-invalid")
+    try {
+      return ChangeLog.fromJSON(data, history)
+    } catch (error) {
+      if (error instanceof PromptlineError) throw new ChangeLogError(`${path}: ${error.message}`, { cause: error })
+      throw error
+    }
+  }
+}

@@ -1,0 +1,258 @@
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { resolveModel, wireFormatOf } from "../models/resolve.js"
+import type { ModelInfo, WireFormat } from "../models/types.js"
+import { type Budget, budgetFor } from "./budget.js"
+import { ChangeLog } from "./change-log.js"
+import { compact, type Summarize } from "./compact.js"
+import { dedupFileReads } from "./dedup.js"
+import type { Edit } from "./edits.js"
+import type { Message } from "./message.js"
+import { pruneToolOutputs } from "./prune.js"
+import { OVERHEADS, type Overhead, TokenCounter } from "./tokens.js"
+import { type Cut, cutEdits, cutToFit, plannedCut, type TruncationStrategy } from "./truncate.js"
+
+/** Settings of a ContextManager. */
+export interface ContextManagerOptions {
+  /** The change log to continue (default: a new, empty one). */
+  changeLog?: ChangeLog
+  /** Truncation strategy (default `auto`, cache-aware). */
+  strategy?: TruncationStrategy
+  /** For `auto`: after a cut, the messages fill at most this share of the budget (default 0.3). */
+  keepFraction?: number
+  /** Tokens (or a fraction of the window when < 1) held back; default Cline's rule. */
+  reserve?: number
+  /** Dedup alone is enough when it frees at least this share of the tokens (default 0.3). */
+  dedupThreshold?: number
+  /** Tools whose results are file contents (default `read_file`). */
+  readTools?: readonly string[]
+  /** What counts as project instructions in user text (default `<project_instructions>` elements). */
+  instructionPattern?: RegExp
+  /** Opt-in pruning of old tool outputs. */
+  prune?: { keepRecent: number; minFree: number }
+  /** User additions and overrides of the model catalog. */
+  models?: readonly ModelInfo[]
+}
+
+/** A tool definition as far as counting goes. */
+export interface CountedTool {
+  name: string
+  description?: string
+  parameters?: unknown
+}
+
+/** One call of `fit`. */
+export interface FitRequest {
+  /** The model (a ModelInfo, or an id to resolve). */
+  model: ModelInfo | string
+  /** Now, in ms since the epoch; the timestamp of every edit this call makes. */
+  now: number
+  /** The system prompt, counted with the messages. */
+  system?: string
+  /** Tool definitions, counted with the messages. */
+  tools?: readonly CountedTool[]
+  /** Wire format for overheads (default: the model's provider's). */
+  wireFormat?: WireFormat
+  /**
+   * Usage reported for the previous request: its prompt tokens (input + cache reads + cache writes) and
+   * how many view messages it carried. Taken as ground truth, plus exact counts of what came after.
+   */
+  usage?: { promptTokens: number; messages: number }
+}
+
+/** Token figures of a fit. */
+export interface FitTokens {
+  /** Prompt tokens before any edit of this call (system, tools and messages). */
+  before: number
+  /** Prompt tokens of what is returned. */
+  after: number
+  system: number
+  tools: number
+  budget: Budget
+  /** Whether `before` rests on reported usage (true) or on counting alone. */
+  fromUsage: boolean
+}
+
+/** What `fit` returns: the messages to send, why, and the edits it made. */
+export interface FitResult {
+  messages: Message[]
+  model: ModelInfo
+  diagnostics: Diagnostic[]
+  /** Edits made by this call (already recorded in the change log). */
+  edits: Edit[]
+  tokens: FitTokens
+}
+
+/** Fits a conversation into a model's window: dedup, optional pruning, truncation; all recorded as edits. */
+export class ContextManager {
+  readonly changeLog: ChangeLog
+  readonly counter: TokenCounter
+  private readonly options: ContextManagerOptions
+  /** The last counted message list and its total, so a grown view costs only its new messages. */
+  private last: { key: string; messages: readonly Message[]; total: number } | undefined
+
+  constructor(counter: TokenCounter, options: ContextManagerOptions = {}) {
+    this.counter = counter
+    this.options = options
+    this.changeLog = options.changeLog ?? new ChangeLog()
+  }
+
+  /** Loads the tokenizer and returns a manager. */
+  static async create(options?: ContextManagerOptions): Promise<ContextManager> {
+    return new ContextManager(await TokenCounter.create(), options)
+  }
+
+  /** The view of the history as it stands (no new edits). */
+  view(history: readonly Message[]): Message[] {
+    return this.changeLog.view(history)
+  }
+
+  /** Returns the messages to send for `history`, making and recording the edits needed to fit. */
+  fit(history: readonly Message[], request: FitRequest): FitResult {
+    const diagnostics: Diagnostic[] = []
+    const model = this.modelOf(request.model, diagnostics)
+    const family = model.tokenizer
+    const overhead = OVERHEADS[request.wireFormat ?? wireFormatOf(model)]
+    const budget = budgetFor(model, this.options.reserve)
+    const system = request.system ? this.counter.countText(request.system, family) : 0
+    const tools = this.counter.countTools(request.tools ?? [], family, overhead)
+    const fixed = system + tools
+    const count = (msgs: readonly Message[]) => fixed + this.countView(msgs, family, overhead)
+
+    let view = this.changeLog.view(history)
+    const usage = request.usage
+    const fromUsage = usage !== undefined && usage.messages <= view.length
+    const counted = count(view)
+    const before = fromUsage
+      ? usage.promptTokens + this.counter.countMessages(view.slice(usage.messages), family, overhead) - overhead.request
+      : counted
+    const made: Edit[] = []
+    const result = (): FitResult => ({
+      messages: view,
+      model,
+      diagnostics,
+      edits: made,
+      tokens: { before, after: made.length ? count(view) : before, system, tools, budget, fromUsage },
+    })
+    if (before <= budget.effective) return result()
+
+    // 1. Dedup of repeated file contents.
+    const record = (edits: readonly Edit[]) => {
+      this.changeLog.add(edits)
+      made.push(...edits)
+      view = this.changeLog.view(history)
+    }
+    const dedup = dedupFileReads(view, { now: request.now, readTools: this.options.readTools })
+    if (dedup.length > 0) {
+      record(dedup)
+      const freed = counted - count(view)
+      diagnostics.push(
+        diagnostic(
+          "info",
+          "context-deduplicated",
+          `replaced ${dedup.length} older file copies (${freed} tokens freed)`,
+        ),
+      )
+      const share = freed / Math.max(1, counted)
+      const after = before - freed
+      if (after <= budget.effective) return result()
+      if (share >= (this.options.dedupThreshold ?? 0.3) && after <= budget.window - model.maxOutput) {
+        diagnostics.push(
+          diagnostic(
+            "info",
+            "context-truncation-skipped",
+            `dedup freed ${(share * 100).toFixed(0)}%; no truncation this turn`,
+          ),
+        )
+        return result()
+      }
+    }
+
+    // 2. Opt-in pruning of old tool outputs.
+    if (this.options.prune) {
+      const { edits, freed } = pruneToolOutputs(view, this.counter, family, overhead, {
+        ...this.options.prune,
+        now: request.now,
+      })
+      if (edits.length > 0) {
+        record(edits)
+        diagnostics.push(
+          diagnostic("info", "context-pruned", `pruned ${edits.length} old tool outputs (${freed} tokens)`),
+        )
+        if (count(view) <= budget.effective) return result()
+      }
+    }
+
+    // 3. Truncation, repeated until the messages fit or nothing more can be cut.
+    for (let round = 0; round < 8 && count(view) > budget.effective; round++) {
+      const cut = this.planCut(view, family, overhead, budget.effective - fixed)
+      if (!cut) break
+      const edits = cutEdits(view, cut, request.now, this.options.instructionPattern)
+      if (edits.length === 0) break
+      record(edits)
+      diagnostics.push(
+        diagnostic("info", "context-truncated", `removed ${cut.end - cut.start + 1} messages after the first exchange`),
+      )
+    }
+    const after = count(view)
+    if (after > budget.effective) {
+      diagnostics.push(
+        diagnostic(
+          "error",
+          "context-over-budget",
+          `${after} tokens remain over the budget of ${budget.effective} (window ${budget.window}); the first exchange and last message alone are too large`,
+        ),
+      )
+    }
+    return result()
+  }
+
+  /** Condenses the view with the caller's model call; records and returns the compaction edit. */
+  async compact(
+    history: readonly Message[],
+    summarize: Summarize,
+    options: { now: number; keepTail?: number },
+  ): Promise<Edit | undefined> {
+    const edit = await compact(this.changeLog.view(history), summarize, options)
+    if (edit) this.changeLog.add([edit])
+    return edit
+  }
+
+  /** Tokens of a message list; reuses the previous total when the list extends the previous one. */
+  private countView(messages: readonly Message[], family: ModelInfo["tokenizer"], overhead: Overhead): number {
+    const key = `${family}/${overhead.message}/${overhead.request}/${overhead.toolBlock}/${overhead.image}`
+    const last = this.last
+    let total: number
+    if (last && last.key === key && last.messages.length <= messages.length && samePrefix(last.messages, messages)) {
+      total = last.total
+      for (let i = last.messages.length; i < messages.length; i++) {
+        total += this.counter.countMessage(messages[i]!, family, overhead)
+      }
+    } else total = this.counter.countMessages(messages, family, overhead)
+    this.last = { key, messages, total }
+    return total
+  }
+
+  private modelOf(model: ModelInfo | string, diagnostics: Diagnostic[]): ModelInfo {
+    if (typeof model !== "string") return model
+    const resolved = resolveModel(model, { models: this.options.models })
+    diagnostics.push(...resolved.diagnostics)
+    return resolved.model
+  }
+
+  private planCut(
+    view: readonly Message[],
+    family: ModelInfo["tokenizer"],
+    overhead: Overhead,
+    room: number,
+  ): Cut | undefined {
+    const strategy = this.options.strategy ?? "auto"
+    if (strategy !== "auto") return plannedCut(view, strategy)
+    const tokens = view.map((m) => this.counter.countMessage(m, family, overhead))
+    return cutToFit(view, tokens, Math.max(0, room * (this.options.keepFraction ?? 0.3)))
+  }
+}
+
+function samePrefix(a: readonly Message[], b: readonly Message[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}

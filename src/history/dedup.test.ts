@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest"
+import { generateHistory } from "../../test/fixtures/history/generate.js"
+import { ChangeLog } from "./change-log.js"
+import { dedupFileReads, dedupNotice } from "./dedup.js"
+import type { Block, Message } from "./message.js"
+
+let n = 0
+const msg = (role: Message["role"], ...content: Block[]): Message => ({ id: `m${n++}`, role, ts: n, content })
+const read = (id: string, path: string, extra: Record<string, unknown> = {}): Block => ({
+  type: "tool_use",
+  id,
+  name: "read_file",
+  input: { path, ...extra },
+})
+const result = (id: string, content: string): Block => ({ type: "tool_result", toolUseId: id, content })
+
+/** A conversation with three reads of a.ts, one ranged read, a mention and an edit result. */
+function conversation(idOf: (i: number) => string): Message[] {
+  n = 0
+  return [
+    msg("user", { type: "text", text: 'Fix it.\n<file_content path="a.ts">\nA0\n</file_content>' }),
+    msg("assistant", read(idOf(1), "a.ts")),
+    msg("user", result(idOf(1), "A1")),
+    msg("assistant", read(idOf(2), "a.ts", { start_line: 1, end_line: 5 })),
+    msg("user", result(idOf(2), "A-lines")),
+    msg("assistant", { type: "tool_use", id: idOf(3), name: "replace_in_file", input: { path: "a.ts", diff: "…" } }),
+    msg("user", result(idOf(3), 'Applied.\n<final_file_content path="a.ts">\nA2\n</final_file_content>')),
+    msg("assistant", read(idOf(4), "b.ts")),
+    msg("user", result(idOf(4), "B1")),
+    msg("assistant", read(idOf(5), "a.ts")),
+    msg("user", result(idOf(5), "A3")),
+  ]
+}
+
+describe.each([
+  ["native", (i: number) => `toolu_${i}`],
+  ["XML dialect", (i: number) => `xml_${i}_0`],
+])("dedupFileReads on a %s history", (_dialect, idOf) => {
+  it("keeps the newest copy of each file and replaces older ones with a notice", () => {
+    const history = conversation(idOf)
+    const edits = dedupFileReads(history, { now: 100 })
+    const log = new ChangeLog(edits)
+    const view = log.view(history)
+    const texts = view.map((m) => JSON.stringify(m.content))
+    expect(texts[0]).toContain(dedupNotice("a.ts"))
+    expect(texts[0]).toContain("Fix it.")
+    expect(texts[2]).toContain(dedupNotice("a.ts"))
+    expect(texts[4]).toContain(dedupNotice("a.ts")) // the ranged read is older than a whole copy
+    expect(texts[6]).toContain("Applied.")
+    expect(texts[6]).not.toContain("A2")
+    expect(texts[8]).toContain("B1") // only copy of b.ts
+    expect(texts[10]).toContain("A3") // newest copy of a.ts
+    expect(edits.every((e) => e.kind === "dedup" && e.ts === 100)).toBe(true)
+    expect(edits.map((e) => e.messageId)).toEqual(["m0", "m2", "m4", "m6"])
+    // Idempotent: the view holds nothing more to dedup.
+    expect(dedupFileReads(view, { now: 101 })).toEqual([])
+  })
+
+  it("keeps a ranged read when no later whole copy or same range follows", () => {
+    const history = conversation(idOf).slice(0, 5)
+    const edits = dedupFileReads(history, { now: 1 })
+    expect(edits.map((e) => e.messageId)).toEqual(["m0"])
+  })
+})
+
+describe("dedup on a generated history", () => {
+  it("leaves exactly one whole copy of each file read in full", () => {
+    const history = generateHistory({ messages: 300, dialect: "xml", fileLines: 20 })
+    const view = new ChangeLog(dedupFileReads(history, { now: 1 })).view(history)
+    const copies = new Map<string, number>()
+    const calls = new Map<string, Record<string, unknown>>()
+    const names = new Map<string, string>()
+    for (const m of view) {
+      for (const b of m.content) {
+        if (b.type === "tool_use") {
+          calls.set(b.id, b.input as Record<string, unknown>)
+          names.set(b.id, b.name)
+        }
+        if (b.type === "tool_result" && typeof b.content === "string" && !b.content.startsWith("[promptline")) {
+          const input = calls.get(b.toolUseId)!
+          if (names.get(b.toolUseId) === "read_file" && input.start_line === undefined) {
+            copies.set(String(input.path), (copies.get(String(input.path)) ?? 0) + 1)
+          }
+        }
+      }
+    }
+    expect(copies.size).toBeGreaterThan(3)
+    for (const [path, count] of copies) expect(count, path).toBe(1)
+  })
+})

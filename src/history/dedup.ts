@@ -1,0 +1,148 @@
+import type { BlockEdit } from "./edits.js"
+import type { Block, Message, TextBlock } from "./message.js"
+
+/**
+ * Dedup of repeated file contents. A file's content reaches the conversation as a read tool's result
+ * (keyed by the `path` in the matching tool_use input), as a mention in user text
+ * (`<file_content path="…">…</file_content>`), as a write or replace result carrying the final content
+ * (`<final_file_content path="…">…</final_file_content>`), or as a text result in Cline's form
+ * (`[read_file for 'path'] Result:`). The newest copy of each file stays; older copies are replaced
+ * by a short notice. A ranged read is superseded only by a later whole copy or the same range.
+ */
+
+/** Options of `dedupFileReads`. */
+export interface DedupOptions {
+  /** Names of tools whose results are file contents, keyed by the `path` input. Default `read_file`. */
+  readTools?: readonly string[]
+  /** Timestamp of the edits. */
+  now: number
+}
+
+/** One copy of a file's content found in the view. */
+interface Occurrence {
+  message: number
+  block: number
+  path: string
+  /** Undefined for a whole-file copy, `start-end` for a ranged read. */
+  range?: string
+  where: "result" | "mention" | "final" | "cline"
+}
+
+/** The notice that replaces an older copy of a file. */
+export function dedupNotice(path: string): string {
+  return `[promptline: an older copy of ${path} was removed here; a newer copy of this file appears later in the conversation]`
+}
+
+const MENTION = /<file_content path="([^"]+)">([\s\S]*?)<\/file_content>/g
+const FINAL = /<final_file_content path="([^"]+)">([\s\S]*?)<\/final_file_content>/g
+const CLINE_READ = /^\[read_file for '([^']+)'\] Result:/
+
+function textOfResult(content: string | Block[]): string {
+  return typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("\n")
+}
+
+function rangeOf(input: Record<string, unknown>): string | undefined {
+  const start = input.start_line
+  const end = input.end_line
+  return start === undefined && end === undefined ? undefined : `${start ?? ""}-${end ?? ""}`
+}
+
+/** Finds every copy of a file's content in the view, in order. */
+function occurrences(view: readonly Message[], readTools: ReadonlySet<string>): Occurrence[] {
+  const calls = new Map<string, { name: string; input: Record<string, unknown> }>()
+  const out: Occurrence[] = []
+  view.forEach((m, mi) => {
+    m.content.forEach((b, bi) => {
+      if (b.type === "tool_use") {
+        calls.set(b.id, { name: b.name, input: (b.input ?? {}) as Record<string, unknown> })
+        return
+      }
+      let text: string | undefined
+      if (b.type === "tool_result") {
+        const call = calls.get(b.toolUseId)
+        const path = call?.input.path
+        if (call && readTools.has(call.name) && typeof path === "string" && !b.isError) {
+          out.push({ message: mi, block: bi, path, range: rangeOf(call.input), where: "result" })
+          return
+        }
+        text = textOfResult(b.content)
+      } else if (b.type === "text") text = b.text
+      if (text === undefined) return
+      const cline = CLINE_READ.exec(text)
+      if (cline) {
+        out.push({ message: mi, block: bi, path: cline[1]!, where: "cline" })
+        return
+      }
+      for (const match of text.matchAll(MENTION))
+        out.push({ message: mi, block: bi, path: match[1]!, where: "mention" })
+      for (const match of text.matchAll(FINAL)) out.push({ message: mi, block: bi, path: match[1]!, where: "final" })
+    })
+  })
+  return out
+}
+
+/** Replaces the content of the file elements for `paths` inside a text with the notice. */
+function replaceElements(text: string, paths: ReadonlySet<string>): string {
+  const swap = (tag: string) => (whole: string, path: string, inner: string) =>
+    paths.has(path) && inner !== dedupNotice(path) ? `<${tag} path="${path}">${dedupNotice(path)}</${tag}>` : whole
+  return text.replace(MENTION, swap("file_content")).replace(FINAL, swap("final_file_content"))
+}
+
+/** Makes the edits that replace older copies of files with a notice; already-replaced copies are skipped. */
+export function dedupFileReads(view: readonly Message[], options: DedupOptions): BlockEdit[] {
+  const readTools = new Set(options.readTools ?? ["read_file"])
+  const found = occurrences(view, readTools)
+  // Walk from the newest copy back: a copy is stale once a later whole copy (or the same range) was seen.
+  // Path → the block holding the newest whole copy (copies inside that same block are left alone).
+  const wholeSeen = new Map<string, string>()
+  const rangeSeen = new Set<string>()
+  const stale = new Map<string, { message: number; block: number; paths: Set<string>; where: Occurrence["where"] }>()
+  for (let i = found.length - 1; i >= 0; i--) {
+    const o = found[i]!
+    const rangeKey = `${o.path}#${o.range}`
+    const key = `${o.message}/${o.block}`
+    const newer = wholeSeen.get(o.path)
+    const superseded = (newer !== undefined && newer !== key) || (o.range !== undefined && rangeSeen.has(rangeKey))
+    if (o.range === undefined && newer === undefined) wholeSeen.set(o.path, key)
+    else if (o.range !== undefined) rangeSeen.add(rangeKey)
+    if (!superseded) continue
+    const entry = stale.get(key)
+    if (entry) entry.paths.add(o.path)
+    else stale.set(key, { message: o.message, block: o.block, paths: new Set([o.path]), where: o.where })
+  }
+  const edits: BlockEdit[] = []
+  const keys = [...stale.values()].sort((a, b) => a.message - b.message || a.block - b.block)
+  for (const s of keys) {
+    const message = view[s.message]!
+    const block = message.content[s.block]!
+    const subject = [...s.paths].sort().join(", ")
+    const content = replacement(block, s.paths, s.where)
+    if (!content) continue
+    edits.push({ kind: "dedup", ts: options.now, messageId: message.id, block: s.block, content, subject })
+  }
+  return edits
+}
+
+/** The block that replaces a stale copy, or undefined when it is already replaced. */
+function replacement(block: Block, paths: ReadonlySet<string>, where: Occurrence["where"]): Block | undefined {
+  const path = [...paths][0]!
+  if (where === "result" || where === "cline") {
+    const notice = where === "cline" ? `[read_file for '${path}'] Result:\n${dedupNotice(path)}` : dedupNotice(path)
+    if (block.type === "tool_result") {
+      if (block.content === notice) return undefined
+      return { ...block, content: notice }
+    }
+    if (block.type === "text") return block.text === notice ? undefined : ({ type: "text", text: notice } as TextBlock)
+    return undefined
+  }
+  if (block.type === "text") {
+    const text = replaceElements(block.text, paths)
+    return text === block.text ? undefined : { type: "text", text }
+  }
+  if (block.type === "tool_result") {
+    const before = textOfResult(block.content)
+    const text = replaceElements(before, paths)
+    return text === before ? undefined : { ...block, content: text }
+  }
+  return undefined
+}

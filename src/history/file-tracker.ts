@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto"
+import { readFile, stat } from "node:fs/promises"
+import { isAbsolute, join } from "node:path"
+
+/** What the agent last saw of a file. */
+export interface SeenFile {
+  /** Path as the agent named it (relative to the root, POSIX form). */
+  path: string
+  /** sha256 of the content, hex; "" when the file did not exist. */
+  hash: string
+  /** Modification time in ms, 0 when the file did not exist. */
+  mtime: number
+  /** How the agent last touched it. */
+  via: "read" | "write"
+  /** When (ms, supplied by the caller). */
+  at: number
+}
+
+async function snapshot(file: string): Promise<{ hash: string; mtime: number }> {
+  try {
+    const [content, info] = await Promise.all([readFile(file), stat(file)])
+    return { hash: createHash("sha256").update(content).digest("hex"), mtime: info.mtimeMs }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { hash: "", mtime: 0 }
+    throw error
+  }
+}
+
+/**
+ * The files the agent read or wrote, with the content hash and mtime it saw. `changedSinceSeen()` lists
+ * those modified since by someone else, so the next user message can warn the model.
+ */
+export class FileTracker {
+  private readonly root: string
+  private readonly files = new Map<string, SeenFile>()
+
+  constructor(root: string, seen: readonly SeenFile[] = []) {
+    this.root = root
+    for (const f of seen) this.files.set(f.path, f)
+  }
+
+  private resolve(path: string): string {
+    return isAbsolute(path) ? path : join(this.root, path)
+  }
+
+  /** Records that the agent read `path` (hashes the file as it is now). */
+  async recordRead(path: string, at: number): Promise<void> {
+    this.files.set(path, { path, ...(await snapshot(this.resolve(path))), via: "read", at })
+  }
+
+  /** Records that the agent wrote `path` (hashes the file as it is now). */
+  async recordWrite(path: string, at: number): Promise<void> {
+    this.files.set(path, { path, ...(await snapshot(this.resolve(path))), via: "write", at })
+  }
+
+  /** Forgets a file (e.g. the agent deleted it). */
+  forget(path: string): void {
+    this.files.delete(path)
+  }
+
+  /** The tracked files, sorted by path. */
+  list(): SeenFile[] {
+    return [...this.files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  }
+
+  /** Tracked files whose content changed (or that appeared or vanished) since the agent saw them, sorted. */
+  async changedSinceSeen(): Promise<string[]> {
+    const changed: string[] = []
+    for (const f of this.list()) {
+      const now = await snapshot(this.resolve(f.path))
+      if (now.mtime === f.mtime && now.hash === f.hash) continue
+      if (now.hash !== f.hash) changed.push(f.path)
+    }
+    return changed
+  }
+
+  /** After warning the model, accept the current state of these files as seen. */
+  async acknowledge(paths: readonly string[], at: number): Promise<void> {
+    for (const p of paths) {
+      const f = this.files.get(p)
+      if (f) this.files.set(p, { ...f, ...(await snapshot(this.resolve(p))), at })
+    }
+  }
+
+  /** The persisted form. */
+  toJSON(): SeenFile[] {
+    return this.list()
+  }
+}
+
+/** The warning for the next user message about files changed outside the agent; "" when none. */
+export function renderChangedFiles(paths: readonly string[]): string {
+  if (paths.length === 0) return ""
+  const list = paths.map((p) => `- ${p}`).join("\n")
+  return `<files_changed_externally>\nThese files changed since you last read or wrote them; read them again before editing:\n${list}\n</files_changed_externally>`
+}

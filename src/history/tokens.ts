@@ -1,0 +1,230 @@
+import { createHash } from "node:crypto"
+import type { TokenizerFamily, WireFormat } from "../models/types.js"
+import type { Block, Message } from "./message.js"
+
+/**
+ * Token counting. OpenAI encodings (o200k, cl100k) are counted exactly with gpt-tokenizer; other
+ * families are estimated as o200k × a calibrated factor. Counts are cached per block (by object
+ * identity, then by content hash), so a turn costs only the content that is new.
+ */
+
+/**
+ * Estimate factors: tokens of the family per o200k token, measured on a mixed corpus of code, prose
+ * and JSON (about 580k characters; see docs/context-manager.md for the method and per-kind figures).
+ * gemini: measured 1.077 with Google's published Gemma/Gemini SentencePiece vocabulary.
+ * claude: Anthropic publishes no tokenizer for current models; the public legacy one measures 1.064,
+ * third-party count_tokens comparisons report 18–30% above o200k, so 1.25 (on the safe side).
+ * estimate (DeepSeek, Qwen, Mistral, Llama, ...): 1.10, a safe default for 100k–150k vocabularies.
+ */
+export const ESTIMATE_FACTORS: Readonly<Record<TokenizerFamily, number>> = {
+  o200k: 1,
+  cl100k: 1,
+  gemini: 1.08,
+  claude: 1.25,
+  estimate: 1.1,
+}
+
+/** Fixed token costs a wire format adds around the content. */
+export interface Overhead {
+  /** Per message (role markers, separators). */
+  message: number
+  /** Once per request (reply priming, request framing). */
+  request: number
+  /** Per tool definition, on top of its JSON. */
+  tool: number
+  /** Once when any tool is defined (Anthropic's tool-use system prompt: 346 tokens, documented). */
+  toolsPreamble: number
+  /** Per tool_use or tool_result block, on top of its content. */
+  toolBlock: number
+  /** Per image. */
+  image: number
+}
+
+/**
+ * Overheads per wire format. OpenAI Chat: 3 per message and 3 for the reply (OpenAI's cookbook);
+ * Anthropic: 346 tokens of tool-use system prompt when tools are present (Anthropic's docs), images
+ * about 1,600 tokens (a 1.15-megapixel image is (w·h)/750 ≈ 1,568); the rest are measured estimates.
+ */
+export const OVERHEADS: Readonly<Record<WireFormat, Overhead>> = {
+  anthropic: { message: 4, request: 4, tool: 12, toolsPreamble: 346, toolBlock: 8, image: 1600 },
+  "openai-chat": { message: 3, request: 3, tool: 10, toolsPreamble: 0, toolBlock: 8, image: 765 },
+  "openai-responses": { message: 4, request: 3, tool: 10, toolsPreamble: 0, toolBlock: 8, image: 765 },
+  gemini: { message: 3, request: 2, tool: 10, toolsPreamble: 0, toolBlock: 6, image: 258 },
+  deepseek: { message: 4, request: 3, tool: 10, toolsPreamble: 0, toolBlock: 8, image: 765 },
+}
+
+/** A function from text to its exact token count in one encoding. */
+export type EncodingCounter = (text: string) => number
+
+/** The loaded exact encoders. */
+export interface Encoders {
+  o200k: EncodingCounter
+  cl100k: EncodingCounter
+}
+
+/** Loads gpt-tokenizer's o200k and cl100k encoders (about 0.2–1 s the first time in a process). */
+export async function loadEncoders(): Promise<Encoders> {
+  const [o200k, cl100k] = await Promise.all([
+    import("gpt-tokenizer/encoding/o200k_base"),
+    import("gpt-tokenizer/encoding/cl100k_base"),
+  ])
+  // Special-token text (e.g. `<|endoftext|>` inside a file) is counted as ordinary text.
+  const plain = { disallowedSpecial: new Set<string>() }
+  return {
+    o200k: (text) => o200k.countTokens(text, plain),
+    cl100k: (text) => cl100k.countTokens(text, plain),
+  }
+}
+
+/** Options of a TokenCounter. */
+export interface TokenCounterOptions {
+  /** Most content-hash entries kept (oldest dropped first). Default 50,000. */
+  maxEntries?: number
+  /** Override estimate factors per family. */
+  factors?: Partial<Record<TokenizerFamily, number>>
+}
+
+/** Texts shorter than this are counted directly instead of hashed. */
+const HASH_THRESHOLD = 256
+
+/** Counts tokens of text, blocks and messages for a tokenizer family; caches per block and message. */
+export class TokenCounter {
+  private readonly encoders: Encoders
+  private readonly factors: Record<TokenizerFamily, number>
+  private readonly maxEntries: number
+  /** o200k or cl100k count by content hash; estimates derive from o200k. */
+  private readonly byHash = new Map<string, number>()
+  private readonly byBlock = new WeakMap<object, { o200k?: number; cl100k?: number }>()
+  private readonly byMessage = new WeakMap<object, Map<string, number>>()
+
+  constructor(encoders: Encoders, options: TokenCounterOptions = {}) {
+    this.encoders = encoders
+    this.factors = { ...ESTIMATE_FACTORS, ...options.factors }
+    this.maxEntries = options.maxEntries ?? 50_000
+  }
+
+  /** Loads the encoders and returns a counter. */
+  static async create(options?: TokenCounterOptions): Promise<TokenCounter> {
+    return new TokenCounter(await loadEncoders(), options)
+  }
+
+  /** The factor applied to o200k counts for a family (1 for exact families). */
+  factor(family: TokenizerFamily): number {
+    return family === "cl100k" ? 1 : this.factors[family]
+  }
+
+  /** Exact o200k or cl100k count of a text, cached by content hash for long texts. */
+  private exact(text: string, encoding: "o200k" | "cl100k"): number {
+    if (text.length < HASH_THRESHOLD) return this.encoders[encoding](text)
+    const key = `${encoding}:${createHash("sha1").update(text).digest("base64")}`
+    const hit = this.byHash.get(key)
+    if (hit !== undefined) return hit
+    const n = this.encoders[encoding](text)
+    if (this.byHash.size >= this.maxEntries) {
+      const oldest = this.byHash.keys().next().value
+      if (oldest !== undefined) this.byHash.delete(oldest)
+    }
+    this.byHash.set(key, n)
+    return n
+  }
+
+  /** Tokens of a text for a family: exact for o200k/cl100k, o200k × factor (rounded up) otherwise. */
+  countText(text: string, family: TokenizerFamily = "o200k"): number {
+    if (family === "cl100k") return this.exact(text, "cl100k")
+    const n = this.exact(text, "o200k")
+    return family === "o200k" ? n : Math.ceil(n * this.factors[family])
+  }
+
+  /** Content tokens of one block (without wire overhead), cached by block identity. */
+  countBlock(block: Block, family: TokenizerFamily = "o200k", overhead?: Overhead): number {
+    const encoding = family === "cl100k" ? "cl100k" : "o200k"
+    let entry = this.byBlock.get(block)
+    if (!entry) {
+      entry = {}
+      this.byBlock.set(block, entry)
+    }
+    let base = entry[encoding]
+    if (base === undefined) {
+      base = this.exact(blockText(block), encoding)
+      entry[encoding] = base
+    }
+    const scaled = family === "o200k" || family === "cl100k" ? base : Math.ceil(base * this.factors[family])
+    if (!overhead) return scaled
+    if (block.type === "image") return overhead.image
+    if (block.type === "tool_use" || block.type === "tool_result") return scaled + overhead.toolBlock
+    return scaled
+  }
+
+  /** Tokens of one message: its blocks plus the per-message overhead; cached per message object. */
+  countMessage(
+    message: Message,
+    family: TokenizerFamily,
+    overhead: Overhead,
+    key = cacheKey(family, overhead),
+  ): number {
+    let perMessage = this.byMessage.get(message)
+    const hit = perMessage?.get(key)
+    if (hit !== undefined) return hit
+    let n = overhead.message
+    for (const block of message.content) n += this.countBlock(block, family, overhead)
+    for (const block of message.content) {
+      if (block.type === "tool_result" && Array.isArray(block.content)) {
+        for (const part of block.content) if (part.type === "image") n += overhead.image
+      }
+    }
+    if (!perMessage) {
+      perMessage = new Map()
+      this.byMessage.set(message, perMessage)
+    }
+    perMessage.set(key, n)
+    return n
+  }
+
+  /** Tokens of a list of messages, plus the per-request overhead. */
+  countMessages(messages: readonly Message[], family: TokenizerFamily, overhead: Overhead): number {
+    let n = overhead.request
+    const key = cacheKey(family, overhead)
+    for (const m of messages) n += this.countMessage(m, family, overhead, key)
+    return n
+  }
+
+  /** Tokens of tool definitions (name, description and JSON Schema of each) plus their overheads. */
+  countTools(
+    tools: readonly { name: string; description?: string; parameters?: unknown }[],
+    family: TokenizerFamily,
+    overhead: Overhead,
+  ): number {
+    if (tools.length === 0) return 0
+    let n = overhead.toolsPreamble
+    for (const t of tools) {
+      n +=
+        overhead.tool +
+        this.countText(`${t.name}\n${t.description ?? ""}\n${JSON.stringify(t.parameters ?? {})}`, family)
+    }
+    return n
+  }
+}
+
+function cacheKey(family: TokenizerFamily, overhead: Overhead): string {
+  return `${family}/${overhead.message}/${overhead.toolBlock}/${overhead.image}`
+}
+
+/** The text of a block as a tokenizer sees it (tool inputs as JSON; images count by overhead only). */
+export function blockText(block: Block): string {
+  switch (block.type) {
+    case "text":
+      return block.text
+    case "thinking":
+      return block.text
+    case "redacted_thinking":
+      return block.data
+    case "image":
+      return ""
+    case "tool_use":
+      return `${block.name} ${JSON.stringify(block.input ?? {})}`
+    case "tool_result":
+      return typeof block.content === "string"
+        ? block.content
+        : block.content.map((p) => (p.type === "text" ? p.text : "")).join("\n")
+  }
+}

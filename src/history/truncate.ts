@@ -1,0 +1,129 @@
+import type { AppendEdit, TruncationEdit } from "./edits.js"
+import type { Message } from "./message.js"
+
+/**
+ * Truncation of the view. The first user/assistant exchange (the task) is always kept, and so is a
+ * compaction summary right after it. A cut removes a run of messages after that head such that roles
+ * still alternate at the seam (after a head ending in an assistant message the cut ends on an
+ * assistant message). Tool calls cut from their results are repaired when the view is rendered.
+ */
+
+/**
+ * How much to cut. `auto` (the default, cache-aware) cuts once, deep enough that the rest fills at most
+ * `keepFraction` of the budget, so the cached prefix moves rarely. `half` and `quarter` keep about half
+ * and a quarter of the messages after the head, `lastTwo` the last two, `none` none (Cline's modes).
+ */
+export type TruncationStrategy = "auto" | "half" | "quarter" | "lastTwo" | "none"
+
+/** A planned cut: view positions, inclusive. */
+export interface Cut {
+  start: number
+  end: number
+}
+
+/** How many messages at the start of the view are never cut: the first exchange, plus a summary. */
+export function headLength(view: readonly Message[]): number {
+  let head = Math.min(2, view.length)
+  if (view[head]?.id.startsWith("summary-")) head++
+  return head
+}
+
+/** True when removing view[start..end] keeps roles alternating at the seam and the last message. */
+function seamOk(view: readonly Message[], start: number, end: number): boolean {
+  if (end >= view.length - 1) return false
+  const before = view[start - 1]
+  const after = view[end + 1]!
+  return !before || before.role !== after.role
+}
+
+/**
+ * The cut for a Cline-style strategy: removes a count of messages after the head, then moves the end
+ * back until the seam is sound. Undefined when nothing can be cut.
+ */
+export function plannedCut(view: readonly Message[], strategy: Exclude<TruncationStrategy, "auto">): Cut | undefined {
+  const start = headLength(view)
+  const rest = view.length - start
+  if (rest <= 1) return undefined
+  const remove =
+    strategy === "half"
+      ? Math.floor(rest / 4) * 2
+      : strategy === "quarter"
+        ? Math.floor((rest * 3) / 4 / 2) * 2
+        : strategy === "lastTwo"
+          ? Math.max(rest - 2, 0)
+          : rest
+  for (let end = Math.min(start + remove - 1, view.length - 2); end >= start; end--) {
+    if (seamOk(view, start, end)) return { start, end }
+  }
+  return undefined
+}
+
+/**
+ * The cache-aware cut: the shortest removal after the head that brings the messages to at most
+ * `target` tokens (per-message counts in `tokens`, view order), then moved forward until the seam is
+ * sound. Undefined when nothing can be cut.
+ */
+export function cutToFit(view: readonly Message[], tokens: readonly number[], target: number): Cut | undefined {
+  const start = headLength(view)
+  if (view.length - start <= 1) return undefined
+  let total = 0
+  for (const t of tokens) total += t
+  let end = start - 1
+  while (end < view.length - 2 && total > target) {
+    end++
+    total -= tokens[end]!
+  }
+  if (end < start) end = start
+  for (let e = end; e <= view.length - 2; e++) if (seamOk(view, start, e)) return { start, end: e }
+  for (let e = end - 1; e >= start; e--) if (seamOk(view, start, e)) return { start, end: e }
+  return undefined
+}
+
+/** The notice put into the first assistant message after a cut. */
+export const TRUNCATION_NOTICE =
+  "[promptline: part of the conversation after this point was removed to stay within the context window. " +
+  "The original task above is kept; re-read any file you need instead of relying on memory of it.]"
+
+/** Elements of user text that are project instructions and must survive a cut. */
+export const INSTRUCTION_PATTERN = /<project_instructions\b[^>]*>[\s\S]*?<\/project_instructions>/g
+
+/** The instruction elements inside the messages of a range, each distinct text once, in order. */
+export function instructionsIn(messages: readonly Message[], pattern: RegExp = INSTRUCTION_PATTERN): string[] {
+  const found: string[] = []
+  const re = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`)
+  for (const m of messages) {
+    if (m.role !== "user") continue
+    for (const b of m.content) {
+      if (b.type !== "text") continue
+      for (const match of b.text.matchAll(re)) if (!found.includes(match[0])) found.push(match[0])
+    }
+  }
+  return found
+}
+
+/**
+ * The edits for a cut: the hidden range (by the ids of the history messages it spans), the notice in
+ * the first assistant message, and instructions from the removed range re-injected into the first
+ * user message kept after it.
+ */
+export function cutEdits(
+  view: readonly Message[],
+  cut: Cut,
+  now: number,
+  pattern?: RegExp,
+): (TruncationEdit | AppendEdit)[] {
+  const removed = view.slice(cut.start, cut.end + 1).filter((m) => !m.id.startsWith("summary-"))
+  if (removed.length === 0) return []
+  const edits: (TruncationEdit | AppendEdit)[] = [
+    { kind: "truncation", ts: now, from: removed[0]!.id, to: removed.at(-1)!.id },
+  ]
+  const assistant = view.slice(0, cut.start).find((m) => m.role === "assistant")
+  if (assistant) edits.push({ kind: "notice", ts: now, messageId: assistant.id, text: TRUNCATION_NOTICE })
+  const kept = view.slice(0, cut.start).concat(view.slice(cut.end + 1))
+  const already = new Set(instructionsIn(kept, pattern))
+  const lost = instructionsIn(removed, pattern).filter((t) => !already.has(t))
+  const target = view.slice(cut.end + 1).find((m) => m.role === "user") ?? view[0]
+  if (lost.length > 0 && target)
+    edits.push({ kind: "reinject", ts: now, messageId: target.id, text: lost.join("\n\n") })
+  return edits
+}
