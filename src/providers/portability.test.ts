@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { Block, Message } from "../history/message.js"
+import type { Block, Message, TextBlock } from "../history/message.js"
 import type { ModelInfo } from "../models/types.js"
 import { IMAGE_OMITTED_TEXT, MISSING_RESULT_TEXT, portHistory } from "./portability.js"
 
@@ -164,7 +164,7 @@ const block: fc.Arbitrary<Block> = fc.oneof(
   fc.record({
     type: fc.constant("tool_result" as const),
     toolUseId: ids,
-    content: fc.oneof(fc.string({ maxLength: 8 }), fc.constant([{ type: "text" as const, text: "r" }])),
+    content: fc.oneof(fc.string({ maxLength: 8 }), fc.constant<TextBlock[]>([{ type: "text", text: "r" }])),
   }),
   fc.record({
     type: fc.constant("thinking" as const),
