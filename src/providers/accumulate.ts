@@ -184,10 +184,12 @@ export class Accumulator {
       const block = last as ThinkingBlock
       block.text += event.delta
       if (event.signature) block.signature = event.signature
+      if (event.id) block.id = event.id
       return
     }
     const block: ThinkingBlock = { type: "thinking", text: event.delta }
     if (event.signature) block.signature = event.signature
+    if (event.id) block.id = event.id
     if (model) block.model = model
     d.content.push(block)
     d.thinkingIndex = event.index

@@ -40,8 +40,11 @@ export type StreamEvent =
   | { type: "start"; id?: string; model?: string }
   /** Visible text. A change of `index` starts a new text block. */
   | { type: "text"; delta: string; index?: number }
-  /** Reasoning text; `signature` is opaque and belongs to the block. A change of `index` starts a new block. */
-  | { type: "thinking"; delta: string; signature?: string; index?: number }
+  /**
+   * Reasoning text; `signature` is opaque and belongs to the block, `id` is the provider's id of the
+   * reasoning item (OpenAI Responses). A change of `index` starts a new block.
+   */
+  | { type: "thinking"; delta: string; signature?: string; id?: string; index?: number }
   | { type: "redacted_thinking"; data: string }
   | { type: "tool_call_start"; id: string; name: string }
   /** The provider's streamed argument text (JSON for function tools, raw text for freeform tools). */

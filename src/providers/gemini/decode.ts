@@ -42,7 +42,7 @@ interface OpenCall {
  * come whole (`args`) or streamed (`willContinue` with `partialArgs` addressed by jsonPath); a
  * streamed call ends at a `functionCall` part without `willContinue` or at the finish reason. A
  * `thoughtSignature` on a function call goes to the call; on a thought part to that thinking block;
- * on a plain text part to an empty thinking block placed after the text. Usage: `promptTokenCount`
+ * on a plain text part to an empty thinking block placed just before that text. Usage: `promptTokenCount`
  * includes cached tokens (subtracted); output = candidates + thoughts tokens. Calls without an id get
  * `<responseId>_<n>`.
  */
@@ -52,6 +52,9 @@ export class GeminiDecoder implements PayloadDecoder {
   #responseId: string | undefined
   #call: OpenCall | undefined
   #calls = 0
+  /** Thinking block counter: consecutive thought parts share one index, a lone signature gets its own. */
+  #block = 0
+  #inThought = false
   #finish: string | undefined
   #usage: Usage | undefined
   #failed = false
@@ -136,6 +139,7 @@ export class GeminiDecoder implements PayloadDecoder {
   #part(part: Record<string, unknown>, out: StreamEvent[]): void {
     const signature = str(part.thoughtSignature)
     const fc = obj(part.functionCall)
+    if (part.thought !== true) this.#inThought = false
     if (fc) {
       this.#functionCall(fc, signature, out)
       return
@@ -144,20 +148,29 @@ export class GeminiDecoder implements PayloadDecoder {
     if (text !== undefined) {
       this.#endCall(out)
       if (part.thought === true) {
+        if (!this.#inThought) this.#block++
+        this.#inThought = true
         if (text || signature) {
-          const ev: StreamEvent = { type: "thinking", delta: text }
+          const ev: StreamEvent = { type: "thinking", delta: text, index: this.#block }
           if (signature) ev.signature = signature
           out.push(ev)
         }
         return
       }
+      if (signature) this.#signatureBlock(signature, out)
       if (text) out.push({ type: "text", delta: text })
-      if (signature) out.push({ type: "thinking", delta: "", signature })
       return
     }
     const kind = Object.keys(part).find((k) => k !== "thoughtSignature" && k !== "thought")
     if (kind) count(this.stats.ignored, kind)
-    else if (signature) out.push({ type: "thinking", delta: "", signature })
+    else if (signature) this.#signatureBlock(signature, out)
+  }
+
+  /** A signature on a non-thought part: an empty thinking block of its own, just before that part's text. */
+  #signatureBlock(signature: string, out: StreamEvent[]): void {
+    this.#block++
+    out.push({ type: "thinking", delta: "", signature, index: this.#block })
+    this.#inThought = false
   }
 
   #functionCall(fc: Record<string, unknown>, signature: string | undefined, out: StreamEvent[]): void {

@@ -39,8 +39,8 @@ const PARALLEL_WRAPPERS = new Set(["multi_tool_use.parallel", "parallel"])
 
 /**
  * Decodes the Responses API stream (`response.*` events). Each reasoning item becomes one thinking
- * block whose `signature` is the reasoning item as returned (JSON text, with its id and
- * `encrypted_content`), so it can be sent back verbatim. Custom (freeform) tool calls decode to
+ * block: its summary parts joined by blank lines, `signature` = the item's `encrypted_content` (from
+ * `output_item.done`, the complete one), `id` = the item's id, so it can be sent back. Custom (freeform) tool calls decode to
  * `{ input: <text> }`; built-in `apply_patch_call` items decode to an `apply_patch` call whose
  * `input` is the `*** Begin Patch` envelope. Usage: `input_tokens` includes cached tokens, which
  * are subtracted.
@@ -267,7 +267,12 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
       summary.forEach((s, i) => {
         this.#thinking({ output_index: index }, `s${i}`, str(obj(s)?.text) ?? "", out, true)
       })
-      out.push({ type: "thinking", delta: "", signature: JSON.stringify(item), index })
+      const end: StreamEvent = { type: "thinking", delta: "", index }
+      const encrypted = str(item.encrypted_content)
+      if (encrypted) end.signature = encrypted
+      const id = str(item.id)
+      if (id) end.id = id
+      out.push(end)
       return
     }
     if (state.ended) return

@@ -1,0 +1,159 @@
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { Accumulator } from "../accumulate.js"
+import { decodePayloadLines, StreamDecoder } from "../decode.js"
+import type { StreamEvent } from "../stream.js"
+import { patchEnvelope, responsesResponseEvents, responsesUsage } from "./decode.js"
+
+const recorded = new URL("../../../../shared/fixtures/streams/openai-responses/", import.meta.url)
+const handWritten = new URL("../../../test/fixtures/providers/streams/", import.meta.url)
+
+function assembleAll(events: StreamEvent[]) {
+  const acc = new Accumulator({ ts: 3, model: "gpt-5" })
+  for (const e of events) acc.push(e)
+  return acc.finish()
+}
+
+const lines = (file: string) => readFileSync(new URL(file, recorded), "utf8")
+
+describe("OpenAI Responses decoder", () => {
+  it("keeps a reasoning item's id and complete encrypted content on its thinking block", () => {
+    const text = lines("openai-reasoning-encrypted-content.1.chunks.txt")
+    const done = text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; item?: { type: string; encrypted_content?: string; id: string } })
+      .find((p) => p.type === "response.output_item.done" && p.item?.type === "reasoning")!.item!
+    const [first] = assembleAll(decodePayloadLines("openai-responses", text).events)
+    const thinking = first!.message.content[0]
+    expect(thinking).toMatchObject({ type: "thinking", id: done.id, signature: done.encrypted_content, model: "gpt-5" })
+    // The added event carries a shorter, incomplete encrypted_content; the done one wins.
+    expect((thinking as { signature: string }).signature.length).toBeGreaterThan(100)
+    expect((thinking as { text: string }).text.startsWith("**Calculating step-by-step using calculator**")).toBe(true)
+  })
+
+  it("splits a recording of several responses into several assembled responses", () => {
+    const responses = assembleAll(
+      decodePayloadLines("openai-responses", lines("openai-reasoning-encrypted-content.1.chunks.txt")).events,
+    )
+    expect(responses.map((r) => r.stopReason)).toEqual(["tool_use", "tool_use", "tool_use", "end"])
+    expect(responses.map((r) => r.message.id)).toEqual([
+      "resp_01830d662ab3856501693c321345c88190b0de00f3b9975691",
+      "resp_01830d662ab3856501693c3215903881909b710d150ff65014",
+      "resp_01830d662ab3856501693c3216bef88190bf0e034cff24137b",
+      "resp_01830d662ab3856501693c3217ba4c8190a3ddf6c839d4f12a",
+    ])
+    expect(responses[3]!.message.content).toEqual([{ type: "text", text: "The final result is **570**." }])
+  })
+
+  it("fills text the deltas missed from the final text events", () => {
+    const [response] = assembleAll(decodePayloadLines("openai-responses", lines("openai-phase.1.chunks.txt")).events)
+    expect(response!.message.content).toHaveLength(2)
+    expect(response!.message.content[0]).toEqual({
+      type: "text",
+      text: "Got it — I’ll quickly check reliable, up-to-date sources for AI headlines from **today (February 25, 2026)** and then summarize the key items with links.",
+    })
+    expect(response!.usage).toEqual({ input: 4040, output: 463, cacheRead: 3072, cacheWrite: 0, reasoning: 64 })
+  })
+
+  it("expands the multi_tool_use.parallel wrapper into the calls it bundles", () => {
+    const { events } = decodePayloadLines("openai-responses", lines("parallel-tool-call-wrapper.1.chunks.txt"))
+    const starts = events.filter((e) => e.type === "tool_call_start")
+    expect(starts).toEqual([
+      { type: "tool_call_start", id: "call_parallel_0", name: "weather" },
+      { type: "tool_call_start", id: "call_parallel_1", name: "cityAttractions" },
+    ])
+  })
+
+  it("reports the error event and the failed response once", () => {
+    const { events } = decodePayloadLines("openai-responses", lines("openai-error.1.chunks.txt"))
+    expect(events.filter((e) => e.type === "error")).toHaveLength(1)
+    expect(events[events.length - 1]).toEqual({ type: "stop", reason: "error", raw: "failed" })
+  })
+
+  it("stops with length on an incomplete response and joins summary parts with a blank line", () => {
+    const decoder = new StreamDecoder("openai-responses")
+    const events: StreamEvent[] = []
+    decoder.feed(readFileSync(new URL("openai-responses-incomplete.sse", handWritten)), events)
+    decoder.end(events)
+    const [response] = assembleAll(events)
+    expect(response!.stopReason).toBe("length")
+    expect(response!.rawStopReason).toBe("max_output_tokens")
+    expect(response!.message.content).toEqual([
+      {
+        type: "thinking",
+        text: "First part.\n\nSecond part.",
+        signature: "gAAAAB-hand-written",
+        id: "rs_hand_1",
+        model: "gpt-5",
+      },
+      { type: "text", text: "The answer is" },
+    ])
+    expect(response!.usage).toEqual({ input: 100, output: 64, cacheRead: 400, cacheWrite: 0, reasoning: 60 })
+  })
+
+  it("reports a stream cut before response.completed as truncated", () => {
+    const text = lines("openai-custom-tool.1.chunks.txt").split("\n").slice(0, 5).join("\n")
+    const { events } = decodePayloadLines("openai-responses", text)
+    expect(events.filter((e) => e.type === "error").map((e) => (e as { kind?: string }).kind)).toEqual([
+      "partial-call",
+      "truncated",
+    ])
+  })
+
+  it("decodes a non-streamed response body", () => {
+    const body = {
+      id: "resp_1",
+      object: "response",
+      status: "completed",
+      model: "gpt-5",
+      output: [
+        {
+          id: "rs_1",
+          type: "reasoning",
+          summary: [{ type: "summary_text", text: "Think." }],
+          encrypted_content: "enc",
+        },
+        {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          content: [{ type: "output_text", text: "Calling.", annotations: [] }],
+        },
+        { id: "fc_1", type: "function_call", call_id: "call_1", name: "read_file", arguments: '{"path":"x"}' },
+      ],
+      usage: {
+        input_tokens: 10,
+        input_tokens_details: { cached_tokens: 4 },
+        output_tokens: 5,
+        output_tokens_details: { reasoning_tokens: 2 },
+      },
+    }
+    const [response] = assembleAll(responsesResponseEvents(body))
+    expect(response!.message.content).toEqual([
+      { type: "thinking", text: "Think.", signature: "enc", id: "rs_1", model: "gpt-5" },
+      { type: "text", text: "Calling." },
+      { type: "tool_use", id: "call_1", name: "read_file", input: { path: "x" } },
+    ])
+    expect(response!.stopReason).toBe("tool_use")
+  })
+
+  it("builds apply_patch envelopes for each operation", () => {
+    expect(patchEnvelope({ type: "update_file", path: "a.ts", diff: "@@\n-x\n+y" })).toBe(
+      "*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** End Patch",
+    )
+    expect(patchEnvelope({ type: "delete_file", path: "old.ts" })).toBe(
+      "*** Begin Patch\n*** Delete File: old.ts\n*** End Patch",
+    )
+  })
+
+  it("subtracts cached and cache-written tokens from input", () => {
+    expect(
+      responsesUsage({
+        input_tokens: 100,
+        input_tokens_details: { cached_tokens: 60, cache_write_tokens: 30 },
+        output_tokens: 9,
+      }),
+    ).toEqual({ input: 10, output: 9, cacheRead: 60, cacheWrite: 30 })
+  })
+})
