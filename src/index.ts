@@ -1,4 +1,5 @@
 // The public API of promptline: re-exports only.
+export * from "./agent/replay/index.js"
 export * from "./context/prompt-context.js"
 export * from "./diagnostics.js"
 export * from "./errors.js"
