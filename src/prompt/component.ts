@@ -53,6 +53,12 @@ export interface Component {
   volatile: boolean
   /** Tag that wraps the section in the context message. */
   tag?: string
+  /**
+   * Every context field the section depends on, directly or through a template value (a volatile
+   * section that shows the date lists `date`). When given, the builder reuses the section while these
+   * fields (compared with ===: contexts are immutable values) and the tool set are unchanged.
+   */
+  reads?: readonly (keyof PromptContext)[]
   render(context: PromptContext, env: ComponentEnv): SectionContent
 }
 
@@ -60,9 +66,10 @@ export interface Component {
 export function defineComponent(
   id: string,
   render: Component["render"],
-  options: { volatile?: boolean; tag?: string } = {},
+  options: { volatile?: boolean; tag?: string; reads?: readonly (keyof PromptContext)[] } = {},
 ): Component {
   const component: Component = { id, volatile: options.volatile ?? false, render }
   if (options.tag) component.tag = options.tag
+  if (options.reads) component.reads = options.reads
   return component
 }

@@ -14,8 +14,10 @@ const DERIVED: DerivedGuideline[] = [
   {
     when: (t) => t.has("execute") && (t.has("search") || t.has("list")),
     text: (t) => {
-      const dedicated = [t.name("search"), t.name("list")].filter(Boolean).join(" and ")
-      return `Explore with ${dedicated} rather than grep, find or ls in ${n(t, "execute")}: they respect .gitignore and cap their output.`
+      const dedicated = [t.name("search"), t.name("list")].filter(Boolean)
+      const [subject, verbs] =
+        dedicated.length > 1 ? ["they", "respect .gitignore and cap their"] : ["it", "respects .gitignore and caps its"]
+      return `Explore with ${dedicated.join(" and ")} rather than grep, find or ls in ${n(t, "execute")}: ${subject} ${verbs} output.`
     },
   },
   {

@@ -7,7 +7,11 @@ The session is in one of two modes; the current one is stated with the environme
 - Act mode: carry out the task with every tool available\${% if tools.by_kind.complete %}, and finish with \${{ tools.by_kind.complete }}\${% endif %}.`
 
 /** The two modes and what each allows; only when a mode tool makes plan mode possible. */
-export const actVsPlan = defineComponent("act-vs-plan", (_ctx, env) => {
-  if (!env.tools.has("plan_respond") && !env.tools.has("act_respond")) return undefined
-  return MODES
-})
+export const actVsPlan = defineComponent(
+  "act-vs-plan",
+  (_ctx, env) => {
+    if (!env.tools.has("plan_respond") && !env.tools.has("act_respond")) return undefined
+    return MODES
+  },
+  { reads: [] },
+)

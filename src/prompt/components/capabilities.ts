@@ -11,7 +11,11 @@ const CAPABILITIES = `# Capabilities
 \${% endif %}`
 
 /** What the enabled tools let the agent do, one line per capability. */
-export const capabilities = defineComponent("capabilities", (_ctx, env) => {
-  if (env.tools.list.length === 0) return undefined
-  return CAPABILITIES
-})
+export const capabilities = defineComponent(
+  "capabilities",
+  (_ctx, env) => {
+    if (env.tools.list.length === 0) return undefined
+    return CAPABILITIES
+  },
+  { reads: [] },
+)

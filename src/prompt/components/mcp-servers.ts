@@ -42,5 +42,5 @@ export const mcpServers = defineComponent(
     const parts: Fragment[] = [tpl(INTRO), data(blocks.map((b) => b.text).join("\n\n"))]
     return parts
   },
-  { volatile: true, tag: "mcp_servers" },
+  { volatile: true, tag: "mcp_servers", reads: ["mcpServers"] },
 )

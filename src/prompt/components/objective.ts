@@ -12,6 +12,8 @@ const SUBAGENT_OBJECTIVE = `# Objective
 Do the delegated task with the fewest steps that answer it, verifying what you claim. \${% if tools.by_kind.complete %}Finish with \${{ tools.by_kind.complete }}; its result is your report: \${% else %}End with your report: \${% endif %}the answer, the evidence (file paths, line numbers, command output) and anything left undone.`
 
 /** How to approach a task and how to finish it. */
-export const objective = defineComponent("objective", (ctx) =>
-  ctx.audience === "subagent" ? SUBAGENT_OBJECTIVE : OBJECTIVE,
+export const objective = defineComponent(
+  "objective",
+  (ctx) => (ctx.audience === "subagent" ? SUBAGENT_OBJECTIVE : OBJECTIVE),
+  { reads: ["audience"] },
 )

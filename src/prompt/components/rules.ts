@@ -18,4 +18,6 @@ const SUBAGENT_RULES = `# Rules
 - Be direct and factual: report what you found or changed, with file paths.`
 
 /** Constraints every action must respect; autonomy and interactivity change the wording. */
-export const rules = defineComponent("rules", (ctx) => (ctx.audience === "subagent" ? SUBAGENT_RULES : RULES))
+export const rules = defineComponent("rules", (ctx) => (ctx.audience === "subagent" ? SUBAGENT_RULES : RULES), {
+  reads: ["audience"],
+})

@@ -13,5 +13,5 @@ export const skills = defineComponent(
     if (ctx.skills.length === 0 || !(tools.has("read") || tools.has("skill"))) return undefined
     return [tpl(INTRO), data(ctx.skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`).join("\n"))]
   },
-  { volatile: true, tag: "skills" },
+  { volatile: true, tag: "skills", reads: ["skills"] },
 )

@@ -16,8 +16,10 @@ export const systemInfo = defineComponent(
     lines.push(`Today's date: ${ctx.date}`)
     if (ctx.audience === "primary") lines.push(`Mode: ${ctx.mode}`)
     const parts = [tpl("# Environment details\n\n"), data(lines.join("\n"))]
-    if (ctx.git?.status?.trim()) parts.push(tpl("\n\nGit status:\n"), data(ctx.git.status.trim()))
+    // Keep the leading spaces of porcelain status lines (" M file"): they are part of the format.
+    const status = ctx.git?.status?.replace(/^\n+|\s+$/g, "")
+    if (status) parts.push(tpl("\n\nGit status:\n"), data(status))
     return parts
   },
-  { volatile: true, tag: "environment_details" },
+  { volatile: true, tag: "environment_details", reads: ["platform", "cwd", "git", "date", "mode", "audience"] },
 )

@@ -5,7 +5,11 @@ const TASK_PROGRESS = `# Task progress
 Keep a checklist of the task's steps in the \`task_progress\` parameter of your tool calls, in Markdown (\`- [ ] step\`, \`- [x] done\`). Write it when you start, tick items as you finish them, and add steps you discover. Include it whenever it changed; it shows the user where you are.`
 
 /** How to keep the task-progress checklist; only when the feature is on. */
-export const taskProgress = defineComponent("task-progress", (ctx, env) => {
-  if (!ctx.features.taskProgress || env.tools.list.length === 0) return undefined
-  return TASK_PROGRESS
-})
+export const taskProgress = defineComponent(
+  "task-progress",
+  (ctx, env) => {
+    if (!ctx.features.taskProgress || env.tools.list.length === 0) return undefined
+    return TASK_PROGRESS
+  },
+  { reads: ["features"] },
+)

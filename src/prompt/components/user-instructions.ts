@@ -34,5 +34,5 @@ export const userInstructions = defineComponent(
     if (ctx.language) parts.push(tpl("\n\n## Preferences\n\n"), data(ctx.language))
     return parts
   },
-  { volatile: true, tag: "project_instructions" },
+  { volatile: true, tag: "project_instructions", reads: ["instructions", "language"] },
 )

@@ -7,7 +7,8 @@ export const compact = defineVariant({
   priority: 80,
   match: [{ local: true }, { maxContextWindow: 32_000 }],
   toolCalling: "xml",
-  components: ["agent-role", "tool-use", "editing-files", "rules", "objective", "user-instructions", "system-info"],
+  // No editing-files section: the XML tool docs already show the edit format, and tokens are scarce.
+  components: ["agent-role", "tool-use", "rules", "objective", "user-instructions", "system-info"],
   tools: ["execute_command", "read_file", "write_to_file", "replace_in_file", "search_files", "attempt_completion"],
   mcpTools: false,
   maxTokens: 1200,

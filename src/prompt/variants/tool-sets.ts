@@ -24,7 +24,7 @@ export const EXTRA_TOOLS = [
   "browser_action",
   "web_fetch",
   "web_search",
-  "use_mcp_tool",
+  // use_mcp_tool is left out: variants offer MCP tools directly. Hosts can include it.
   "access_mcp_resource",
   "use_skill",
   "use_subagents",

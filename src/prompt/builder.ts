@@ -1,0 +1,421 @@
+import { hash } from "node:crypto"
+import type { PromptContext } from "../context/prompt-context.js"
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { resolveModel } from "../models/resolve.js"
+import type { ModelInfo, WireFormat } from "../models/types.js"
+import { wireFormatOf } from "../models/wire.js"
+import { BUILTIN_TOOLS } from "../tools/catalog/index.js"
+import { mcpToolSpecs } from "../tools/mcp.js"
+import { toNativeTools } from "../tools/native.js"
+import { parameterExamples, parametersSchema, type SelectedTool, type Selection, selectTools } from "../tools/select.js"
+import type { EnabledTool, ToolKind, ToolSpec } from "../tools/spec.js"
+import type { Component, ComponentEnv, Fragment, SectionContent, ToolSet } from "./component.js"
+import { BUILTIN_COMPONENTS } from "./components/index.js"
+import { BoundedMap, RecentResults } from "./memo.js"
+import { neutralizeTags } from "./placement.js"
+import { type Piece, postProcessPieces } from "./post-process.js"
+import { chooseVariant, type VariantChoice } from "./registry.js"
+import { stableScope, volatileScope } from "./scope.js"
+import { isTemplate, TemplateEngine, type TemplateStrictness } from "./template.js"
+import type { Variant } from "./variant.js"
+import { BUILTIN_VARIANTS } from "./variants/index.js"
+
+/** One rendered section of the prompt. */
+export interface BuiltSection {
+  id: string
+  text: string
+  /** Where the section went: the system prompt or the context message. */
+  placement: "system" | "context-message"
+  /** Hash of the text: a section whose hash did not change did not move the cached prefix. */
+  hash: string
+}
+
+/** The result of a build: everything that is sent, and how it was decided. */
+export interface BuiltPrompt {
+  /** The system prompt. */
+  text: string
+  /** Per-project and per-day facts for the first user message, when placement is `context-message`. */
+  contextMessage?: string
+  sections: BuiltSection[]
+  /** The enabled tools in their stable order. */
+  tools: EnabledTool[]
+  /** The tools as the context's provider defines them natively (empty for the XML dialect). */
+  nativeTools: unknown[]
+  wireFormat: WireFormat
+  toolCalling: "native" | "xml"
+  variant: string
+  model: ModelInfo
+  diagnostics: Diagnostic[]
+  /** Hash of what reaches the provider's cached prefix (tools, then system prompt). */
+  hash: string
+}
+
+/** Settings of a builder: registries to extend and how strict templates are. */
+export interface BuilderOptions {
+  /** `strict` (tests): template errors throw. `lenient` (default): they become diagnostics. */
+  templates?: TemplateStrictness
+  variants?: readonly Variant[]
+  components?: readonly Component[]
+  tools?: readonly ToolSpec[]
+  /** Model catalog additions and overrides. */
+  models?: readonly ModelInfo[]
+}
+
+const CUSTOM = "custom-prompt"
+
+const sha = (text: string): string => hash("sha256", text, "hex")
+
+function toolSet(list: EnabledTool[], byKind: Record<ToolKind, string>): ToolSet {
+  const ids = new Set(list.map((t) => t.id))
+  return {
+    list,
+    has: (kind) => byKind[kind] !== "",
+    hasId: (id) => ids.has(id),
+    name: (kind) => byKind[kind] || undefined,
+  }
+}
+
+/** The result of choosing a variant, with the resolved model and dialect. */
+export type Explanation = VariantChoice & { model: ModelInfo; toolCalling: "native" | "xml" }
+
+/** Everything that follows from the tool set: shared by every build with the same tool inputs. */
+interface ToolStage {
+  /** Rendered sections by component, each with the inputs it was rendered from. */
+  sections: Map<string, SectionMemo[]>
+  selection: Selection
+  tools: EnabledTool[]
+  env: ComponentEnv
+  scope: Record<string, unknown>
+  nativeTools: unknown[]
+  toolsHash: string
+  diagnostics: Diagnostic[]
+}
+
+/** The template scopes of one build; the volatile one is made only when a volatile template needs it. */
+interface Scopes {
+  stable: Record<string, unknown>
+  context: PromptContext
+  volatile: Record<string, unknown> | undefined
+}
+
+function scopeFor(component: Component, scopes: Scopes): Record<string, unknown> {
+  if (!component.volatile) return scopes.stable
+  scopes.volatile ??= volatileScope(scopes.stable, scopes.context)
+  return scopes.volatile
+}
+
+/** A section reused while the context fields its component reads keep their values. */
+interface SectionMemo {
+  placement: PromptContext["placement"]
+  values: unknown[]
+  result: SectionStage
+}
+
+/** A rendered section (or nothing), with the diagnostics its rendering produced. */
+interface SectionStage {
+  section: BuiltSection | undefined
+  diagnostics: Diagnostic[]
+}
+
+/**
+ * Builds system prompts. A builder keeps caches (parsed templates, rendered text, stages keyed by
+ * the identity of the context fields they read), so an agent keeps one for its session. Contexts are
+ * immutable values: make a changed one with `{ ...context, date }`, never by mutation.
+ */
+export class PromptBuilder {
+  readonly #engine: TemplateEngine
+  readonly #variants: readonly Variant[]
+  readonly #components: Map<string, Component>
+  readonly #tools: readonly ToolSpec[]
+  readonly #models: readonly ModelInfo[] | undefined
+  readonly #memo = new WeakMap<PromptContext, BuiltPrompt>()
+  readonly #choices = new BoundedMap<string, Explanation>(256)
+  readonly #toolStages = new RecentResults<ToolStage>(16)
+  readonly #systemText = new RecentResults<{ text: string; hash: string }>(4)
+  readonly #wrapped = new WeakMap<BuiltSection, string>()
+  readonly #hashes = new BoundedMap<string, string>(4096)
+  readonly #cacheableChoice: boolean
+
+  constructor(options: BuilderOptions = {}) {
+    this.#engine = new TemplateEngine(options.templates ?? "lenient")
+    this.#variants = [
+      ...BUILTIN_VARIANTS.filter((v) => !options.variants?.some((o) => o.id === v.id)),
+      ...(options.variants ?? []),
+    ]
+    this.#components = new Map([...BUILTIN_COMPONENTS, ...(options.components ?? [])].map((c) => [c.id, c]))
+    this.#tools = options.tools ?? BUILTIN_TOOLS
+    this.#models = options.models
+    // A custom matcher may read any field, so its choice cannot be keyed by the fields below.
+    this.#cacheableChoice = !this.#variants.some((v) => v.match.some((m) => m.custom))
+  }
+
+  /** Resolves the model and chooses the variant, saying why. */
+  explain(context: PromptContext): Explanation {
+    const key = `${context.model.id}\u0001${context.model.provider}\u0001${context.variant}\u0001${context.audience}\u0001${context.toolCalling}`
+    const cached = this.#cacheableChoice ? this.#choices.get(key) : undefined
+    if (cached) return cached
+    const resolved = resolveModel(context.model.id, {
+      provider: context.model.provider,
+      ...(this.#models ? { models: this.#models } : {}),
+    })
+    const choice = chooseVariant(this.#variants, context, resolved.model)
+    const dialect = choice.variant.toolCalling
+    const toolCalling =
+      context.toolCalling ??
+      (dialect === "auto" ? (resolved.model.capabilities.nativeTools ? "native" : "xml") : dialect)
+    const explanation: Explanation = {
+      ...choice,
+      diagnostics: [...resolved.diagnostics, ...choice.diagnostics],
+      model: resolved.model,
+      toolCalling,
+    }
+    return this.#cacheableChoice ? this.#choices.set(key, explanation) : explanation
+  }
+
+  /** Builds the prompt for a context. The same context (or an equal one) always gives the same bytes. */
+  build(context: PromptContext): BuiltPrompt {
+    const memo = this.#memo.get(context)
+    if (memo) return memo
+    const result = this.#build(context)
+    this.#memo.set(context, result)
+    return result
+  }
+
+  #hash(text: string): string {
+    return this.#hashes.get(text) ?? this.#hashes.set(text, sha(text))
+  }
+
+  #build(context: PromptContext): BuiltPrompt {
+    const choice = this.explain(context)
+    const { variant, model, toolCalling } = choice
+    const wireFormat = wireFormatOf(model)
+    const stage = this.#toolStages.get(
+      [
+        variant,
+        toolCalling,
+        model,
+        context.tools,
+        context.features,
+        context.skills,
+        context.mcpServers,
+        context.mode,
+        context.autonomy,
+        context.interactive,
+        context.audience,
+        context.agent,
+        context.overrides,
+      ],
+      () => this.#toolStage(context, variant, model, toolCalling, wireFormat),
+    )
+
+    const diagnostics: Diagnostic[] = [...choice.diagnostics, ...stage.diagnostics]
+    const sections = this.#sections(context, variant, stage, diagnostics)
+    const system = sections.filter((s) => s.placement === "system")
+    const volatile = sections.filter((s) => s.placement === "context-message")
+    const prefix = this.#systemText.get([stage, ...system], () => ({
+      text: system.map((s) => s.text).join("\n\n"),
+      hash: sha(`${wireFormat}\n${stage.toolsHash}\n${system.map((s) => s.hash).join("\n")}`),
+    }))
+    const built: BuiltPrompt = {
+      text: prefix.text,
+      sections,
+      tools: stage.tools,
+      nativeTools: stage.nativeTools,
+      wireFormat,
+      toolCalling,
+      variant: variant.id,
+      model,
+      diagnostics,
+      hash: prefix.hash,
+    }
+    if (volatile.length > 0) {
+      const tags = volatile.map((s) => this.#components.get(s.id)?.tag ?? s.id.replace(/-/g, "_"))
+      built.contextMessage = volatile.map((s, i) => this.#wrap(s, tags[i]!, tags)).join("\n\n")
+    }
+    return built
+  }
+
+  /** A volatile section wrapped in its tag, our tags inside it neutralized (remembered per section). */
+  #wrap(section: BuiltSection, tag: string, tags: string[]): string {
+    let wrapped = this.#wrapped.get(section)
+    if (wrapped === undefined) {
+      wrapped = `<${tag}>\n${neutralizeTags(section.text, tags)}\n</${tag}>`
+      this.#wrapped.set(section, wrapped)
+    }
+    return wrapped
+  }
+
+  #toolStage(
+    context: PromptContext,
+    variant: Variant,
+    model: ModelInfo,
+    toolCalling: "native" | "xml",
+    wireFormat: WireFormat,
+  ): ToolStage {
+    const mcp = mcpToolSpecs(context.mcpServers)
+    const selection = selectTools({ context, variant, builtins: this.#tools, mcp: mcp.specs })
+    const diagnostics = [...mcp.diagnostics, ...selection.diagnostics]
+    const scope = stableScope(context, variant, model, toolCalling, selection)
+    const tools = selection.tools.map((t) => this.#enable(t, scope, diagnostics))
+    const env: ComponentEnv = { tools: toolSet(tools, selection.byKind), variant: variant.id, model, toolCalling }
+    const nativeTools = toolCalling === "native" ? toNativeTools(tools, wireFormat) : []
+    const toolsHash = nativeTools.length > 0 ? sha(JSON.stringify(nativeTools)) : ""
+    return { sections: new Map(), selection, tools, env, scope, nativeTools, toolsHash, diagnostics }
+  }
+
+  /** Renders a selected tool's text for the model. MCP descriptions are data and are not rendered. */
+  #enable(tool: SelectedTool, scope: object, diagnostics: Diagnostic[]): EnabledTool {
+    const render = (source: string, what: string): string => {
+      if (tool.spec.external) return source
+      const r = this.#engine.render(source, scope, `tool ${tool.spec.id} ${what}`)
+      diagnostics.push(...r.diagnostics)
+      return r.text ?? ""
+    }
+    const enabled: EnabledTool = {
+      id: tool.spec.id,
+      kind: tool.spec.kind,
+      name: tool.name,
+      description: render(tool.description, "description"),
+      snippet: render(tool.snippet, "snippet"),
+      guidelines: tool.guidelines.map((g) => render(g, "guideline")).filter((g) => g.trim() !== ""),
+      parameters: parametersSchema(tool),
+      examples: parameterExamples(tool),
+    }
+    if (tool.spec.mcp) enabled.mcp = tool.spec.mcp
+    return enabled
+  }
+
+  #sections(context: PromptContext, variant: Variant, stage: ToolStage, diagnostics: Diagnostic[]): BuiltSection[] {
+    const sections: BuiltSection[] = []
+    const custom = context.customPrompt
+    const scopes: Scopes = { stable: stage.scope, context, volatile: undefined }
+    for (const id of variant.components) {
+      const component = this.#components.get(id)
+      if (!component) {
+        diagnostics.push(
+          diagnostic("error", "component-missing", `variant "${variant.id}" lists unknown component "${id}"`),
+        )
+        continue
+      }
+      // Volatile sections come after the stable ones; a custom prompt sits between them.
+      if (component.volatile && custom) this.#placeCustom(sections, context)
+      // Replace mode keeps what the model needs to call tools in the XML dialect, and the volatile facts.
+      const keep = component.volatile || (id === "tool-use" && stage.env.toolCalling === "xml")
+      if (custom?.mode === "replace" && !keep) continue
+      const result = this.#componentSection(component, context, variant, stage, scopes)
+      diagnostics.push(...result.diagnostics)
+      if (result.section) this.#push(sections, result.section, context)
+    }
+    if (custom) this.#placeCustom(sections, context)
+    return sections
+  }
+
+  /** A component's section: reused while the fields it reads are unchanged, else rendered. */
+  #componentSection(
+    component: Component,
+    context: PromptContext,
+    variant: Variant,
+    stage: ToolStage,
+    scopes: Scopes,
+  ): SectionStage {
+    const reads = component.reads
+    if (!reads) return this.#renderComponent(component, context, variant, stage.env, scopes)
+    let recent = stage.sections.get(component.id)
+    if (!recent) {
+      recent = []
+      stage.sections.set(component.id, recent)
+    }
+    for (const entry of recent) {
+      if (entry.placement !== context.placement) continue
+      let same = true
+      for (let i = 0; i < reads.length && same; i++) same = entry.values[i] === context[reads[i]!]
+      if (same) return entry.result
+    }
+    const result = this.#renderComponent(component, context, variant, stage.env, scopes)
+    recent.unshift({ placement: context.placement, values: reads.map((r) => context[r]), result })
+    if (recent.length > 4) recent.pop()
+    return result
+  }
+
+  #push(sections: BuiltSection[], section: BuiltSection, context: PromptContext): void {
+    const override = context.overrides?.[`sections.${section.id}`]
+    sections.push(override === undefined ? section : { ...section, text: override, hash: this.#hash(override) })
+  }
+
+  #placeCustom(sections: BuiltSection[], context: PromptContext): void {
+    const custom = context.customPrompt
+    if (!custom || sections.some((s) => s.id === CUSTOM)) return
+    const section = this.#section(CUSTOM, false, context.placement, [{ text: custom.text, verbatim: true }])
+    if (section) this.#push(sections, section, context)
+  }
+
+  #section(
+    id: string,
+    isVolatile: boolean,
+    placement: PromptContext["placement"],
+    pieces: Piece[],
+  ): BuiltSection | undefined {
+    const text = postProcessPieces(pieces)
+    if (text.trim() === "") return undefined
+    return {
+      id,
+      text,
+      placement: isVolatile && placement === "context-message" ? "context-message" : "system",
+      hash: this.#hash(text),
+    }
+  }
+
+  #renderComponent(
+    component: Component,
+    context: PromptContext,
+    variant: Variant,
+    env: ComponentEnv,
+    scopes: Scopes,
+  ): SectionStage {
+    const { id } = component
+    const placement = context.placement
+    const diagnostics: Diagnostic[] = []
+    let content: SectionContent
+    try {
+      const patch = variant.patches?.[id]
+      content = (patch?.render ?? component.render)(context, env)
+      if (content !== undefined && patch && (patch.prepend || patch.append)) {
+        const body: Fragment[] = typeof content === "string" ? [{ kind: "template", text: content }] : content
+        content = [
+          ...(patch.prepend ? [{ kind: "template" as const, text: patch.prepend }] : []),
+          ...body,
+          ...(patch.append ? [{ kind: "template" as const, text: patch.append }] : []),
+        ]
+      }
+    } catch (cause) {
+      diagnostics.push(diagnostic("error", "component-failed", `component "${id}" failed: ${(cause as Error).message}`))
+      return { section: undefined, diagnostics }
+    }
+    if (content === undefined) return { section: undefined, diagnostics }
+    const fragments: Fragment[] = typeof content === "string" ? [{ kind: "template", text: content }] : content
+    const pieces: Piece[] = []
+    for (const f of fragments) {
+      if (f.kind === "data") {
+        pieces.push({ text: f.text, verbatim: true })
+        continue
+      }
+      const r = isTemplate(f.text)
+        ? this.#engine.render(f.text, scopeFor(component, scopes), `section ${id}`)
+        : { text: f.text, diagnostics: [] }
+      diagnostics.push(...r.diagnostics)
+      if (r.text === undefined) return { section: undefined, diagnostics }
+      pieces.push({ text: r.text, verbatim: false })
+    }
+    return { section: this.#section(id, component.volatile, placement, pieces), diagnostics }
+  }
+}
+
+/** Builds the system prompt for a context with a fresh builder. Agents keep a PromptBuilder instead. */
+export function build(context: PromptContext, options?: BuilderOptions): BuiltPrompt {
+  return new PromptBuilder(options).build(context)
+}
+
+/** Says which variant a context gets, why, and which were considered. */
+export function explain(context: PromptContext, options?: BuilderOptions): Explanation {
+  return new PromptBuilder(options).explain(context)
+}
