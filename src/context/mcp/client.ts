@@ -4,6 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { PromptlineError } from "../../errors.js"
 import { compareNames } from "../paths.js"
 import type { McpServerInfo } from "../prompt-context.js"
 import type { McpServerConfig } from "./config.js"
@@ -43,6 +44,17 @@ function pick<T extends Record<string, unknown>>(value: T, keys: (keyof T)[]): P
   return out
 }
 
+/** Connecting to an MCP server failed; `stderr` holds the last lines a stdio server wrote. */
+export class McpConnectError extends PromptlineError {
+  readonly server: string
+  readonly stderr: string
+  constructor(server: string, message: string, stderr: string, cause: unknown) {
+    super("mcp-connect", message, { cause })
+    this.server = server
+    this.stderr = stderr
+  }
+}
+
 /** A live connection to one MCP server (stdio or HTTP); close it when done. */
 export class McpConnection {
   private closed = false
@@ -64,7 +76,8 @@ export class McpConnection {
       } catch (error) {
         await client.close().catch(() => undefined)
         await transport.close().catch(() => undefined)
-        throw error
+        const message = (error as Error)?.message ?? String(error)
+        throw new McpConnectError(config.name, message, stderr.text.trim(), error)
       }
       return new McpConnection(config, client, stderr)
     }

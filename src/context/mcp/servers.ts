@@ -19,22 +19,21 @@ export interface McpInput {
   display: (abs: string, scope: "user" | "project") => string
 }
 
-/** The servers to connect to (first of a name wins), entries for those left out, and diagnostics. */
-export async function readMcpServers(
-  input: McpInput,
-): Promise<{ configs: McpServerConfig[]; entries: GatherEntry[]; diagnostics: Diagnostic[] }> {
+/** Every server found, in config order: a config to connect to, or an entry saying why it is left out. */
+export type McpItem = { config: McpServerConfig } | { entry: GatherEntry }
+
+/** Reads every MCP config: the servers to connect to (first of a name wins) and those left out, in order. */
+export async function readMcpServers(input: McpInput): Promise<{ items: McpItem[]; diagnostics: Diagnostic[] }> {
   const sources: (McpConfigSource & { path: string })[] = mcpConfigSources(input).map((s) => ({
     ...s,
     path: input.display(s.abs, s.scope),
   }))
   const vars: ExpandVars = { env: input.env, home: input.home, workspace: input.root }
   const read = await Promise.all(sources.map((s) => readMcpConfig(s, vars)))
-  const configs: McpServerConfig[] = []
-  const entries: GatherEntry[] = []
+  const items: McpItem[] = []
   const diagnostics: Diagnostic[] = []
   const taken = new Map<string, string>()
-  read.forEach((r, i) => {
-    const source = sources[i]!
+  for (const r of read) {
     diagnostics.push(...r.diagnostics)
     for (const config of r.servers) {
       const entry: GatherEntry = {
@@ -45,53 +44,39 @@ export async function readMcpServers(
         convention: config.format,
         detail: `from ${config.source}`,
       }
-      if (source.scope === "project" && !input.trust) {
+      if (config.scope === "project" && !input.trust) {
         entry.reason = "the workspace is not trusted, so its MCP servers are not started"
-        entries.push(entry)
+        items.push({ entry })
         continue
       }
       const first = taken.get(config.name)
       if (first !== undefined) {
         entry.status = "shadowed"
         entry.reason = `a server named \`${config.name}\` is already defined in ${first}`
-        diagnostics.push(
-          diagnostic("warning", "mcp-server-shadowed", `${entry.reason}; this one is ignored`, {
-            path: config.source,
-          }),
-        )
-        entries.push(entry)
+        const message = `${entry.reason}; this one is ignored`
+        diagnostics.push(diagnostic("warning", "mcp-server-shadowed", message, { path: config.source }))
+        items.push({ entry })
         continue
       }
       taken.set(config.name, config.source)
-      configs.push(config)
+      if (!input.connect) {
+        items.push({ entry: { ...entry, reason: "MCP connections are switched off" } })
+        continue
+      }
+      items.push({ config })
     }
-  })
-  return { configs, entries, diagnostics }
+  }
+  return { items, diagnostics }
 }
 
 /** Reads every MCP config, connects to the servers (unless `connect` is false) and snapshots them. */
 export async function gatherMcp(input: McpInput): Promise<McpSnapshot> {
-  const { configs, entries, diagnostics } = await readMcpServers(input)
-  if (!input.connect) {
-    const off = configs.map(
-      (c): GatherEntry => ({
-        kind: "mcp-server",
-        path: c.name,
-        scope: c.scope,
-        status: "skipped",
-        convention: c.format,
-        reason: "MCP connections are switched off",
-        detail: `from ${c.source}`,
-      }),
-    )
-    return { servers: [], entries: [...off, ...entries], diagnostics }
-  }
+  const { items, diagnostics } = await readMcpServers(input)
+  const configs = items.flatMap((item) => ("config" in item ? [item.config] : []))
   const options: { timeoutMs?: number; cwd: string } = { cwd: input.cwd }
   if (input.timeoutMs !== undefined) options.timeoutMs = input.timeoutMs
   const live = await snapshotServers(configs, options)
-  return {
-    servers: live.servers,
-    entries: [...live.entries, ...entries],
-    diagnostics: [...diagnostics, ...live.diagnostics],
-  }
+  let next = 0
+  const entries = items.map((item) => ("config" in item ? live.entries[next++]! : item.entry))
+  return { servers: live.servers, entries, diagnostics: [...diagnostics, ...live.diagnostics] }
 }

@@ -2,7 +2,7 @@ import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import { compareNames } from "../paths.js"
 import type { McpServerInfo } from "../prompt-context.js"
 import type { GatherEntry } from "../report.js"
-import { McpConnection } from "./client.js"
+import { McpConnectError, McpConnection } from "./client.js"
 import type { McpServerConfig } from "./config.js"
 
 /** The default time each MCP server gets to connect and list everything: 10 s. */
@@ -40,7 +40,7 @@ async function snapshotOne(
     return { info }
   } catch (error) {
     const message = timedOut ? `no answer within ${limit} ms` : ((error as Error)?.message ?? String(error))
-    const tail = connection?.stderrTail
+    const tail = error instanceof McpConnectError ? error.stderr : connection?.stderrTail
     return { error: tail ? `${message} (stderr: ${tail.split("\n").slice(-3).join(" | ")})` : message, timedOut }
   } finally {
     clearTimeout(timer)

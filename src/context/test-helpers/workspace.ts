@@ -62,3 +62,8 @@ export async function monorepo(options: { git?: boolean } = {}): Promise<string>
   }
   return dir
 }
+
+/** The entry script of the `@modelcontextprotocol/server-everything` package (a real MCP server). */
+export const EVERYTHING_SERVER = fileURLToPath(
+  new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+)

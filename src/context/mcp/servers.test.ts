@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { gather } from "../gather.js"
+import { cleanup, EVERYTHING_SERVER, tempDir, writeTree } from "../test-helpers/workspace.js"
+
+let ws: string
+let home: string
+const model = { id: "m", provider: "p" }
+
+beforeAll(async () => {
+  ws = await tempDir()
+  home = await tempDir("promptline-home-")
+  const everything = { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] }
+  await writeTree(ws, {
+    ".promptline/mcp.json": JSON.stringify({ mcpServers: { everything: { ...everything, timeout: 20 } } }),
+    ".mcp.json": JSON.stringify({
+      mcpServers: {
+        everything: { command: "promptline-no-such-command" },
+        broken: { command: "promptline-no-such-command" },
+      },
+    }),
+    ".cursor/mcp.json": "{ not json",
+  })
+  await writeTree(home, {
+    ".config/promptline/mcp.json": JSON.stringify({ mcpServers: { mine: { command: "x", disabled: true } } }),
+  })
+})
+afterAll(async () => {
+  await cleanup(ws)
+  await cleanup(home)
+})
+
+describe("gather with MCP servers", () => {
+  it("connects to the configured servers and stores a snapshot; the first of a name wins", async () => {
+    const { context, report, diagnostics } = await gather({ cwd: ws, home, env: {}, trust: true, model })
+    expect(context.mcpServers.map((s) => s.name)).toEqual(["everything"])
+    expect(context.mcpServers[0]?.tools.length).toBeGreaterThan(5)
+    expect(report.mcpServers.map((e) => `${e.path} ${e.status} ${e.convention}`)).toEqual([
+      "everything loaded promptline",
+      "everything shadowed claude",
+      "broken failed claude",
+      "mine skipped promptline",
+    ])
+    expect(diagnostics.filter((d) => d.code.startsWith("mcp")).map((d) => [d.code, d.path])).toEqual([
+      ["mcp-server-shadowed", ".mcp.json"],
+      ["mcp-config-invalid", ".cursor/mcp.json"],
+      ["mcp-server-failed", ".mcp.json"],
+    ])
+  })
+
+  it("starts no project server in an untrusted workspace, listing each as skipped", async () => {
+    const { context, report } = await gather({ cwd: ws, home, env: {}, trust: false, model })
+    expect(context.mcpServers).toEqual([])
+    expect(report.mcpServers.map((e) => `${e.path} ${e.status}`)).toEqual([
+      "everything skipped",
+      "everything skipped",
+      "broken skipped",
+      "mine skipped",
+    ])
+    expect(report.mcpServers[0]?.reason).toContain("not trusted")
+  })
+
+  it("lists servers without connecting when MCP is off", async () => {
+    const { context, report } = await gather({ cwd: ws, home, env: {}, trust: true, model, mcp: false })
+    expect(context.mcpServers).toEqual([])
+    expect(report.mcpServers.find((e) => e.path === "everything")?.reason).toBe("MCP connections are switched off")
+  })
+})

@@ -1,0 +1,70 @@
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { cleanup, EVERYTHING_SERVER, tempDir } from "../test-helpers/workspace.js"
+import { snapshotServers } from "./snapshot.js"
+import { alive, eventually, stdioConfig } from "./test-helpers.js"
+
+let dir: string
+beforeEach(async () => {
+  dir = await tempDir()
+})
+afterEach(async () => {
+  await cleanup(dir)
+})
+
+/** A stdio "server" that records its pid and then never answers. */
+function silent(name: string) {
+  const pidFile = join(dir, `${name}.pid`)
+  const script = `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`
+  return { config: stdioConfig(name, process.execPath, ["-e", script]), pidFile }
+}
+
+describe("snapshotServers", () => {
+  it("keeps the servers that answer, reports the rest, and sorts servers by name", async () => {
+    const hang = silent("hang")
+    const result = await snapshotServers(
+      [
+        stdioConfig("zeta", process.execPath, [EVERYTHING_SERVER, "stdio"]),
+        { ...hang.config, timeoutMs: 1500 },
+        stdioConfig("missing", "promptline-no-such-command", []),
+        stdioConfig("crash", process.execPath, ["-e", "console.error('token expired'); process.exit(1)"]),
+        stdioConfig("off", "promptline-no-such-command", [], { disabled: true }),
+        stdioConfig("alpha", process.execPath, [EVERYTHING_SERVER, "stdio"]),
+      ],
+      // Generous for the real servers on a busy machine; the silent one has its own short limit.
+      { cwd: dir, timeoutMs: 30_000 },
+    )
+    expect(result.servers.map((s) => s.name)).toEqual(["alpha", "zeta"])
+    expect(result.entries.map((e) => `${e.path} ${e.status}`)).toEqual([
+      "zeta loaded",
+      "hang failed",
+      "missing failed",
+      "crash failed",
+      "off skipped",
+      "alpha loaded",
+    ])
+    expect(result.entries[0]?.detail).toMatch(/^\d+ tools, \d+ resources, \d+ resource templates; from \.mcp\.json$/)
+    expect(result.diagnostics.map((d) => [d.code, d.level, d.path])).toEqual([
+      ["mcp-server-timeout", "error", ".mcp.json"],
+      ["mcp-server-failed", "error", ".mcp.json"],
+      ["mcp-server-failed", "error", ".mcp.json"],
+    ])
+    expect(result.diagnostics[0]?.message).toBe("MCP server `hang`: no answer within 1500 ms")
+    expect(result.diagnostics[2]?.message).toContain("token expired")
+  })
+
+  it("stops the process of a server that timed out", async () => {
+    const hang = silent("hang")
+    await snapshotServers([hang.config], { cwd: dir, timeoutMs: 800 })
+    const pid = Number(await readFile(hang.pidFile, "utf8"))
+    expect(pid).toBeGreaterThan(0)
+    expect(await eventually(() => !alive(pid))).toBe(true)
+  })
+
+  it("honours a per-server timeout from promptline's own config", async () => {
+    const hang = silent("hang")
+    const result = await snapshotServers([{ ...hang.config, timeoutMs: 300 }], { cwd: dir, timeoutMs: 60_000 })
+    expect(result.diagnostics[0]?.message).toBe("MCP server `hang`: no answer within 300 ms")
+  })
+})

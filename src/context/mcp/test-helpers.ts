@@ -1,0 +1,80 @@
+// Helpers for MCP tests: real server processes. Not part of the public API.
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { EVERYTHING_SERVER } from "../test-helpers/workspace.js"
+import type { McpServerConfig } from "./config.js"
+
+/** A stdio server config for tests. */
+export function stdioConfig(name: string, command: string, args: string[], extra: Partial<McpServerConfig> = {}) {
+  const config: McpServerConfig = {
+    name,
+    source: ".mcp.json",
+    format: "claude",
+    scope: "project",
+    transport: "stdio",
+    command,
+    args,
+    env: {},
+    headers: {},
+    disabled: false,
+    ...extra,
+  }
+  return config
+}
+
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer()
+    server.once("error", fail)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => done(typeof address === "object" && address ? address.port : 0))
+    })
+  })
+}
+
+/** Starts server-everything in streamable HTTP mode; resolves once it listens. */
+export async function startHttpEverything(): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [EVERYTHING_SERVER, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  })
+  await new Promise<void>((done, fail) => {
+    let seen = ""
+    const timer = setTimeout(() => fail(new Error(`server did not start: ${seen}`)), 15_000)
+    child.stderr!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString()
+      if (seen.includes("listening on port")) {
+        clearTimeout(timer)
+        done()
+      }
+    })
+    child.once("exit", (code) => fail(new Error(`server exited with ${code}: ${seen}`)))
+  })
+  const stop = () =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null) return done()
+      child.once("exit", () => done())
+      child.kill()
+    })
+  return { url: `http://127.0.0.1:${port}/mcp`, child, stop }
+}
+
+/** True while a process with this id exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Waits until `check` holds or `ms` pass; returns its last value. */
+export async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms
+  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 50))
+  return check()
+}
