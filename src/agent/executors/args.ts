@@ -66,12 +66,14 @@ export function validateArgs<S extends z.ZodType>(
   const result = schema.safeParse(value)
   if (result.success) return { ok: true, value: result.data }
   const problems = result.error.issues.map((issue) => {
-    const name = issue.path.map(String).join(".") || "(arguments)"
-    const given = issue.path.reduce<unknown>(
-      (at, key) => (at && typeof at === "object" ? (at as Record<PropertyKey, unknown>)[key] : undefined),
-      value,
-    )
-    if (given === undefined && issue.path.length > 0) return `missing required parameter '${name}'`
+    const [head, ...rest] = issue.path
+    const name =
+      head === undefined
+        ? "(arguments)"
+        : String(head) + rest.map((k) => (typeof k === "number" ? `[${k}]` : `.${String(k)}`)).join("")
+    if (rest.length === 0 && head !== undefined && (value as Record<PropertyKey, unknown>)[head] === undefined) {
+      return `missing required parameter '${name}'`
+    }
     return `parameter '${name}': ${issue.message}`
   })
   return { ok: false, message: `Invalid arguments for ${tool}: ${problems.join("; ")}.` }

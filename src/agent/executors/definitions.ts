@@ -152,7 +152,10 @@ function collect(root: Node, rules: LanguageRules, lines: string[]): Definition[
   const visit = (node: Node, depth: 0 | 1, exported: boolean, row: number) => {
     if (rules.wrappers.has(node.type)) {
       const isExport = node.type === "export_statement"
-      for (const child of node.namedChildren) if (child) visit(child, depth, exported || isExport, row)
+      for (const child of node.namedChildren) {
+        // A decorated definition is shown at its `def`/`class` line, an export at its `export` line.
+        if (child) visit(child, depth, exported || isExport, isExport ? row : child.startPosition.row)
+      }
       return
     }
     const accepted = depth === 0 ? isDefinition(node, rules, exported) : rules.members.has(node.type)
@@ -164,12 +167,7 @@ function collect(root: Node, rules: LanguageRules, lines: string[]): Definition[
       for (const member of child.namedChildren) if (member) visit(member, 1, false, member.startPosition.row)
     }
   }
-  for (const child of root.namedChildren) {
-    if (!child) continue
-    // A decorated or exported definition is shown at the line that names it.
-    const named = child.type === "decorated_definition" ? child.childForFieldName("definition") : child
-    visit(child, 0, false, (named ?? child).startPosition.row)
-  }
+  for (const child of root.namedChildren) if (child) visit(child, 0, false, child.startPosition.row)
   return found.sort((a, b) => a.line - b.line || a.depth - b.depth)
 }
 

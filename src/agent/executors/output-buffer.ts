@@ -50,9 +50,11 @@ export class OutputBuffer {
 
   /** The kept text, with a notice where bytes were left out. */
   text(): string {
+    // Decode the kept bytes in one piece when nothing was dropped, so a character split across
+    // the head/tail border stays whole.
+    if (this.dropped === 0) return Buffer.concat([...this.head, ...this.tail]).toString("utf8")
     const head = Buffer.concat(this.head).toString("utf8")
     const tail = Buffer.concat(this.tail).toString("utf8")
-    if (this.dropped === 0) return head + tail
     return `${head}\n\n[… ${this.dropped} bytes of output omitted; the start and the end are shown …]\n\n${tail}`
   }
 }

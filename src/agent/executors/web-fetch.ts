@@ -35,8 +35,16 @@ async function readBody(response: Response, max: number): Promise<{ bytes: Buffe
   }
 }
 
+function absolute(href: string, baseUrl: string | undefined): string {
+  try {
+    return baseUrl ? new URL(href, baseUrl).href : href
+  } catch {
+    return href
+  }
+}
+
 /** Converts an HTML page to readable plain text (links kept, images and scripts dropped). */
-export function htmlToText(html: string): string {
+export function htmlToText(html: string, baseUrl?: string): string {
   return convert(html, {
     wordwrap: false,
     selectors: [
@@ -44,7 +52,14 @@ export function htmlToText(html: string): string {
       { selector: "script", format: "skip" },
       { selector: "style", format: "skip" },
       { selector: "nav", format: "skip" },
-      { selector: "a", options: { ignoreHref: false, hideLinkHrefIfSameAsText: true } },
+      {
+        selector: "a",
+        options: {
+          ignoreHref: false,
+          hideLinkHrefIfSameAsText: true,
+          pathRewrite: (href: string) => absolute(href, baseUrl),
+        },
+      },
     ],
   })
     .replace(/\n{3,}/g, "\n\n")
@@ -95,7 +110,7 @@ export const webFetchExecutor = defineExecutor({
     }
     const body = await readBody(response, MAX_BODY_BYTES)
     const raw = body.bytes.toString("utf8")
-    const text = type.includes("html") ? htmlToText(raw) : raw.trim()
+    const text = type.includes("html") ? htmlToText(raw, response.url || url.href) : raw.trim()
     const capped = capText(text, env.limits.fetchMaxChars)
     const final = response.url && response.url !== url.href ? ` (redirected to ${response.url})` : ""
     const head = [`Fetched ${url.href}${final} (${type.split(";")[0]}):`]
