@@ -126,6 +126,17 @@ describe("replay server", () => {
     expect(s.served).toBe(0)
   })
 
+  it("also answers OpenAI-compatible paths without the /v1 prefix, as DeepSeek's base URL has none", async () => {
+    const s = await start(finalTurn)
+    const deepseek = new OpenAI({ apiKey: "k", baseURL: s.url, maxRetries: 0 })
+    const completion = await deepseek.chat.completions.create({
+      model: "deepseek-chat",
+      messages: [{ role: "user", content: "x" }],
+    })
+    expect(completion.choices[0]!.message.content).toBe(finalTurn.text)
+    expect(s.requests[0]!.path).toBe("/chat/completions")
+  })
+
   it("answers unknown paths with 404 and other methods with 405", async () => {
     const s = await start(finalTurn)
     const missing = await post("/v1/embeddings", { model: "x", input: "y" })

@@ -48,8 +48,9 @@ const GEMINI_ROUTE = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):(streamGenerateCo
 /** Which wire format a path speaks, and what the path itself says. */
 export function routeOf(path: string, query: URLSearchParams): { format: ReplayFormat; route: RouteInfo } | undefined {
   if (path === "/v1/messages") return { format: "anthropic", route: {} }
-  if (path === "/v1/chat/completions") return { format: "openai-chat", route: {} }
-  if (path === "/v1/responses") return { format: "openai-responses", route: {} }
+  // DeepSeek and some compatible servers are also called without the /v1 prefix.
+  if (path === "/v1/chat/completions" || path === "/chat/completions") return { format: "openai-chat", route: {} }
+  if (path === "/v1/responses" || path === "/responses") return { format: "openai-responses", route: {} }
   const gemini = GEMINI_ROUTE.exec(path)
   if (gemini) {
     const stream = gemini[3] === "streamGenerateContent"
