@@ -58,9 +58,11 @@ export async function loadCandidate(c: Candidate, env: LoadEnv): Promise<Loaded>
   if (c.scope === "project" && !env.trust) {
     return { entry: entry("skipped", "the workspace is not trusted, so project files are not read"), diagnostics: [] }
   }
-  if (c.scope === "project" && !c.personal) {
+  const notes: string[] = []
+  if (c.scope === "project") {
     const ignored = await env.gitignore.reason(c.abs, false)
-    if (ignored) return { entry: entry("ignored", ignored), diagnostics: [] }
+    if (ignored && !c.personal) return { entry: entry("ignored", ignored), diagnostics: [] }
+    if (ignored) notes.push("gitignored, read as a personal file")
   }
   const read = await readTextFile(c.abs)
   if (!read.ok) {
@@ -68,7 +70,6 @@ export async function loadCandidate(c: Candidate, env: LoadEnv): Promise<Loaded>
     return { entry: entry("failed", read.message), diagnostics: [d] }
   }
   const diagnostics: Diagnostic[] = []
-  const notes: string[] = []
   if (read.capped) {
     notes.push("capped at 1 MiB")
     diagnostics.push(
