@@ -1,13 +1,16 @@
 import { Command, CommanderError } from "commander"
 import { PromptlineError } from "../errors.js"
+import { contextCommand } from "./context.js"
 import { doctorCommand } from "./doctor.js"
 import { type CliIO, processIO } from "./io.js"
+import { promptCommand } from "./prompt.js"
+import { variantsCommand } from "./variants.js"
 
 /** A command module: adds one subcommand to the program. Actions return the exit code. */
 export type CommandFactory = (io: CliIO, setExit: (code: number) => void) => Command
 
 /** The subcommands, in help order. Each lives in its own file in this folder. */
-const commands: CommandFactory[] = [doctorCommand]
+const commands: CommandFactory[] = [promptCommand, contextCommand, variantsCommand, doctorCommand]
 
 /** Runs the promptline CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
