@@ -169,6 +169,19 @@ describe("Responses WebSocket mode", () => {
     )
   })
 
+  it("closes the connection halfway through a turn for a disconnect fault", async () => {
+    server = await startReplayServer({ script: scriptOf({ ...finalTurn, faults: [{ kind: "disconnect" }] }) })
+    const ws = await Connection.open(server.urls.responsesWebSocket)
+    const closed = new Promise<number>((resolve) => ws.socket.once("close", (code) => resolve(code)))
+    ws.socket.send(JSON.stringify({ type: "response.create", model: "gpt-5", input: "go" }))
+    expect(await closed).toBe(1006)
+    expect(server.requests.map((r) => r.outcome)).toEqual(["fault"])
+    const again = await Connection.open(server.urls.responsesWebSocket)
+    expect(terminal(await again.send({ type: "response.create", model: "gpt-5", input: "go" })).type).toBe(
+      "response.completed",
+    )
+  })
+
   it("works with the official SDK's ResponsesWS client", async () => {
     server = await startReplayServer({ script: scriptOf(richTurn, finalTurn) })
     const client = new OpenAI({ apiKey: "test-key", baseURL: server.urls.openai })
