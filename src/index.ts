@@ -1,5 +1,6 @@
 // The public API of promptline: re-exports only.
 export * from "./agent/replay/index.js"
+export * from "./context/index.js"
 export * from "./context/prompt-context.js"
 export * from "./diagnostics.js"
 export * from "./errors.js"
