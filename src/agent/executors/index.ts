@@ -14,7 +14,7 @@ import { readFileExecutor } from "./read-file.js"
 import { replaceInFileExecutor } from "./replace-in-file.js"
 import { searchFilesExecutor } from "./search-files.js"
 import {
-  DEFAULT_LIMITS,
+  DEFAULT_EXECUTOR_LIMITS,
   type Executor,
   type ExecutorEnv,
   type ResolvedEnv,
@@ -43,7 +43,7 @@ export type {
   ToolOutcome,
   TouchedPath,
 } from "./types.js"
-export { DEFAULT_LIMITS } from "./types.js"
+export { DEFAULT_EXECUTOR_LIMITS } from "./types.js"
 
 const ALL: readonly Executor[] = [
   readFileExecutor,
@@ -77,7 +77,11 @@ export function hasExecutor(id: string): boolean {
 }
 
 function resolveEnv(env: ExecutorEnv): ResolvedEnv {
-  return { ...env, limits: { ...DEFAULT_LIMITS, ...env.limits }, signal: env.signal ?? new AbortController().signal }
+  return {
+    ...env,
+    limits: { ...DEFAULT_EXECUTOR_LIMITS, ...env.limits },
+    signal: env.signal ?? new AbortController().signal,
+  }
 }
 
 /**

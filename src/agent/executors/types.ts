@@ -38,7 +38,7 @@ export interface ToolOutcome {
   details?: Record<string, unknown>
 }
 
-/** Size and time limits of the executors; every field has a default (DEFAULT_LIMITS). */
+/** Size and time limits of the executors; every field has a default (DEFAULT_EXECUTOR_LIMITS). */
 export interface ExecutorLimits {
   /** read_file: most bytes of text returned in one call. */
   readMaxBytes: number
@@ -69,7 +69,7 @@ export interface ExecutorLimits {
 }
 
 /** The limits used when ExecutorEnv.limits leaves a field out. */
-export const DEFAULT_LIMITS: Readonly<ExecutorLimits> = Object.freeze({
+export const DEFAULT_EXECUTOR_LIMITS: Readonly<ExecutorLimits> = Object.freeze({
   readMaxBytes: 256 * 1024,
   readMaxLines: 2000,
   imageMaxBytes: 5 * 1024 * 1024,
