@@ -1,0 +1,103 @@
+import { createReadStream } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { isAbsolute, resolve } from "node:path"
+import { Command, Option } from "commander"
+import { FileError } from "../errors.js"
+import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
+import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
+import {
+  decodePayloadLines,
+  type RecordingShape,
+  recordingShape,
+  responseBodyEvents,
+  StreamDecoder,
+} from "../providers/decode.js"
+import type { DecodeStats, StreamEvent } from "../providers/stream.js"
+import type { CommandFactory } from "./main.js"
+import { printJson } from "./print.js"
+
+interface DecodeFlags {
+  format: WireFormat
+  events?: boolean
+  model?: string
+  ts: string
+  shape?: RecordingShape
+}
+
+/**
+ * `promptline decode --format F FILE`: decodes a recorded response (raw SSE, one JSON payload per
+ * line, or one non-streamed JSON body) and prints the assembled message, usage and stop reason, or
+ * with `--events` the normalized stream events, one JSON object per line. Exits 1 when a response
+ * did not complete.
+ */
+export const decodeCommand: CommandFactory = (io, setExit) =>
+  new Command("decode")
+    .description("decode a recorded provider stream into stream events or the assembled message")
+    .argument("<file>", "the recording: raw SSE, one JSON payload per line, or a whole JSON response body")
+    .addOption(
+      new Option("--format <format>", "wire format of the recording").choices(WIRE_FORMATS).makeOptionMandatory(),
+    )
+    .option("--events", "print the stream events (JSON lines) instead of the assembled message")
+    .option("--model <id>", "model id recorded on thinking blocks and signed tool calls")
+    .option("--ts <ms>", "timestamp of the assembled message, in milliseconds since the epoch", "0")
+    .addOption(
+      new Option("--shape <shape>", "how the file is written (default: guessed)").choices([
+        "sse",
+        "json-lines",
+        "json",
+      ]),
+    )
+    .action(async (file: string, flags: DecodeFlags) => {
+      const path = isAbsolute(file) ? file : resolve(io.cwd, file)
+      let text: string
+      try {
+        text = await readFile(path, "utf8")
+      } catch (error) {
+        throw new FileError(
+          "file-unreadable",
+          file,
+          `cannot read the recording (${(error as NodeJS.ErrnoException).code ?? error})`,
+          {
+            cause: error,
+          },
+        )
+      }
+      const ts = Number(flags.ts)
+      if (!Number.isFinite(ts)) throw new FileError("invalid-option", file, `--ts must be a number, not ${flags.ts}`)
+      const shape = flags.shape ?? recordingShape(text)
+      const { events, stats } = await decodeFile(flags.format, shape, path, text)
+      if (flags.events) {
+        io.stdout(events.map((e) => `${JSON.stringify(e)}\n`).join(""))
+      } else {
+        const acc = new Accumulator({ ts, model: flags.model })
+        for (const e of events) acc.push(e)
+        const responses: AssembledResponse[] = acc.finish().map((r) => (stats ? { ...r, stats } : r))
+        printJson(io, responses.length === 1 ? responses[0] : responses)
+      }
+      const stops = events.filter((e) => e.type === "stop")
+      if (stops.length === 0 || stops.some((e) => e.type === "stop" && e.reason === "error")) setExit(1)
+    })
+
+async function decodeFile(
+  format: WireFormat,
+  shape: RecordingShape,
+  path: string,
+  text: string,
+): Promise<{ events: StreamEvent[]; stats?: DecodeStats }> {
+  if (shape === "json-lines") return decodePayloadLines(format, text)
+  if (shape === "json") {
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch (error) {
+      throw new FileError("invalid-json", path, `not a JSON response body: ${(error as Error).message}`)
+    }
+    return { events: responseBodyEvents(format, body) }
+  }
+  // Raw SSE is read as a stream, the way a response body arrives.
+  const decoder = new StreamDecoder(format)
+  const events: StreamEvent[] = []
+  for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 })) decoder.feed(chunk as Buffer, events)
+  decoder.end(events)
+  return { events, stats: decoder.stats }
+}
