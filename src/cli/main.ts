@@ -1,8 +1,8 @@
 import { Command, CommanderError } from "commander"
 import { PromptlineError } from "../errors.js"
 import { contextCommand } from "./context.js"
-import { decodeCommand } from "./decode.js"
 import { doctorCommand } from "./doctor.js"
+import { fitCommand } from "./fit.js"
 import { type CliIO, processIO } from "./io.js"
 import { promptCommand } from "./prompt.js"
 import { variantsCommand } from "./variants.js"
@@ -11,7 +11,7 @@ import { variantsCommand } from "./variants.js"
 export type CommandFactory = (io: CliIO, setExit: (code: number) => void) => Command
 
 /** The subcommands, in help order. Each lives in its own file in this folder. */
-const commands: CommandFactory[] = [promptCommand, contextCommand, variantsCommand, doctorCommand, decodeCommand]
+const commands: CommandFactory[] = [promptCommand, contextCommand, variantsCommand, doctorCommand, fitCommand]
 
 /** Runs the promptline CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

@@ -99,7 +99,7 @@ export function compactionRange(
  * Condenses the view: asks `summarize` for a summary of the range and returns the compaction edit that
  * hides the range and puts the summary (with the fixed structure) in its place as a user message.
  */
-export async function compact(
+export async function compactHistory(
   view: readonly Message[],
   summarize: Summarize,
   options: { now: number; keepTail?: number },

@@ -3,7 +3,7 @@ import { resolveModel, wireFormatOf } from "../models/resolve.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import { type Budget, budgetFor } from "./budget.js"
 import { ChangeLog } from "./change-log.js"
-import { compact, type Summarize } from "./compact.js"
+import { compactHistory, type Summarize } from "./compact.js"
 import { dedupFileReads } from "./dedup.js"
 import type { Edit } from "./edits.js"
 import type { Message } from "./message.js"
@@ -212,7 +212,7 @@ export class ContextManager {
     summarize: Summarize,
     options: { now: number; keepTail?: number },
   ): Promise<Edit | undefined> {
-    const edit = await compact(this.changeLog.view(history), summarize, options)
+    const edit = await compactHistory(this.changeLog.view(history), summarize, options)
     if (edit) this.changeLog.add([edit])
     return edit
   }

@@ -1,0 +1,82 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { generateHistory } from "../../test/fixtures/history/generate.js"
+import { runCli } from "./test-helpers/run.js"
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), "../../test/fixtures/history")
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "promptline-fit-"))
+  await writeFile(join(dir, "long.json"), JSON.stringify(generateHistory({ messages: 401 })))
+})
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe("promptline fit", () => {
+  it("prints tokens, budget and edits for a history that fits", async () => {
+    const r = await runCli(["fit", "--history", join(fixtures, "small-history.json"), "--model", "claude-sonnet-4-5"])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(
+      /model {6}claude-sonnet-4-5 \(claude-sonnet-4-5-20250929\), window 200,000, budget 160,000/,
+    )
+    expect(r.stdout).toMatch(/edits {6}none/)
+    expect(r.stdout).toContain("9 in the history, 9 sent")
+  })
+
+  it("truncates a long history for a small model and explains it as JSON", async () => {
+    const r = await runCli(["fit", "--history", join(dir, "long.json"), "--model", "gpt-4o", "--json"])
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(out.tokens.before).toBeGreaterThan(out.tokens.budget.effective)
+    expect(out.tokens.after).toBeLessThanOrEqual(out.tokens.budget.effective)
+    expect(out.edits.map((e: { kind: string }) => e.kind)).toContain("truncation")
+    expect(out.messages[0].id).toBe("m0")
+    expect(out.messages[1].id).toBe("m1")
+  })
+
+  it("continues and saves a change log", async () => {
+    const log = join(dir, "log.json")
+    const first = await runCli([
+      "fit",
+      "--history",
+      join(dir, "long.json"),
+      "--model",
+      "gpt-4o",
+      "--change-log",
+      log,
+      "--save",
+    ])
+    expect(first.code).toBe(0)
+    const saved = JSON.parse(await readFile(log, "utf8"))
+    expect(saved.schema).toBe(1)
+    expect(saved.edits.length).toBeGreaterThan(0)
+    const again = await runCli([
+      "fit",
+      "--history",
+      join(dir, "long.json"),
+      "--model",
+      "gpt-4o",
+      "--change-log",
+      log,
+      "--json",
+    ])
+    expect(JSON.parse(again.stdout).edits).toEqual([])
+  })
+
+  it("warns about an unknown model and reports a bad history with its line", async () => {
+    const r = await runCli(["fit", "--history", join(fixtures, "small-history.json"), "--model", "acme-9"])
+    expect(r.stderr).toContain("model-unknown")
+    await writeFile(join(dir, "bad.json"), '[\n  { "id": "a", "role": "robot", "ts": 1, "content": [] }\n]')
+    const bad = await runCli(["fit", "--history", join(dir, "bad.json"), "--model", "gpt-4o"])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/bad\.json: invalid history/)
+    expect(bad.stderr).toContain("[0].role")
+    await writeFile(join(dir, "broken.json"), "[\n{")
+    const broken = await runCli(["fit", "--history", join(dir, "broken.json"), "--model", "gpt-4o"])
+    expect(broken.stderr).toMatch(/broken\.json:2/)
+  })
+})

@@ -1,0 +1,132 @@
+import { spawn } from "node:child_process"
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import ts from "typescript"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { rng } from "../../test/fixtures/history/generate.js"
+import { ChangeLog } from "./change-log.js"
+import type { Edit } from "./edits.js"
+
+/**
+ * Crash safety: a child process saves change logs in a loop and is killed (SIGKILL) at a random moment,
+ * 200 times. Loading must always give the last acknowledged state or the next one, never a torn file.
+ * The child runs our own change-log code, transpiled once into a folder under node_modules/.cache (so it
+ * resolves zod and jsonc-parser) because starting a TypeScript loader 200 times would take minutes.
+ */
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..")
+const work = join(root, `node_modules/.cache/promptline-crash-test-${process.pid}`)
+const SOURCES = [
+  "src/errors.ts",
+  "src/json.ts",
+  "src/history/atomic-write.ts",
+  "src/history/change-log.ts",
+  "src/history/change-log-migrate.ts",
+  "src/history/edits.ts",
+  "src/history/message.ts",
+]
+
+/** The state number k: a few small edits plus one large one (about 80 kB), so a write takes a while. */
+function stateEdits(k: number): Edit[] {
+  const edits: Edit[] = Array.from({ length: k % 20 }, (_, i) => ({
+    kind: "notice",
+    ts: i,
+    messageId: `m${i}`,
+    text: `state ${k}`,
+  }))
+  edits.push({ kind: "compaction", ts: 1000 + k, from: "m2", to: "m3", summary: `state ${k} `.repeat(8_000) })
+  return edits
+}
+
+const CHILD = `
+import { ChangeLog } from "./src/history/change-log.js"
+${stateEdits.toString()}
+const [file, start] = process.argv.slice(2)
+let k = Number(start)
+process.stdout.write("ready\\n")
+for (;;) {
+  k++
+  await new ChangeLog(stateEdits(k)).save(file)
+  process.stdout.write(k + "\\n")
+}
+`
+
+beforeAll(async () => {
+  await rm(work, { recursive: true, force: true })
+  for (const source of SOURCES) {
+    const code = await readFile(join(root, source), "utf8")
+    const out = ts.transpileModule(code, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+    }).outputText
+    const target = join(work, source.replace(/\.ts$/, ".js"))
+    await mkdir(dirname(target), { recursive: true })
+    await writeFile(target, out)
+  }
+  await writeFile(join(work, "child.mjs"), CHILD)
+})
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true })
+})
+
+function runUntilKilled(file: string, start: number, delayMs: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(work, "child.mjs"), file, String(start)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    let out = ""
+    let err = ""
+    let timer: NodeJS.Timeout | undefined
+    // The kill clock starts once the child is loaded, so kills land among the writes.
+    child.stdout.on("data", (d) => {
+      out += d
+      timer ??= setTimeout(() => child.kill("SIGKILL"), delayMs)
+    })
+    child.stderr.on("data", (d) => {
+      err += d
+    })
+    child.on("error", reject)
+    child.on("exit", (_code, signal) => {
+      clearTimeout(timer)
+      if (signal !== "SIGKILL") reject(new Error(`child ended on its own: ${err}`))
+      else
+        resolve(
+          out
+            .split("\n")
+            .filter((l) => /^\d+$/.test(l))
+            .map(Number),
+        )
+    })
+  })
+}
+
+describe("change log crash safety", () => {
+  it("after 200 kills mid-write, loading gives the previous or the new state", { timeout: 300_000 }, async () => {
+    // Four independent chains of 50 trials run side by side (each child spends most of its life loading).
+    const chain = async (n: number) => {
+      const file = join(work, `crash-${n}.json`)
+      await new ChangeLog(stateEdits(0)).save(file)
+      const random = rng(2026 + n)
+      let state = 0
+      let interrupted = 0
+      for (let trial = 0; trial < 50; trial++) {
+        const acks = await runUntilKilled(file, state, Math.floor(random() * 40))
+        const acked = acks.at(-1) ?? state
+        const loaded = await ChangeLog.load(file)
+        const k = (loaded.edits.at(-1)?.ts ?? 1000) - 1000
+        expect([acked, acked + 1]).toContain(k)
+        expect(loaded.edits).toEqual(stateEdits(k))
+        if (k === acked) interrupted++
+        state = k
+      }
+      return { state, interrupted }
+    }
+    const results = await Promise.all([0, 1, 2, 3].map(chain))
+    // Kills land during writes (the loop does nothing else) and the state moves on between them.
+    expect(results.reduce((a, r) => a + r.interrupted, 0)).toBeGreaterThan(20)
+    for (const r of results) expect(r.state).toBeGreaterThan(50)
+    // Temporary files left behind show that some kills landed between opening and renaming.
+    const { readdir } = await import("node:fs/promises")
+    expect((await readdir(work)).filter((f) => f.endsWith(".tmp")).length).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,92 @@
+import { readFile } from "node:fs/promises"
+import { z } from "zod"
+import { FileError, ValidationError } from "../errors.js"
+import { parseJsonDocument } from "../json.js"
+import type { Message } from "./message.js"
+
+/** The schema of a stored history: an array of messages with content blocks (see message.ts). */
+const textBlock = z.object({ type: z.literal("text"), text: z.string() }).strict()
+const imageBlock = z.object({ type: z.literal("image"), mediaType: z.string(), data: z.string() }).strict()
+const blockSchema = z.discriminatedUnion("type", [
+  textBlock,
+  imageBlock,
+  z
+    .object({
+      type: z.literal("tool_use"),
+      id: z.string().min(1),
+      name: z.string().min(1),
+      input: z.unknown(),
+      signature: z.string().optional(),
+      model: z.string().optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("tool_result"),
+      toolUseId: z.string().min(1),
+      content: z.union([z.string(), z.array(z.discriminatedUnion("type", [textBlock, imageBlock]))]),
+      isError: z.boolean().optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("thinking"),
+      text: z.string(),
+      signature: z.string().optional(),
+      model: z.string().optional(),
+    })
+    .strict(),
+  z.object({ type: z.literal("redacted_thinking"), data: z.string(), model: z.string().optional() }).strict(),
+])
+
+/** A stored conversation: messages with unique ids. */
+export const historySchema = z
+  .array(
+    z
+      .object({
+        id: z.string().min(1),
+        role: z.enum(["user", "assistant"]),
+        content: z.array(blockSchema),
+        ts: z.number(),
+      })
+      .strict(),
+  )
+  .superRefine((messages, ctx) => {
+    const seen = new Set<string>()
+    messages.forEach((m, i) => {
+      if (seen.has(m.id)) ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate message id ${m.id}` })
+      seen.add(m.id)
+    })
+  })
+
+/** Parses the text of a history file; bad JSON names the line, bad fields are listed by path. */
+export function parseHistory(raw: string, file: string): Message[] {
+  const data = parseJsonDocument(raw, file, "invalid-history")
+  const parsed = historySchema.safeParse(data)
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({
+      path: i.path.map((p, n) => (typeof p === "number" ? `[${p}]` : n === 0 ? String(p) : `.${String(p)}`)).join(""),
+      message: i.message,
+    }))
+    throw new ValidationError("history", issues, file)
+  }
+  return parsed.data as Message[]
+}
+
+/** Reads and parses a history file. */
+export async function readHistory(path: string): Promise<Message[]> {
+  let raw: string
+  try {
+    raw = await readFile(path, "utf8")
+  } catch (error) {
+    throw new FileError(
+      "file-unreadable",
+      path,
+      `cannot read the history (${(error as NodeJS.ErrnoException).code ?? error})`,
+      {
+        cause: error,
+      },
+    )
+  }
+  return parseHistory(raw, path)
+}
