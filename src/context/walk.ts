@@ -1,6 +1,7 @@
-import { join } from "node:path"
+import { join, sep } from "node:path"
 import type { DirCache } from "./dir-cache.js"
 import type { GitignoreRules } from "./gitignore.js"
+import { compareNames } from "./paths.js"
 
 /** Folders never walked: dependency trees and version-control data. */
 export const NEVER_WALKED: ReadonlySet<string> = new Set(["node_modules", ".git", ".hg", ".svn"])
@@ -14,9 +15,20 @@ export interface WalkResult {
   limited: boolean
 }
 
+function segmentOrder(a: string, b: string): number {
+  const pa = a.split(sep)
+  const pb = b.split(sep)
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const c = compareNames(pa[i]!, pb[i]!)
+    if (c !== 0) return c
+  }
+  return pa.length - pb.length
+}
+
 /**
- * Lists the folders below `start` (not `start` itself) in a stable depth-first order, skipping hidden folders,
- * dependency trees, gitignored folders and symbolic links to folders, up to `limit` folders.
+ * Lists the folders below `start` (not `start` itself), skipping hidden folders, dependency trees, gitignored
+ * folders and symbolic links to folders, up to `limit` folders. Reads one depth at a time in parallel; the
+ * result is in depth-first name order, and when the limit is hit the shallowest folders are the ones kept.
  */
 export async function walkFolders(
   start: string,
@@ -25,25 +37,24 @@ export async function walkFolders(
   limit = DEFAULT_WALK_LIMIT,
 ): Promise<WalkResult> {
   const out: WalkResult = { folders: [], limited: false }
-  const visit = async (folder: string): Promise<void> => {
-    const entries = (await dirs.list(folder)) ?? []
-    const children = entries.filter((e) => e.kind === "dir" && !e.name.startsWith(".") && !NEVER_WALKED.has(e.name))
-    // Check ignore rules for all children at once: the rule files they need are already loaded.
-    const ignored = await Promise.all(children.map((e) => gitignore.entryReason(join(folder, e.name), true)))
-    // Start reading the listings of the kept children now, so the disk works while we descend.
-    children.forEach((e, i) => void (ignored[i] ? undefined : dirs.list(join(folder, e.name))))
-    for (let i = 0; i < children.length; i++) {
-      if (ignored[i]) continue
-      if (out.folders.length >= limit) {
-        out.limited = true
-        return
-      }
-      const child = join(folder, children[i]!.name)
-      out.folders.push(child)
-      await visit(child)
-      if (out.limited) return
+  let level = [start]
+  while (level.length > 0 && !out.limited) {
+    const children = await Promise.all(
+      level.map(async (folder) => {
+        const entries = (await dirs.list(folder)) ?? []
+        const kept = entries.filter((e) => e.kind === "dir" && !e.name.startsWith(".") && !NEVER_WALKED.has(e.name))
+        const ignored = await Promise.all(kept.map((e) => gitignore.entryReason(join(folder, e.name), true)))
+        return kept.filter((_, i) => !ignored[i]).map((e) => join(folder, e.name))
+      }),
+    )
+    const next = children.flat()
+    if (out.folders.length + next.length > limit) {
+      next.length = Math.max(0, limit - out.folders.length)
+      out.limited = true
     }
+    out.folders.push(...next)
+    level = next
   }
-  await visit(start)
+  out.folders.sort(segmentOrder)
   return out
 }

@@ -8,7 +8,8 @@ export async function findClaudeMemory(dir: string, probe: Probe): Promise<Candi
   if ((await probe.dirs.kind(dir, "CLAUDE.md")) !== undefined) {
     out.push(candidate(join(dir, "CLAUDE.md"), "claude", probe, dir, alwaysOn, { imports: true }))
   }
-  if ((await probe.dirs.kind(join(dir, ".claude"), "CLAUDE.md")) !== undefined) {
+  const folder = (await probe.dirs.kind(dir, ".claude")) === "dir"
+  if (folder && (await probe.dirs.kind(join(dir, ".claude"), "CLAUDE.md")) !== undefined) {
     out.push(candidate(join(dir, ".claude", "CLAUDE.md"), "claude", probe, dir, alwaysOn, { imports: true }))
   }
   if ((await probe.dirs.kind(dir, "CLAUDE.local.md")) !== undefined) {
