@@ -29,10 +29,28 @@ export * from "./providers/gemini/encode.js"
 export * from "./providers/openai-chat/encode.js"
 export * from "./providers/openai-responses/encode.js"
 export * from "./providers/portability.js"
-export * from "./providers/stream.js"
+export * from "./providers/accumulate.js"
+export { AnthropicDecoder, anthropicResponseEvents } from "./providers/anthropic/decode.js"
+export * from "./providers/decode.js"
+export { createDeepSeekDecoder, deepseekResponseEvents } from "./providers/deepseek/decode.js"
+export * from "./providers/errors.js"
+export { GeminiDecoder, geminiResponseEvents } from "./providers/gemini/decode.js"
+export { type ChatDialect, chatResponseEvents, OpenAIChatDecoder } from "./providers/openai-chat/decode.js"
+export { OpenAIResponsesDecoder, responsesResponseEvents } from "./providers/openai-responses/decode.js"
+export * from "./providers/sse.js"
+export type {
+  DecodeStats,
+  PayloadDecoder,
+  StopReason,
+  StreamErrorEvent,
+  StreamErrorKind,
+  StreamEvent,
+  Usage,
+} from "./providers/stream.js"
 export * from "./providers/xml-dialect.js"
 export * from "./tools/catalog/index.js"
 export * from "./tools/mcp.js"
 export * from "./tools/native.js"
 export * from "./tools/spec.js"
 export * from "./tools/xml.js"
+export * from "./tools/xml-parser.js"
