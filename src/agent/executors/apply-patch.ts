@@ -35,6 +35,7 @@ class PatchPlan {
     let before: string | null = null
     const info = await stat(where.absolute).catch(() => undefined)
     if (info?.isDirectory()) throw new Refusal(`${where.display} is a folder, not a file`)
+    if (info && !info.isFile()) throw new Refusal(`${where.display} is not a regular file`)
     if (info) {
       const raw = await readFile(where.absolute)
       if (looksBinary(raw.subarray(0, 8192))) throw new Refusal(`${where.display} looks like a binary file`)

@@ -36,7 +36,9 @@ export const listCodeDefinitionNamesExecutor = defineExecutor({
     if (!info) return failure(`No such file or folder: ${shown}.`, `outline ${shown}: not found`)
     const files: string[] = []
     if (info.isFile()) files.push(where.absolute)
-    else {
+    else if (!info.isDirectory()) {
+      return failure(`${shown} is not a regular file or folder.`, `outline ${shown}: not a file`)
+    } else {
       for await (const entry of walk({
         root: env.workspace,
         start: where.absolute,
@@ -45,7 +47,7 @@ export const listCodeDefinitionNamesExecutor = defineExecutor({
         order: "depth",
         signal: env.signal,
       })) {
-        if (!entry.isDirectory && !entry.isSymlink && languageOf(entry.absolute)) files.push(entry.absolute)
+        if (entry.isFile && languageOf(entry.absolute)) files.push(entry.absolute)
       }
     }
     const supported = files.filter((f) => languageOf(f))

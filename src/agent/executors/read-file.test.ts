@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import { symlink } from "node:fs/promises"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
@@ -120,6 +121,12 @@ describe("read_file", () => {
     expect(missing).toMatchObject({ isError: true, summary: "read nope.txt: not found" })
     await ws.write("dir/x.txt", "x")
     expect((await ws.run("read_file", { path: "dir" })).isError).toBe(true)
+  })
+
+  it.runIf(process.platform !== "win32")("refuses a named pipe instead of blocking on it", async () => {
+    execFileSync("mkfifo", [path.join(ws.root, "pipe")])
+    const out = await ws.run("read_file", { path: "pipe" })
+    expect(out).toMatchObject({ isError: true, summary: "read pipe: not a file" })
   })
 
   it("refuses to read through a symlink that leads outside the workspace", async () => {

@@ -66,6 +66,9 @@ export const readFileExecutor = defineExecutor({
     if (info.isDirectory()) {
       return failure(`${shown} is a folder, not a file. Use list_files to see its contents.`, `read ${shown}: a folder`)
     }
+    if (!info.isFile()) {
+      return failure(`${shown} is not a regular file (a device, socket or pipe).`, `read ${shown}: not a file`)
+    }
     if (input.start_line && input.end_line && input.end_line < input.start_line) {
       return failure(
         `Invalid range: end_line (${input.end_line}) is before start_line (${input.start_line}).`,

@@ -44,6 +44,7 @@ export const replaceInFileExecutor = defineExecutor({
     const info = await stat(where.absolute).catch(() => undefined)
     let original = ""
     if (info?.isDirectory()) return failure(`${shown} is a folder, not a file.`, `edit ${shown}: a folder`)
+    if (info && !info.isFile()) return failure(`${shown} is not a regular file.`, `edit ${shown}: not a file`)
     if (info) {
       const raw = await readFile(where.absolute)
       if (looksBinary(raw.subarray(0, 8192)))

@@ -101,6 +101,27 @@ describe.runIf(await findRipgrep(process.env))("search_files with ripgrep", () =
     expect(textOf(viaRg)).toBe(textOf(viaJs))
   })
 
+  it("falls back to the JavaScript search for look-around, which ripgrep's engine rejects", async () => {
+    const out = await ws.run("search_files", { path: "src", regex: "needle(?= one)" })
+    expect(out.details).toMatchObject({ engine: "javascript", matches: 1 })
+    expect(textOf(out)).toContain("3: // needle one")
+  })
+
+  it("skips named pipes instead of blocking on them", async () => {
+    const { execFileSync } = await import("node:child_process")
+    const { rm } = await import("node:fs/promises")
+    const fifo = `${ws.root}/src/pipe.ts`
+    execFileSync("mkfifo", [fifo])
+    try {
+      for (const extra of [{ ripgrep: rg }, JS]) {
+        const out = await ws.run("search_files", { path: "src", regex: "needle" }, extra)
+        expect(out.details).toMatchObject({ matches: 6 })
+      }
+    } finally {
+      await rm(fifo)
+    }
+  })
+
   it("caps the results and reports an invalid regex", async () => {
     const capped = await ws.run("search_files", { path: ".", regex: "needle" }, { limits: { searchMaxResults: 2 } })
     expect(capped.details).toMatchObject({ engine: "ripgrep", matches: 2, capped: true })

@@ -4,7 +4,7 @@ import { pathArg, taskProgressArg } from "./args.js"
 import { resolveIn } from "./files.js"
 import { count, failure, oneLine, readOf, success } from "./outcome.js"
 import { findRipgrep, type SearchQuery, searchWithRipgrep } from "./ripgrep.js"
-import { searchWithJavaScript } from "./search-js.js"
+import { compileRegex, searchWithJavaScript } from "./search-js.js"
 import { formatResults } from "./search-results.js"
 import { defineExecutor, type ResolvedEnv } from "./types.js"
 
@@ -42,8 +42,13 @@ export const searchFilesExecutor = defineExecutor({
       signal: env.signal,
     }
     const rg = await ripgrepFor(env)
-    const engine = rg ? "ripgrep" : "javascript"
-    const results = rg ? await searchWithRipgrep(rg, query) : await searchWithJavaScript(query)
+    let engine = rg ? "ripgrep" : "javascript"
+    let results = rg ? await searchWithRipgrep(rg, query) : await searchWithJavaScript(query)
+    if ("error" in results && rg && typeof compileRegex(input.regex) !== "string") {
+      // A JavaScript-only construct (look-around, back-references) that ripgrep's engine rejects.
+      engine = "javascript"
+      results = await searchWithJavaScript(query)
+    }
     const what = `/${oneLine(input.regex, 40)}/ in ${shown}`
     if ("error" in results) {
       return failure(`The search failed: ${results.error}`, `search ${what}: failed`, { details: { engine } })

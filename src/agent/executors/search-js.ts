@@ -55,7 +55,7 @@ export async function searchWithJavaScript(query: SearchQuery): Promise<SearchRe
       order: "depth",
       signal: query.signal,
     })) {
-      if (entry.isDirectory || entry.isSymlink) continue
+      if (!entry.isFile) continue
       const rel = path.relative(query.target, entry.absolute).split(path.sep).join("/")
       if (matcher && !matcher(rel)) continue
       candidates.push(entry.absolute)

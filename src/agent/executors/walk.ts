@@ -16,6 +16,8 @@ export interface WalkEntry {
   /** Depth below the start folder: 1 for its direct children. */
   depth: number
   isDirectory: boolean
+  /** A regular file (not a symlink, FIFO, socket or device). */
+  isFile: boolean
   isSymlink: boolean
 }
 
@@ -111,7 +113,13 @@ async function listFolder(shared: Shared, dir: string, depth: number, inherited:
     const absolute = path.join(dir, dirent.name)
     const isDirectory = dirent.isDirectory()
     if (ignoredBy(layers, absolute, isDirectory)) continue
-    listed.entries.push({ absolute, depth: depth + 1, isDirectory, isSymlink: dirent.isSymbolicLink() })
+    listed.entries.push({
+      absolute,
+      depth: depth + 1,
+      isDirectory,
+      isFile: dirent.isFile(),
+      isSymlink: dirent.isSymbolicLink(),
+    })
     if (isDirectory && shared.options.recursive && !shared.skip.has(dirent.name)) {
       listed.folders.push({ dir: absolute, depth: depth + 1, layers })
     }
