@@ -124,6 +124,36 @@ describe("gather in a trusted monorepo at its root", () => {
     expect(codes).toEqual(expect.arrayContaining(["skill-invalid", "skill-name-mismatch", "skill-shadowed"]))
   })
 
+  it("does not depend on the order files were created in", async () => {
+    const files: Record<string, string> = {}
+    for (const name of ["b.md", "a.md", "10-x.md", "2-y.md", "c/AGENTS.md", "a/AGENTS.md"]) files[name] = `${name}\n`
+    const forward = await tempDir()
+    const backward = await tempDir()
+    try {
+      await writeTree(forward, Object.fromEntries(Object.entries(files).map(([k, v]) => [`.clinerules/${k}`, v])))
+      await writeTree(forward, { "c/AGENTS.md": "c\n", "a/AGENTS.md": "a\n" })
+      await writeTree(backward, { "a/AGENTS.md": "a\n", "c/AGENTS.md": "c\n" })
+      const reversed = Object.entries(files).reverse()
+      await writeTree(backward, Object.fromEntries(reversed.map(([k, v]) => [`.clinerules/${k}`, v])))
+      const one = await gather(opts({ cwd: forward }))
+      const two = await gather(opts({ cwd: backward }))
+      expect(two.context.instructions).toEqual(one.context.instructions)
+      expect(one.context.instructions.map((f) => f.path)).toEqual([
+        ".clinerules/2-y.md",
+        ".clinerules/10-x.md",
+        ".clinerules/a.md",
+        ".clinerules/b.md",
+        ".clinerules/a/AGENTS.md",
+        ".clinerules/c/AGENTS.md",
+        "a/AGENTS.md",
+        "c/AGENTS.md",
+      ])
+    } finally {
+      await cleanup(forward)
+      await cleanup(backward)
+    }
+  })
+
   it("gives the same result every time", async () => {
     const a = await gather(opts())
     const b = await gather(opts())

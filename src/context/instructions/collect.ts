@@ -2,7 +2,7 @@ import { join } from "node:path"
 import type { Diagnostic } from "../../diagnostics.js"
 import { diagnostic } from "../../diagnostics.js"
 import type { DirCache } from "../dir-cache.js"
-import { foldersBetween } from "../paths.js"
+import { foldersBetween, isInside } from "../paths.js"
 import type { InstructionFile } from "../prompt-context.js"
 import type { GatherEntry } from "../report.js"
 import { promptlineUserDir, type UserRoot } from "../user-roots.js"
@@ -114,7 +114,8 @@ export async function collectInstructions(input: CollectInput): Promise<Collecte
   for (const candidates of nestedFound) if (candidates.length > 0) found.push({ candidates, loops: [] })
 
   const candidates = found.flatMap((f) => f.candidates)
-  for (const f of found) diagnostics.push(...loopDiagnostics(f.loops, (abs) => input.display(abs, "project")))
+  const shown = (abs: string) => input.display(abs, isInside(input.root, abs) ? "project" : "user")
+  for (const f of found) diagnostics.push(...loopDiagnostics(f.loops, shown))
   const loaded = await Promise.all(candidates.map((c) => loadCandidate(c, input)))
   const files: InstructionFile[] = []
   const entries: GatherEntry[] = []
