@@ -5,13 +5,21 @@ import { doctorCommand } from "./doctor.js"
 import { fitCommand } from "./fit.js"
 import { type CliIO, processIO } from "./io.js"
 import { promptCommand } from "./prompt.js"
+import { requestCommand } from "./request.js"
 import { variantsCommand } from "./variants.js"
 
 /** A command module: adds one subcommand to the program. Actions return the exit code. */
 export type CommandFactory = (io: CliIO, setExit: (code: number) => void) => Command
 
 /** The subcommands, in help order. Each lives in its own file in this folder. */
-const commands: CommandFactory[] = [promptCommand, contextCommand, variantsCommand, doctorCommand, fitCommand]
+const commands: CommandFactory[] = [
+  promptCommand,
+  contextCommand,
+  variantsCommand,
+  doctorCommand,
+  requestCommand,
+  fitCommand,
+]
 
 /** Runs the promptline CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
