@@ -1,0 +1,226 @@
+import { PromptlineError } from "../../errors.js"
+import type { WireFormat } from "../../models/types.js"
+
+/** How a provider takes its key: Anthropic's header, a Bearer token, Google's header, or not at all. */
+export type AuthStyle = "x-api-key" | "bearer" | "x-goog-api-key" | "none"
+
+/** One row of the provider registry: where a provider listens and how it is spoken to. */
+export interface ProviderInfo {
+  /** The id used on the command line and in ModelInfo.provider. */
+  id: string
+  /** A human name for messages. */
+  name: string
+  /** The default base URL, without a trailing slash. */
+  baseUrl: string
+  /** The wire format used when none is asked for. */
+  defaultFormat: WireFormat
+  /** The path under the base URL per wire format it speaks (streamed answers); `{model}` stands for the model id. */
+  paths: Partial<Record<WireFormat, string>>
+  /** Where the path differs for an answer that is not streamed (Gemini); otherwise `paths` serves both. */
+  unaryPaths?: Partial<Record<WireFormat, string>>
+  auth: AuthStyle
+  /** Environment variables that may hold the key, in order of preference; empty when none is needed. */
+  keyEnv: readonly string[]
+  /** An environment variable that overrides the base URL, as the provider's own SDK reads it. */
+  baseUrlEnv?: string
+  /** Headers every request carries besides the key. */
+  headers?: Readonly<Record<string, string>>
+  /** True for servers on the user's machine (no key needed). */
+  local?: boolean
+}
+
+const CHAT = "/chat/completions"
+const RESPONSES = "/responses"
+/** What OpenAI-compatible servers speak: Chat Completions (DeepSeek's flavour too), and often Responses. */
+const COMPATIBLE_PATHS: ProviderInfo["paths"] = { "openai-chat": CHAT, "openai-responses": RESPONSES, deepseek: CHAT }
+
+const compatible = (id: string, name: string, baseUrl: string, keyEnv: string[], local = false): ProviderInfo => ({
+  id,
+  name,
+  baseUrl,
+  defaultFormat: "openai-chat",
+  paths: COMPATIBLE_PATHS,
+  auth: keyEnv.length > 0 ? "bearer" : "none",
+  keyEnv,
+  ...(local ? { local } : {}),
+})
+
+const GEMINI: ProviderInfo = {
+  id: "gemini",
+  name: "Gemini",
+  baseUrl: "https://generativelanguage.googleapis.com",
+  defaultFormat: "gemini",
+  paths: { gemini: "/v1beta/models/{model}:streamGenerateContent?alt=sse" },
+  unaryPaths: { gemini: "/v1beta/models/{model}:generateContent" },
+  auth: "x-goog-api-key",
+  keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+}
+
+/** The providers promptline knows, by id. Any other id needs a base URL and is spoken to as OpenAI-compatible. */
+export const PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
+  anthropic: {
+    id: "anthropic",
+    name: "Anthropic",
+    baseUrl: "https://api.anthropic.com",
+    defaultFormat: "anthropic",
+    paths: { anthropic: "/v1/messages" },
+    auth: "x-api-key",
+    keyEnv: ["ANTHROPIC_API_KEY"],
+    baseUrlEnv: "ANTHROPIC_BASE_URL",
+    headers: { "anthropic-version": "2023-06-01" },
+  },
+  openai: {
+    id: "openai",
+    name: "OpenAI",
+    baseUrl: "https://api.openai.com/v1",
+    defaultFormat: "openai-responses",
+    paths: { "openai-responses": RESPONSES, "openai-chat": CHAT },
+    auth: "bearer",
+    keyEnv: ["OPENAI_API_KEY"],
+    baseUrlEnv: "OPENAI_BASE_URL",
+  },
+  gemini: GEMINI,
+  google: { ...GEMINI, id: "google" },
+  deepseek: {
+    id: "deepseek",
+    name: "DeepSeek",
+    baseUrl: "https://api.deepseek.com",
+    defaultFormat: "deepseek",
+    paths: { deepseek: CHAT, "openai-chat": CHAT },
+    auth: "bearer",
+    keyEnv: ["DEEPSEEK_API_KEY"],
+  },
+  openrouter: compatible("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", ["OPENROUTER_API_KEY"]),
+  xai: compatible("xai", "xAI", "https://api.x.ai/v1", ["XAI_API_KEY"]),
+  mistral: {
+    ...compatible("mistral", "Mistral", "https://api.mistral.ai/v1", ["MISTRAL_API_KEY"]),
+    paths: { "openai-chat": CHAT },
+  },
+  ollama: compatible("ollama", "Ollama", "http://localhost:11434/v1", [], true),
+  lmstudio: compatible("lmstudio", "LM Studio", "http://localhost:1234/v1", [], true),
+  vllm: compatible("vllm", "vLLM", "http://localhost:8000/v1", [], true),
+  "llama.cpp": compatible("llama.cpp", "llama.cpp", "http://localhost:8080/v1", [], true),
+  llamacpp: compatible("llamacpp", "llama.cpp", "http://localhost:8080/v1", [], true),
+}
+
+/** Where one provider is reached for one wire format, with the headers that authenticate. */
+export interface Endpoint {
+  provider: string
+  format: WireFormat
+  /** The base URL in use (default, environment or override), without a trailing slash. */
+  baseUrl: string
+  /** Headers for every request: content type, key, version headers. */
+  headers: Readonly<Record<string, string>>
+  /** Where the environment or the caller's key came from (`ANTHROPIC_API_KEY`, `option`), or `none`. */
+  keySource: string
+}
+
+/** What `endpointFor` needs: a provider id, optionally a wire format, the environment and overrides. */
+export interface EndpointRequest {
+  provider: string
+  /** Default: the provider's default format (OpenAI: Responses). */
+  format?: WireFormat
+  /** The environment to read keys and base-URL overrides from (pass `process.env`). */
+  env: Readonly<Record<string, string | undefined>>
+  /** Overrides the base URL (and the environment's override). */
+  baseUrl?: string
+  /** Overrides the key; an empty string sends no credential. */
+  apiKey?: string
+  /** Extra headers (OpenRouter's `HTTP-Referer`, a proxy's token); they win over the defaults. */
+  headers?: Readonly<Record<string, string>>
+}
+
+/** A provider needs a key and none was found; the message is one line naming the variable to set. */
+export class MissingKeyError extends PromptlineError {
+  readonly provider: string
+  readonly variables: readonly string[]
+  constructor(provider: ProviderInfo) {
+    const names = provider.keyEnv.join(" or ")
+    super("missing-api-key", `${provider.name} needs an API key: set ${names}.`)
+    this.provider = provider.id
+    this.variables = provider.keyEnv
+  }
+}
+
+/** The provider is unknown and no base URL says where it is, or it does not speak the asked wire format. */
+export class EndpointError extends PromptlineError {}
+
+/** The registry row for `provider` (case-insensitive), or undefined. */
+export function providerInfo(provider: string): ProviderInfo | undefined {
+  return PROVIDERS[provider.toLowerCase()]
+}
+
+/** Resolves a provider, wire format, key and base URL into an Endpoint, or throws a typed error. */
+export function endpointFor(request: EndpointRequest): Endpoint {
+  const known = providerInfo(request.provider)
+  if (!known && request.baseUrl === undefined) {
+    const ids = Object.keys(PROVIDERS).join(", ")
+    throw new EndpointError(
+      "unknown-provider",
+      `unknown provider "${request.provider}": use one of ${ids}, or give a base URL for an OpenAI-compatible server.`,
+    )
+  }
+  const info = known ?? compatible(request.provider, request.provider, request.baseUrl ?? "", [])
+  const format = request.format ?? info.defaultFormat
+  if (info.paths[format] === undefined) {
+    const spoken = Object.keys(info.paths).join(", ")
+    throw new EndpointError(
+      "unsupported-format",
+      `${info.name} does not speak the ${format} wire format (it speaks ${spoken}).`,
+    )
+  }
+  const envBase = info.baseUrlEnv ? nonEmpty(request.env[info.baseUrlEnv]) : undefined
+  const baseUrl = trimSlash(request.baseUrl ?? envBase ?? info.baseUrl)
+  const key = keyOf(info, request)
+  const headers: Record<string, string> = { "content-type": "application/json", ...info.headers }
+  if (key.value) Object.assign(headers, authHeaders(info.auth === "none" ? "bearer" : info.auth, key.value))
+  Object.assign(headers, request.headers)
+  return { provider: info.id, format, baseUrl, headers, keySource: key.source }
+}
+
+/** The URL of a request to `endpoint` for `model`, in `format` (default: the endpoint's), streamed unless `stream` is false. */
+export function requestUrl(
+  endpoint: Endpoint,
+  model: string,
+  options: { format?: WireFormat; stream?: boolean } = {},
+): string {
+  const format = options.format ?? endpoint.format
+  const info = providerInfo(endpoint.provider)
+  const unary = options.stream === false ? info?.unaryPaths?.[format] : undefined
+  const path = unary ?? (info?.paths ?? COMPATIBLE_PATHS)[format]
+  if (path === undefined) {
+    throw new EndpointError("unsupported-format", `${info?.name ?? endpoint.provider} does not speak ${format}.`)
+  }
+  const name = model.replace(/^models\//, "")
+  return `${endpoint.baseUrl}${path.replace("{model}", encodeURIComponent(name))}`
+}
+
+/** The WebSocket URL of the Responses API under an endpoint's base URL (`wss://…/v1/responses`). */
+export function responsesSocketUrl(endpoint: Endpoint): string {
+  return `${endpoint.baseUrl.replace(/^http/, "ws")}${RESPONSES}`
+}
+
+function keyOf(info: ProviderInfo, request: EndpointRequest): { value?: string; source: string } {
+  if (request.apiKey !== undefined)
+    return request.apiKey === "" ? { source: "none" } : { value: request.apiKey, source: "option" }
+  for (const name of info.keyEnv) {
+    const value = nonEmpty(request.env[name])
+    if (value) return { value, source: name }
+  }
+  if (info.keyEnv.length > 0) throw new MissingKeyError(info)
+  return { source: "none" }
+}
+
+function authHeaders(style: Exclude<AuthStyle, "none">, key: string): Record<string, string> {
+  switch (style) {
+    case "x-api-key":
+      return { "x-api-key": key }
+    case "x-goog-api-key":
+      return { "x-goog-api-key": key }
+    case "bearer":
+      return { authorization: `Bearer ${key}` }
+  }
+}
+
+const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim())
+const trimSlash = (url: string) => url.replace(/\/+$/, "")
