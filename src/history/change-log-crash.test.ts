@@ -124,7 +124,7 @@ describe("change log crash safety", () => {
     const results = await Promise.all([0, 1, 2, 3].map(chain))
     // Kills land during writes (the loop does nothing else) and the state moves on between them.
     expect(results.reduce((a, r) => a + r.interrupted, 0)).toBeGreaterThan(20)
-    for (const r of results) expect(r.state).toBeGreaterThan(50)
+    for (const r of results) expect(r.state).toBeGreaterThan(20)
     // Temporary files left behind show that some kills landed between opening and renaming.
     const { readdir } = await import("node:fs/promises")
     expect((await readdir(work)).filter((f) => f.endsWith(".tmp")).length).toBeGreaterThan(0)

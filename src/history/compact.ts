@@ -52,7 +52,7 @@ export function parseSummary(markdown: string): Summary {
     const text = line.trim()
     if (!text) continue
     if (current === "goal") summary.goal = summary.goal ? `${summary.goal} ${text}` : text
-    else summary[current].push(text.replace(/^[-*]\s+/, ""))
+    else summary[current].push(text.replace(/^[-*]\s+/, "").replace(/^#{1,6}\s*/, ""))
   }
   return summary
 }
