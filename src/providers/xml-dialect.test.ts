@@ -1,5 +1,8 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Message } from "../history/message.js"
+import type { EnabledTool, JsonSchema } from "../tools/spec.js"
+import { parseXmlToolCalls } from "../tools/xml-parser.js"
 import { toolCallToXml, toolResultToXml, toXmlDialect } from "./xml-dialect.js"
 
 describe("the XML dialect on the request side", () => {
@@ -28,10 +31,10 @@ describe("the XML dialect on the request side", () => {
     )
   })
 
-  it("keeps code with angle brackets as it is", () => {
+  it("keeps code with angle brackets as it is, a value of several lines on its own lines", () => {
     const content = "if (a < b && c > d) {\n  return `<div>${x}</div>`\n}\n"
     expect(toolCallToXml({ name: "write_to_file", input: { path: "x.ts", content } })).toBe(
-      `<write_to_file>\n<path>x.ts</path>\n<content>${content}</content>\n</write_to_file>`,
+      `<write_to_file>\n<path>x.ts</path>\n<content>\n${content}\n</content>\n</write_to_file>`,
     )
   })
 
@@ -82,5 +85,49 @@ describe("the XML dialect on the request side", () => {
       { type: "text", text: "next" },
     ])
     expect(history[0]!.content).toHaveLength(3)
+  })
+})
+
+/** Values of each JSON Schema type, strings full of code-like text and line breaks. */
+const code = fc.stringMatching(/^[a-z <>/=(){}";\n.-]{0,40}$/).filter((v) => !/<\/p\d>/.test(v))
+const valueOf: Record<string, fc.Arbitrary<unknown>> = {
+  string: code,
+  integer: fc.integer(),
+  boolean: fc.boolean(),
+  array: fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+  object: fc.dictionary(fc.stringMatching(/^[a-z]{1,4}$/), fc.string({ maxLength: 5 }), { maxKeys: 3 }),
+}
+
+describe("round trip through the XML parser of the response side", () => {
+  it("reads back every call exactly as the history stored it", () => {
+    const params = fc
+      .uniqueArray(fc.constantFrom("p1", "p2", "p3", "p4"), { minLength: 1, maxLength: 4 })
+      .chain((names) =>
+        fc.tuple(...names.map((name) => fc.constantFrom(...Object.keys(valueOf)).map((type) => [name, type] as const))),
+      )
+    fc.assert(
+      fc.property(
+        params.chain((pairs) => fc.tuple(fc.constant(pairs), fc.tuple(...pairs.map(([, type]) => valueOf[type]!)))),
+        ([pairs, values]) => {
+          const properties: Record<string, JsonSchema> = {}
+          for (const [name, type] of pairs) properties[name] = { type }
+          const tool: EnabledTool = {
+            id: "t",
+            kind: "mcp",
+            name: "t",
+            description: "",
+            snippet: "",
+            guidelines: [],
+            parameters: { type: "object", properties, required: [] },
+            examples: {},
+          }
+          const input = Object.fromEntries(pairs.map(([name], i) => [name, values[i]]))
+          const text = `Working on it.\n\n${toolCallToXml({ name: "t", input })}`
+          const { events } = parseXmlToolCalls(text, { tools: [tool] })
+          const end = events.find((e) => e.type === "tool_call_end")
+          expect(end && "input" in end ? end.input : undefined).toEqual(input)
+        },
+      ),
+    )
   })
 })

@@ -2,7 +2,8 @@
  * The XML tool-calling dialect on the request side. The history always stores calls as tool_use blocks and
  * results as tool_result blocks; for a model that calls tools in its text, they are written back as the text
  * it would have produced (`<tool_name><param>value</param></tool_name>`) and as user text wrapped in
- * `<tool_result tool="NAME">`. Parameter values are raw text; values that are not strings carry JSON.
+ * `<tool_result tool="NAME">`. Parameter values are raw text; values that are not strings carry JSON; a value of
+ * several lines starts and ends on its own line, as the XML parser (src/tools/xml-parser.ts) reads it back.
  */
 import type { Block, Message, TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 
@@ -13,7 +14,9 @@ export function toolCallToXml(call: Pick<ToolUseBlock, "name" | "input">): strin
   if (input !== null && typeof input === "object" && !Array.isArray(input)) {
     for (const [param, value] of Object.entries(input as Record<string, unknown>)) {
       if (value === undefined) continue
-      lines.push(`<${param}>${typeof value === "string" ? value : JSON.stringify(value)}</${param}>`)
+      const text = typeof value === "string" ? value : JSON.stringify(value)
+      // A value of several lines goes on the lines between its tags (the parser drops one line break each side).
+      lines.push(text.includes("\n") ? `<${param}>\n${text}\n</${param}>` : `<${param}>${text}</${param}>`)
     }
   }
   lines.push(`</${call.name}>`)
