@@ -90,7 +90,7 @@ describe("the XML dialect on the request side", () => {
 
 /** Values of each JSON Schema type, strings full of code-like text and line breaks. */
 const code = fc.stringMatching(/^[a-z <>/=(){}";\n.-]{0,40}$/).filter((v) => !/<\/p\d>/.test(v))
-const valueOf: Record<string, fc.Arbitrary<unknown>> = {
+const valuesByType: Record<string, fc.Arbitrary<unknown>> = {
   string: code,
   integer: fc.integer(),
   boolean: fc.boolean(),
@@ -103,11 +103,15 @@ describe("round trip through the XML parser of the response side", () => {
     const params = fc
       .uniqueArray(fc.constantFrom("p1", "p2", "p3", "p4"), { minLength: 1, maxLength: 4 })
       .chain((names) =>
-        fc.tuple(...names.map((name) => fc.constantFrom(...Object.keys(valueOf)).map((type) => [name, type] as const))),
+        fc.tuple(
+          ...names.map((name) => fc.constantFrom(...Object.keys(valuesByType)).map((type) => [name, type] as const)),
+        ),
       )
     fc.assert(
       fc.property(
-        params.chain((pairs) => fc.tuple(fc.constant(pairs), fc.tuple(...pairs.map(([, type]) => valueOf[type]!)))),
+        params.chain((pairs) =>
+          fc.tuple(fc.constant(pairs), fc.tuple(...pairs.map(([, type]) => valuesByType[type]!))),
+        ),
         ([pairs, values]) => {
           const properties: Record<string, JsonSchema> = {}
           for (const [name, type] of pairs) properties[name] = { type }
