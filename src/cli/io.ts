@@ -7,6 +7,23 @@ export interface CliIO {
   env: Record<string, string | undefined>
   /** Today's date (YYYY-MM-DD) for commands that need one; read once at the edge. */
   today: () => string
+  /** Reads one line of the person's answer; absent when nobody is at a terminal. */
+  question?: (prompt: string, signal?: AbortSignal) => Promise<string>
+  /** Milliseconds since the epoch (the clock, read at the edge). */
+  now?: () => number
+  /** Whether stdout is a terminal (colors on); absent means not a terminal. */
+  isTTY?: boolean
+}
+
+/** Asks on the terminal and reads one line. */
+async function terminalQuestion(prompt: string, signal?: AbortSignal): Promise<string> {
+  const { createInterface } = await import("node:readline/promises")
+  const rl = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    return await rl.question(prompt, signal ? { signal } : {})
+  } finally {
+    rl.close()
+  }
 }
 
 /** The IO of the real process. */
@@ -21,5 +38,8 @@ export function processIO(): CliIO {
       const pad = (n: number) => String(n).padStart(2, "0")
       return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
     },
+    now: () => Date.now(),
+    isTTY: process.stdout.isTTY === true,
+    ...(process.stdin.isTTY ? { question: terminalQuestion } : {}),
   }
 }

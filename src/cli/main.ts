@@ -1,11 +1,15 @@
 import { Command, CommanderError } from "commander"
 import { PromptlineError } from "../errors.js"
 import { contextCommand } from "./context.js"
+import { decodeCommand } from "./decode.js"
+import { diffCommand } from "./diff.js"
 import { doctorCommand } from "./doctor.js"
 import { fitCommand } from "./fit.js"
+import { inspectCommand } from "./inspect.js"
 import { type CliIO, processIO } from "./io.js"
 import { promptCommand } from "./prompt.js"
 import { requestCommand } from "./request.js"
+import { runCommand } from "./run.js"
 import { variantsCommand } from "./variants.js"
 
 /** A command module: adds one subcommand to the program. Actions return the exit code. */
@@ -16,8 +20,12 @@ const commands: CommandFactory[] = [
   promptCommand,
   contextCommand,
   variantsCommand,
+  runCommand,
   doctorCommand,
+  inspectCommand,
+  diffCommand,
   requestCommand,
+  decodeCommand,
   fitCommand,
 ]
 

@@ -1,0 +1,199 @@
+import { randomBytes } from "node:crypto"
+import { mkdir, open, readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { z } from "zod"
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { PromptlineError } from "../errors.js"
+import { writeFileAtomic } from "../history/atomic-write.js"
+import { ChangeLog } from "../history/change-log.js"
+import type { SeenFile } from "../history/file-tracker.js"
+import type { Message } from "../history/message.js"
+import { parseJsonDocument } from "../json.js"
+import type { AgentEvent } from "./events.js"
+
+/**
+ * A session on disk, under `.promptline/sessions/<id>/` in the workspace:
+ * - `session.json`: what the session is (model, task, status), rewritten atomically;
+ * - `history.jsonl`: every message, one per line, append-only (the full history, never edited);
+ * - `events.jsonl`: every agent event, one per line, append-only (tool calls, results, usage);
+ * - `change-log.json`: the context manager's edits, rewritten atomically;
+ * - `files.json`: the files the agent has seen, for changes made outside it.
+ * A line cut short by a crash is skipped on load with a diagnostic; nothing before it is lost.
+ */
+
+const metaSchema = z.object({
+  version: z.literal(1),
+  id: z.string(),
+  created: z.number(),
+  cwd: z.string(),
+  model: z.string(),
+  provider: z.string(),
+  task: z.string(),
+  status: z.enum(["running", "completed", "interrupted", "failed", "max_turns", "answered"]),
+  /** Instruction files already handed to the model (always-on, activated, nested). */
+  instructionsGiven: z.array(z.string()).default([]),
+  /** The date the context message stated, so a resumed session notices a new day. */
+  date: z.string().optional(),
+  mode: z.enum(["act", "plan"]).optional(),
+})
+
+/** What a session is. */
+export type SessionMeta = z.output<typeof metaSchema>
+
+/** A session could not be found or read. */
+export class SessionError extends PromptlineError {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options)
+  }
+}
+
+/** The folder sessions live in, for a workspace. */
+export const sessionsDir = (workspace: string): string => join(workspace, ".promptline", "sessions")
+
+/** A new session id: the UTC time and four random bytes (`20261129-225501-1a2b3c4d`). */
+export function newSessionId(now: number): string {
+  const iso = new Date(now).toISOString()
+  return `${iso.slice(0, 10).replace(/-/g, "")}-${iso.slice(11, 19).replace(/:/g, "")}-${randomBytes(4).toString("hex")}`
+}
+
+async function readLines<T>(path: string, parse: (value: unknown) => T, diagnostics: Diagnostic[]): Promise<T[]> {
+  let raw: string
+  try {
+    raw = await readFile(path, "utf8")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return []
+    throw error
+  }
+  const out: T[] = []
+  const lines = raw.split("\n")
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === "") continue
+    try {
+      out.push(parse(JSON.parse(line)))
+    } catch {
+      const last = i >= lines.length - 2
+      diagnostics.push(
+        diagnostic(
+          last ? "warning" : "error",
+          "session-line-skipped",
+          last ? "the last line was cut short (a crash while writing); skipped" : "a line is not valid JSON; skipped",
+          { path, line: i + 1 },
+        ),
+      )
+    }
+  }
+  return out
+}
+
+/** One session's files. Appends are serialized, so lines never interleave. */
+export class Session {
+  #meta: SessionMeta
+  #queue: Promise<void> = Promise.resolve()
+
+  private constructor(
+    readonly dir: string,
+    meta: SessionMeta,
+  ) {
+    this.#meta = meta
+  }
+
+  get id(): string {
+    return this.#meta.id
+  }
+
+  get meta(): SessionMeta {
+    return this.#meta
+  }
+
+  /** Creates a session folder and its meta file. */
+  static async create(
+    workspace: string,
+    meta: Omit<SessionMeta, "version" | "status" | "instructionsGiven">,
+  ): Promise<Session> {
+    const dir = join(sessionsDir(workspace), meta.id)
+    await mkdir(dir, { recursive: true })
+    const session = new Session(dir, { ...meta, version: 1, status: "running", instructionsGiven: [] })
+    await session.saveMeta()
+    return session
+  }
+
+  /** Opens an existing session with its history, change log and seen files. */
+  static async resume(
+    workspace: string,
+    id: string,
+  ): Promise<{
+    session: Session
+    history: Message[]
+    changeLog: ChangeLog
+    files: SeenFile[]
+    diagnostics: Diagnostic[]
+  }> {
+    if (!/^[\w.-]+$/.test(id)) throw new SessionError("session-id-invalid", `"${id}" is not a session id`)
+    const dir = join(sessionsDir(workspace), id)
+    let raw: string
+    try {
+      raw = await readFile(join(dir, "session.json"), "utf8")
+    } catch (cause) {
+      throw new SessionError("session-not-found", `no session "${id}" in ${sessionsDir(workspace)}`, { cause })
+    }
+    const parsed = metaSchema.safeParse(parseJsonDocument(raw, join(dir, "session.json"), "session-invalid"))
+    if (!parsed.success)
+      throw new SessionError("session-invalid", `${join(dir, "session.json")}: ${parsed.error.message}`)
+    const diagnostics: Diagnostic[] = []
+    const history = await readLines(join(dir, "history.jsonl"), (v) => v as Message, diagnostics)
+    const changeLog = await ChangeLog.load(join(dir, "change-log.json"), history)
+    let files: SeenFile[] = []
+    try {
+      files = parseJsonDocument(await readFile(join(dir, "files.json"), "utf8"), join(dir, "files.json")) as SeenFile[]
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
+    }
+    return { session: new Session(dir, parsed.data), history, changeLog, files, diagnostics }
+  }
+
+  #append(file: string, line: string): Promise<void> {
+    const next = this.#queue.then(async () => {
+      const handle = await open(join(this.dir, file), "a")
+      try {
+        await handle.appendFile(line)
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    })
+    this.#queue = next.catch(() => undefined)
+    return next
+  }
+
+  /** Appends a message to the history. */
+  appendMessage(message: Message): Promise<void> {
+    return this.#append("history.jsonl", `${JSON.stringify(message)}\n`)
+  }
+
+  /** Appends an event to the event log. */
+  appendEvent(event: AgentEvent): Promise<void> {
+    return this.#append("events.jsonl", `${JSON.stringify(event)}\n`)
+  }
+
+  /** Rewrites the meta file atomically with the given changes. */
+  async update(changes: Partial<Omit<SessionMeta, "version" | "id">>): Promise<void> {
+    this.#meta = { ...this.#meta, ...changes }
+    await this.saveMeta()
+  }
+
+  private async saveMeta(): Promise<void> {
+    await writeFileAtomic(join(this.dir, "session.json"), `${JSON.stringify(this.#meta, null, 1)}\n`)
+  }
+
+  /** Saves the change log and the seen files (atomically), after the appends queued so far. */
+  async saveState(changeLog: ChangeLog, files: readonly SeenFile[]): Promise<void> {
+    await this.#queue
+    await changeLog.save(join(this.dir, "change-log.json"))
+    await writeFileAtomic(join(this.dir, "files.json"), `${JSON.stringify(files, null, 1)}\n`)
+  }
+
+  /** Waits for every queued append. */
+  flush(): Promise<void> {
+    return this.#queue
+  }
+}

@@ -1,0 +1,130 @@
+import type { InstructionTracker } from "../context/activate.js"
+import type { InstructionFile, PromptContext } from "../context/prompt-context.js"
+import type { FileTracker } from "../history/file-tracker.js"
+import type { TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
+import type { EnabledTool } from "../tools/spec.js"
+import { type ApprovalPolicy, type ConfirmCall, deniedMessage, needsApproval } from "./approval.js"
+import type { AgentEvent } from "./events.js"
+import { type ControlSignal, type ExecutorEnv, execute, type ToolOutcome } from "./executors/index.js"
+
+/** What running one assistant message's tool calls produced. */
+export interface ToolRound {
+  /** One tool_result per tool_use, in call order. */
+  results: ToolResultBlock[]
+  /** Text to add after the results: instruction files the touched paths switched on. */
+  notes: TextBlock[]
+  /** The first control signal (completion, plan response, ...), when a control tool ran. */
+  control?: ControlSignal
+}
+
+/** Everything the runner needs besides the calls. */
+export interface ToolRunnerEnv {
+  context: PromptContext
+  tools: readonly EnabledTool[]
+  executor: ExecutorEnv
+  approve: ApprovalPolicy
+  confirm?: ConfirmCall
+  instructions: InstructionTracker
+  files: FileTracker
+  now: () => number
+  emit: (event: AgentEvent) => void
+  signal: AbortSignal
+}
+
+function outcomeFailure(content: string, summary: string): ToolOutcome {
+  return { content, isError: true, summary, touched: [] }
+}
+
+/** The instruction files that apply to a file, rendered for the model (they are data from the project). */
+function renderInstructions(files: readonly InstructionFile[]): TextBlock[] {
+  return files.map((f) => ({
+    type: "text",
+    text: `<instructions path="${f.path}">\nThese instructions apply to files under ${f.base ?? "."}:\n\n${f.text.trim()}\n</instructions>`,
+  }))
+}
+
+/** A one-line description of a call for an approval question. */
+function describeCall(tool: EnabledTool, input: unknown): string {
+  const args = JSON.stringify(input)
+  return `${tool.name} ${args.length > 200 ? `${args.slice(0, 200)}…` : args}`
+}
+
+/** Maps a call to the executor's tool id and input: renamed tools back to ids, MCP tools to use_mcp_tool. */
+function executorCall(tool: EnabledTool, call: ToolUseBlock): { name: string; input: unknown } {
+  if (tool.mcp)
+    return {
+      name: "use_mcp_tool",
+      input: { server_name: tool.mcp.server, tool_name: tool.mcp.tool, arguments: call.input ?? {} },
+    }
+  return { name: tool.id, input: call.input }
+}
+
+/**
+ * Runs the tool calls of one assistant message, one after another: approval, execution, file
+ * tracking, and the instruction files the touched paths switch on. Never throws.
+ */
+export async function runToolCalls(calls: readonly ToolUseBlock[], env: ToolRunnerEnv): Promise<ToolRound> {
+  const round: ToolRound = { results: [], notes: [] }
+  const byName = new Map(env.tools.map((t) => [t.name, t]))
+  for (const call of calls) {
+    env.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input })
+    const tool = byName.get(call.name)
+    let outcome: ToolOutcome
+    let denied = false
+    if (env.signal.aborted) {
+      outcome = outcomeFailure("The run was interrupted before this call ran.", `${call.name}: not run (interrupted)`)
+    } else if (!tool) {
+      const names = env.tools.map((t) => t.name).join(", ")
+      outcome = outcomeFailure(
+        `There is no tool named "${call.name}". Available tools: ${names}.`,
+        `${call.name}: unknown tool`,
+      )
+    } else if (needsApproval(env.approve, tool.kind) && !(await approved(tool, call, env))) {
+      denied = true
+      const why = env.confirm && env.context.interactive ? "denied" : "non-interactive"
+      outcome = outcomeFailure(deniedMessage(tool.name, why), `${tool.name}: denied`)
+    } else {
+      const { name, input } = executorCall(tool, call)
+      outcome = await execute({ id: call.id, name, input }, { ...env.executor, signal: env.signal })
+    }
+    const result: ToolResultBlock = { type: "tool_result", toolUseId: call.id, content: outcome.content }
+    if (outcome.isError) result.isError = true
+    round.results.push(result)
+    env.emit({
+      type: "tool_result",
+      id: call.id,
+      name: call.name,
+      summary: outcome.summary,
+      isError: outcome.isError,
+      ...(denied ? { denied } : {}),
+    })
+    if (outcome.control && !round.control) round.control = outcome.control
+    await track(outcome, env, round)
+  }
+  return round
+}
+
+async function approved(tool: EnabledTool, call: ToolUseBlock, env: ToolRunnerEnv): Promise<boolean> {
+  if (!env.confirm || !env.context.interactive) return false
+  try {
+    return await env.confirm(describeCall(tool, call.input), env.signal)
+  } catch {
+    return false
+  }
+}
+
+/** Records touched files and collects the instruction files their paths switch on. */
+async function track(outcome: ToolOutcome, env: ToolRunnerEnv, round: ToolRound): Promise<void> {
+  const at = env.now()
+  for (const t of outcome.touched) {
+    try {
+      if (t.access === "read") await env.files.recordRead(t.path, at)
+      else await env.files.recordWrite(t.path, at)
+    } catch {
+      // A file that vanished after the call is simply not tracked.
+    }
+    // Nested instruction files of the path's folders and the conditional rules it switches on, once each.
+    const files = env.instructions.instructionsFor(t.path)
+    if (files.length > 0) round.notes.push(...renderInstructions(files))
+  }
+}

@@ -1,0 +1,81 @@
+import type { AgentEvent, TurnFigures } from "../agent/events.js"
+import { formatDiagnostic } from "../diagnostics.js"
+
+const n = (v: number) => v.toLocaleString("en-US")
+const money = (v: number | undefined) => (v === undefined ? "" : ` · $${v < 0.01 ? v.toFixed(4) : v.toFixed(2)}`)
+
+function figures(f: TurnFigures): string {
+  const prompt = f.usage.input + f.usage.cacheRead + f.usage.cacheWrite
+  return `in ${n(prompt)} (cache hit ${(f.cacheHitRate * 100).toFixed(0)}%) · out ${n(f.usage.output)}${money(f.cost)}`
+}
+
+function brief(input: unknown): string {
+  if (input === null || typeof input !== "object") return JSON.stringify(input) ?? ""
+  const entries = Object.entries(input as Record<string, unknown>).filter(([k]) => k !== "task_progress")
+  const text = entries.map(([k, v]) => `${k}=${typeof v === "string" ? v.split("\n")[0] : JSON.stringify(v)}`).join(" ")
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text
+}
+
+/** Renders agent events for a person: streamed text, one line per tool call, a line per turn, a summary. */
+export class RunRenderer {
+  #midLine = false
+  constructor(private readonly write: (text: string) => void) {}
+
+  #line(text: string): void {
+    if (this.#midLine) this.write("\n")
+    this.#midLine = false
+    this.write(`${text}\n`)
+  }
+
+  /** Renders one event. */
+  render(event: AgentEvent): void {
+    switch (event.type) {
+      case "session":
+        this.#line(
+          `${event.resumed ? "resumed" : "session"} ${event.id} · ${event.model} (${event.provider}) · variant ${event.variant} · ${event.toolCalling} tools`,
+        )
+        break
+      case "prompt":
+        this.#line(`  prompt ${event.hash.slice(0, 12)}${event.rebuilt ? " (rebuilt)" : ""}`)
+        break
+      case "text":
+        this.write(event.delta)
+        this.#midLine = !event.delta.endsWith("\n")
+        break
+      case "tool_call":
+        this.#line(`→ ${event.name} ${brief(event.input)}`)
+        break
+      case "tool_result":
+        this.#line(`  ${event.denied ? "⊘" : event.isError ? "✗" : "✓"} ${event.summary}`)
+        break
+      case "turn_end":
+        this.#line(`  · turn ${event.turn} · ${figures(event)}`)
+        break
+      case "retry":
+        this.#line(`  retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`)
+        break
+      case "notice":
+        this.#line(`  note: ${event.message}`)
+        break
+      case "diagnostic":
+        if (event.diagnostic.level !== "info") this.#line(`  ${formatDiagnostic(event.diagnostic)}`)
+        break
+      case "done": {
+        const what = {
+          completed: "completed",
+          answered: "answered",
+          max_turns: "stopped at the turn limit",
+          aborted: "interrupted",
+          error: "failed",
+        }[event.reason]
+        this.#line(`\n${what} after ${event.turns} turn${event.turns === 1 ? "" : "s"} · ${figures(event)}`)
+        if (event.result) this.#line(event.result)
+        if (event.error) this.#line(`error: ${event.error}`)
+        break
+      }
+      case "turn_start":
+      case "thinking":
+        break
+    }
+  }
+}
