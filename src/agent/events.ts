@@ -15,6 +15,8 @@ export type AgentEvent =
   | {
       type: "session"
       id: string
+      /** The workspace the agent works in. */
+      cwd: string
       resumed: boolean
       model: string
       provider: string
