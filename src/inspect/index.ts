@@ -1,0 +1,10 @@
+// The inspect layer: a report of what a build sends and costs, its renderers, and a diff of two builds.
+export * from "./build-diff.js"
+export { escapeHtml } from "./html-assets.js"
+export * from "./last-run.js"
+export * from "./render-diff.js"
+export * from "./render-html.js"
+export * from "./render-text.js"
+export * from "./report.js"
+export { describeHits, findVolatile, type VolatileHit, type VolatileKind } from "./volatile.js"
+export * from "./with-model.js"

@@ -1,0 +1,405 @@
+import type { PromptContext } from "../context/prompt-context.js"
+import type { GatherEntry, GatherReport } from "../context/report.js"
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { OVERHEADS, type TokenCounter } from "../history/tokens.js"
+import type { TokenizerFamily, WireFormat } from "../models/types.js"
+import type { BuiltPrompt } from "../prompt/builder.js"
+import type { Component } from "../prompt/component.js"
+import { BUILTIN_COMPONENTS } from "../prompt/components/index.js"
+import type { EnabledTool, ToolKind } from "../tools/spec.js"
+import { renderXmlTool } from "../tools/xml.js"
+import { compareToolOrder, type LastRun } from "./last-run.js"
+import { describeHits, findWith, type VolatileHit, volatileProbes } from "./volatile.js"
+
+/** What one inspect report needs: a build, the context it came from, a token counter, and what else is known. */
+export interface InspectInput {
+  built: BuiltPrompt
+  context: PromptContext
+  /** The context manager's counter, so the figures match what `fit` counts. */
+  counter: TokenCounter
+  /** Gather's report; absent when the context came from a file. */
+  gather?: GatherReport
+  /** The last run for this model, to compare the tool order with. */
+  previous?: LastRun
+  /** Share of the model's window above which the prompt gets a warning (default 0.1). */
+  maxShare?: number
+  /** Components, to know which sections are volatile (default: the built-in ones). */
+  components?: readonly Component[]
+  /** Diagnostics from before the build (gathering, reading the last run). */
+  diagnostics?: readonly Diagnostic[]
+}
+
+/** How tokens were counted for the model. */
+export interface CountingInfo {
+  tokenizer: TokenizerFamily
+  /** True for o200k and cl100k (counted exactly); false for calibrated estimates. */
+  exact: boolean
+  /** Tokens of the family per o200k token (1 when exact). */
+  factor: number
+  description: string
+}
+
+/** One section with its cost. */
+export interface SectionReport {
+  id: string
+  placement: "system" | "context-message"
+  /** The section holds per-project or per-day facts. */
+  volatile: boolean
+  tokens: number
+  /** Share of all counted tokens (sections and tool definitions). */
+  share: number
+  hash: string
+  text: string
+}
+
+/** One tool with the cost of its definition. */
+export interface ToolReport {
+  name: string
+  id: string
+  kind: ToolKind
+  /** Tokens of its native definition (with the wire format's per-tool overhead), or of its XML docs. */
+  tokens: number
+  /** `definition`: sent as a native tool definition; `prompt`: documented in the tool-use section (XML). */
+  where: "definition" | "prompt"
+  /** The definition as sent (JSON) or the XML docs text. */
+  definition: string
+  /** The description and parameter schema the definition was made from (the same for every wire format). */
+  description: string
+  parameters: EnabledTool["parameters"]
+  mcp?: { server: string; tool: string }
+}
+
+/** One segment of the stacked token bar. */
+export interface BarSegment {
+  id: string
+  kind: "tools" | "section"
+  placement: "tools" | "system" | "context-message"
+  tokens: number
+  /** tokens / the sum of all segments: the segments' shares add up to 1. */
+  share: number
+}
+
+/** An instruction file with what it costs when its text is in the context. */
+export type InstructionLine = GatherEntry & { tokens?: number }
+
+/** The instruction files: from gather's report, or only those in a context file. */
+export interface InstructionsReport {
+  source: "gather" | "context"
+  note?: string
+  entries: InstructionLine[]
+}
+
+/** One part of the cached prefix, in the order the provider caches it. */
+export interface CacheItem {
+  kind: "tools" | "section"
+  id: string
+  tokens: number
+  volatile: boolean
+}
+
+/** The cache layout: what sits in the prefix and what is volatile. */
+export interface CacheLayout {
+  /** Hash of the prefix (tools, then the system prompt); equal hash ⇔ the cache can hit. */
+  hash: string
+  /** Tools, then system sections. */
+  prefix: CacheItem[]
+  prefixTokens: number
+  /** Below this many tokens the provider caches nothing (from the model catalog). */
+  minTokens?: number
+  /** Volatile sections and where they went. */
+  volatile: { id: string; placement: "system" | "context-message"; tokens: number }[]
+}
+
+/** Totals in tokens. */
+export interface Totals {
+  system: number
+  contextMessage: number
+  /** Native tool definitions (0 in the XML dialect: the docs are in the system prompt). */
+  tools: number
+  total: number
+  window: number
+  /** total / window. */
+  windowShare: number
+}
+
+/** Everything `promptline inspect` shows, as data (`--json` prints it). */
+export interface InspectReport {
+  version: 1
+  model: { id: string; provider: string; family: string; contextWindow: number; wireFormat: WireFormat }
+  variant: string
+  toolCalling: "native" | "xml"
+  placement: "system" | "context-message"
+  counting: CountingInfo
+  totals: Totals
+  segments: BarSegment[]
+  sections: SectionReport[]
+  tools: ToolReport[]
+  /** Tokens the provider adds once when any tool is defined (Anthropic's tool-use preamble). */
+  toolsPreamble: number
+  contextMessage?: string
+  instructions: InstructionsReport
+  skills?: GatherEntry[]
+  mcpServers?: GatherEntry[]
+  cache: CacheLayout
+  warnings: Diagnostic[]
+  /** Diagnostics of the gather and the build. */
+  diagnostics: Diagnostic[]
+  /** What to remember for the next run's tool-order check. */
+  lastRun: LastRun
+}
+
+/** The default share of the model's window a prompt may take before a warning. */
+export const DEFAULT_MAX_SHARE = 0.1
+
+function counting(counter: TokenCounter, family: TokenizerFamily): CountingInfo {
+  const exact = family === "o200k" || family === "cl100k"
+  const factor = counter.factor(family)
+  const description = exact
+    ? `exact (${family})`
+    : `estimated: o200k × ${factor} (the ${family} calibration of the context manager)`
+  return { tokenizer: family, exact, factor, description }
+}
+
+/** The native definition of the tool at `index` (Gemini groups all declarations in one entry). */
+function nativeDefinition(built: BuiltPrompt, index: number): unknown {
+  if (built.wireFormat === "gemini") {
+    const group = built.nativeTools[0] as { functionDeclarations?: unknown[] } | undefined
+    return group?.functionDeclarations?.[index]
+  }
+  return built.nativeTools[index]
+}
+
+function toolReports(built: BuiltPrompt, counter: TokenCounter, family: TokenizerFamily): ToolReport[] {
+  const overhead = OVERHEADS[built.wireFormat]
+  return built.tools.map((tool: EnabledTool, i) => {
+    const native = built.toolCalling === "native"
+    const report: ToolReport = {
+      name: tool.name,
+      id: tool.id,
+      kind: tool.kind,
+      tokens: native
+        ? counter.countTools([tool], family, overhead) - overhead.toolsPreamble
+        : counter.countText(renderXmlTool(tool), family),
+      where: native ? "definition" : "prompt",
+      definition: native ? JSON.stringify(nativeDefinition(built, i), null, 2) : renderXmlTool(tool),
+      description: tool.description,
+      parameters: tool.parameters,
+    }
+    if (tool.mcp) report.mcp = tool.mcp
+    return report
+  })
+}
+
+const STATUS_OF: Record<string, GatherEntry["status"]> = {
+  always: "loaded",
+  paths: "conditional",
+  requested: "requested",
+  manual: "manual",
+}
+
+function instructionsReport(input: InspectInput, family: TokenizerFamily): InstructionsReport {
+  const tokensOf = new Map(input.context.instructions.map((f) => [f.path, input.counter.countText(f.text, family)]))
+  if (input.gather) {
+    const entries = input.gather.instructions.map((e) => {
+      const tokens = tokensOf.get(e.path)
+      return tokens === undefined ? { ...e } : { ...e, tokens }
+    })
+    return { source: "gather", entries }
+  }
+  const entries: InstructionLine[] = input.context.instructions.map((f) => {
+    const status = f.nested ? "nested" : f.truncated ? "truncated" : STATUS_OF[f.activation.when]!
+    return {
+      kind: "instruction",
+      path: f.path,
+      scope: f.scope,
+      status,
+      convention: f.convention,
+      reason: "in the context file",
+      ...(f.activation.when === "paths" ? { globs: f.activation.globs } : {}),
+      tokens: tokensOf.get(f.path)!,
+    }
+  })
+  return {
+    source: "context",
+    note: "No gather report: the context came from a file, so only the files it holds are listed; files that were skipped are not known.",
+    entries,
+  }
+}
+
+/** Warnings for volatile values inside the cached prefix: system sections and tool definitions. */
+function volatileWarnings(sections: SectionReport[], tools: ToolReport[], context: PromptContext): Diagnostic[] {
+  const probes = volatileProbes(context)
+  const out: Diagnostic[] = []
+  const warn = (where: string, hits: VolatileHit[], fix: string) =>
+    out.push(
+      diagnostic(
+        "warning",
+        "volatile-in-prefix",
+        `${where} holds ${describeHits(hits)} inside the cached prefix: ${fix}`,
+      ),
+    )
+  for (const s of sections) {
+    if (s.placement !== "system") continue
+    const hits = findWith(s.text, probes)
+    if (hits.length === 0) continue
+    if (s.volatile)
+      warn(
+        `section ${s.id}`,
+        hits,
+        "it moves with every change; placement context-message sends it in the first user message",
+      )
+    else
+      warn(
+        `stable section ${s.id}`,
+        hits,
+        "the value came in through the context (custom prompt, override or server text); keep such values out of it",
+      )
+  }
+  for (const t of tools) {
+    if (t.where !== "definition") continue
+    const hits = findWith(t.definition, probes)
+    if (hits.length > 0)
+      warn(
+        `the definition of tool ${t.name}`,
+        hits,
+        `it changes the tools, which providers cache first; ${t.mcp ? `ask server ${t.mcp.server} for a fixed description` : "keep such values out of it"}`,
+      )
+  }
+  return out
+}
+
+function pct(share: number): string {
+  return `${(share * 100).toFixed(1)}%`
+}
+
+/** Builds the inspect report of a build: a pure function of its input. */
+export function inspectReport(input: InspectInput): InspectReport {
+  const { built, context, counter } = input
+  const family = built.model.tokenizer
+  const count = (text: string) => counter.countText(text, family)
+  const volatileIds = new Set((input.components ?? BUILTIN_COMPONENTS).filter((c) => c.volatile).map((c) => c.id))
+  const overhead = OVERHEADS[built.wireFormat]
+
+  const tools = toolReports(built, counter, family)
+  const native = built.toolCalling === "native" && built.tools.length > 0
+  const toolsTokens = native ? counter.countTools(built.tools, family, overhead) : 0
+  const sectionTokens = built.sections.map((s) => count(s.text))
+  const segmentTokens = (native ? toolsTokens : 0) + sectionTokens.reduce((a, b) => a + b, 0)
+  const shareOf = (tokens: number) => (segmentTokens === 0 ? 0 : tokens / segmentTokens)
+
+  const sections: SectionReport[] = built.sections.map((s, i) => ({
+    id: s.id,
+    placement: s.placement,
+    volatile: volatileIds.has(s.id),
+    tokens: sectionTokens[i]!,
+    share: shareOf(sectionTokens[i]!),
+    hash: s.hash,
+    text: s.text,
+  }))
+  const segments: BarSegment[] = [
+    ...(native
+      ? [
+          {
+            id: "tools",
+            kind: "tools" as const,
+            placement: "tools" as const,
+            tokens: toolsTokens,
+            share: shareOf(toolsTokens),
+          },
+        ]
+      : []),
+    ...sections.map((s) => ({
+      id: s.id,
+      kind: "section" as const,
+      placement: s.placement,
+      tokens: s.tokens,
+      share: s.share,
+    })),
+  ]
+
+  const system = count(built.text)
+  const contextMessage = built.contextMessage === undefined ? 0 : count(built.contextMessage)
+  const total = system + contextMessage + toolsTokens
+  const window = built.model.contextWindow
+  const totals: Totals = { system, contextMessage, tools: toolsTokens, total, window, windowShare: total / window }
+
+  const prefix: CacheItem[] = [
+    ...(native ? [{ kind: "tools" as const, id: "tools", tokens: toolsTokens, volatile: false }] : []),
+    ...sections
+      .filter((s) => s.placement === "system")
+      .map((s) => ({ kind: "section" as const, id: s.id, tokens: s.tokens, volatile: s.volatile })),
+  ]
+  const cache: CacheLayout = {
+    hash: built.hash,
+    prefix,
+    prefixTokens: toolsTokens + system,
+    volatile: sections.filter((s) => s.volatile).map((s) => ({ id: s.id, placement: s.placement, tokens: s.tokens })),
+  }
+  if (built.model.cache) cache.minTokens = built.model.cache.minTokens
+
+  const warnings = volatileWarnings(sections, tools, context)
+  const maxShare = input.maxShare ?? DEFAULT_MAX_SHARE
+  if (totals.windowShare > maxShare)
+    warnings.push(
+      diagnostic(
+        "warning",
+        "prompt-over-share",
+        `the prompt takes ${total.toLocaleString("en-US")} tokens, ${pct(totals.windowShare)} of the ${window.toLocaleString("en-US")}-token window (limit ${pct(maxShare)})`,
+      ),
+    )
+  const names = built.tools.map((t) => t.name)
+  if (input.previous) {
+    const change = compareToolOrder(input.previous.tools, names)
+    if (change.kind === "reordered")
+      warnings.push(
+        diagnostic(
+          "warning",
+          "tool-order-changed",
+          `the tools are the same as in the last run but in another order (position ${change.position + 1} held ${change.before}, now ${change.now}): the cached prefix moves for nothing`,
+        ),
+      )
+    else if (change.kind === "changed") {
+      const parts = [...change.added.map((t) => `+${t}`), ...change.removed.map((t) => `-${t}`)]
+      warnings.push(diagnostic("info", "tools-changed", `the tools changed since the last run: ${parts.join(" ")}`))
+    }
+  }
+  if (cache.minTokens !== undefined && cache.prefixTokens < cache.minTokens)
+    warnings.push(
+      diagnostic(
+        "info",
+        "prefix-below-cache-minimum",
+        `the cached prefix has ${cache.prefixTokens} tokens, below the ${cache.minTokens} the provider needs to cache anything`,
+      ),
+    )
+
+  const report: InspectReport = {
+    version: 1,
+    model: {
+      id: built.model.id,
+      provider: built.model.provider,
+      family: built.model.family,
+      contextWindow: window,
+      wireFormat: built.wireFormat,
+    },
+    variant: built.variant,
+    toolCalling: built.toolCalling,
+    placement: context.placement,
+    counting: counting(counter, family),
+    totals,
+    segments,
+    sections,
+    tools,
+    toolsPreamble: native ? overhead.toolsPreamble : 0,
+    instructions: instructionsReport(input, family),
+    cache,
+    warnings,
+    diagnostics: [...(input.diagnostics ?? []), ...built.diagnostics],
+    lastRun: { tools: names, hash: built.hash },
+  }
+  if (built.contextMessage !== undefined) report.contextMessage = built.contextMessage
+  if (input.gather) {
+    report.skills = input.gather.skills
+    report.mcpServers = input.gather.mcpServers
+  }
+  return report
+}
