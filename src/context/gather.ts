@@ -4,7 +4,7 @@ import { resolve } from "node:path"
 import type { Diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
 import { DirCache } from "./dir-cache.js"
-import { readGit } from "./git.js"
+import { findRepositoryRoot, readGit } from "./git.js"
 import { GitignoreRules } from "./gitignore.js"
 import { DEFAULT_INSTRUCTION_BUDGET } from "./instructions/budget.js"
 import { collectInstructions } from "./instructions/collect.js"
@@ -88,14 +88,16 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
     throw new FileError("gather-cwd", givenCwd, `cannot gather this folder (${(cause as Error).message})`, { cause })
   }
   const home = await realpath(resolve(givenHome ?? homedir())).catch(() => resolve(givenHome ?? homedir()))
-  const [platform, git] = await Promise.all([readPlatform(env, home), readGit(cwd)])
-  const root = git.git?.root ?? cwd
+  // The repository root is found on disk so reading files need not wait for git's answers.
+  const root = (await findRepositoryRoot(cwd)) ?? cwd
   const display = (abs: string, scope: "user" | "project") => displayPath(abs, cwd, home, scope)
   const dirs = new DirCache()
   const gitignore = new GitignoreRules(root, dirs, (abs) => display(abs, "project"))
   const roots = new Set(userRoots)
   const shared = { cwd, root, home, env, trust, userRoots: roots, dirs, gitignore, display }
-  const [instructions, skills, servers] = await Promise.all([
+  const [platform, git, instructions, skills, servers] = await Promise.all([
+    readPlatform(env, home),
+    readGit(cwd),
     collectInstructions({
       ...shared,
       budget: instructionBudget,

@@ -2,8 +2,8 @@ import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { MAX_GIT_STATUS, readGit, summarizeStatus } from "./git.js"
-import { cleanup, git, tempDir } from "./test-helpers/workspace.js"
+import { findRepositoryRoot, MAX_GIT_STATUS, readGit, summarizeStatus } from "./git.js"
+import { cleanup, git, tempDir, writeTree } from "./test-helpers/workspace.js"
 
 describe("readGit", () => {
   it("reads the root, branch and a porcelain status", async () => {
@@ -54,6 +54,24 @@ describe("readGit", () => {
       expect(status.length).toBeLessThanOrEqual(MAX_GIT_STATUS)
       expect(status.startsWith("?? untracked-file-0000.txt\n")).toBe(true)
       expect(status).toMatch(/\n… \d+ more lines not shown$/)
+    } finally {
+      await cleanup(dir)
+    }
+  })
+})
+
+describe("findRepositoryRoot", () => {
+  it("finds the nearest folder with a .git folder or file, or nothing", async () => {
+    const dir = await tempDir()
+    try {
+      await writeTree(dir, {
+        "repo/.git/HEAD": "ref: refs/heads/main\n",
+        "repo/a/b/x": "",
+        "repo/a/wt/.git": "gitdir: elsewhere\n",
+      })
+      expect(await findRepositoryRoot(join(dir, "repo/a/b"))).toBe(join(dir, "repo"))
+      expect(await findRepositoryRoot(join(dir, "repo/a/wt"))).toBe(join(dir, "repo/a/wt"))
+      expect(await findRepositoryRoot(dir)).toBeUndefined()
     } finally {
       await cleanup(dir)
     }

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process"
-import { resolve } from "node:path"
+import { lstat } from "node:fs/promises"
+import { dirname, join, resolve } from "node:path"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { headAtLineEnd } from "./instructions/budget.js"
 
@@ -59,18 +60,34 @@ export function summarizeStatus(porcelain: string, max = MAX_GIT_STATUS, more = 
   return head === "" ? notice(total) : `${head}\n${notice(total - kept)}`
 }
 
+/** The nearest folder at or above `cwd` that holds a `.git` folder or file; found without running git. */
+export async function findRepositoryRoot(cwd: string): Promise<string | undefined> {
+  let dir = resolve(cwd)
+  for (;;) {
+    try {
+      await lstat(join(dir, ".git"))
+      return dir
+    } catch {
+      const parent = dirname(dir)
+      if (parent === dir) return undefined
+      dir = parent
+    }
+  }
+}
+
 /** Reads the repository root, branch and status for `cwd` by running git; no repository gives undefined. */
 export async function readGit(cwd: string): Promise<{ git?: GitFacts; diagnostics: Diagnostic[] }> {
-  const top = await git(cwd, ["rev-parse", "--show-toplevel"])
+  // The three questions do not depend on each other: ask them at once.
+  const [top, branch, status] = await Promise.all([
+    git(cwd, ["rev-parse", "--show-toplevel"]),
+    git(cwd, ["branch", "--show-current"]),
+    git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal"], MAX_GIT_STATUS * 4),
+  ])
   if (top.missing) {
     return { diagnostics: [diagnostic("info", "git-missing", "git is not installed; no repository facts")] }
   }
   if (top.code !== 0 || top.stdout.trim() === "") return { diagnostics: [] }
   const root = resolve(top.stdout.trim())
-  const [branch, status] = await Promise.all([
-    git(cwd, ["branch", "--show-current"]),
-    git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal"], MAX_GIT_STATUS * 4),
-  ])
   const facts: GitFacts = { root, status: "" }
   let name = branch.code === 0 ? branch.stdout.trim() : ""
   if (name === "") {

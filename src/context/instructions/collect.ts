@@ -68,7 +68,8 @@ async function ruleFolders(dir: string, probe: Probe): Promise<Found[]> {
 async function userCandidates(input: CollectInput): Promise<Found[]> {
   const probe: Probe = { dirs: input.dirs, scope: "user" }
   const base = input.root
-  const at = (abs: string, c: Candidate): Candidate => ({ ...c, abs, base })
+  // User files apply to the whole project: their globs resolve against its root.
+  const rebase = (c: Candidate): Candidate => ({ ...c, base })
   const found: Found[] = []
   const on = (root: UserRoot) => input.userRoots.has(root)
   const memory = async (dir: string, name: string, convention: string, imports: boolean) => {
@@ -78,7 +79,7 @@ async function userCandidates(input: CollectInput): Promise<Found[]> {
   }
   if (on("promptline")) {
     const dir = promptlineUserDir(input.home, input.env)
-    found.push({ candidates: (await findAgentsMd(dir, probe)).map((c) => at(c.abs, c)), loops: [] })
+    found.push({ candidates: (await findAgentsMd(dir, probe)).map(rebase), loops: [] })
   }
   if (on("claude")) {
     await memory(join(input.home, ".claude"), "CLAUDE.md", "claude", true)
@@ -86,7 +87,7 @@ async function userCandidates(input: CollectInput): Promise<Found[]> {
   }
   if (on("codex")) {
     found.push({
-      candidates: (await findAgentsMd(join(input.home, ".codex"), probe)).map((c) => at(c.abs, c)),
+      candidates: (await findAgentsMd(join(input.home, ".codex"), probe)).map(rebase),
       loops: [],
     })
   }
