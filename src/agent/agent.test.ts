@@ -1,0 +1,248 @@
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { createContext, type InstructionFile, type PromptContext } from "../context/prompt-context.js"
+import { ContextManager } from "../history/context-manager.js"
+import { PromptBuilder } from "../prompt/builder.js"
+import type { ApprovalPolicy } from "./approval.js"
+import type { AgentEvent } from "./events.js"
+import { Agent, type RunResult } from "./loop.js"
+import { parseReplayScript } from "./replay/script.js"
+import { type ReplayServer, startReplayServer } from "./replay/server.js"
+import { Session } from "./session.js"
+import { endpointFor } from "./transport/endpoints.js"
+import { send } from "./transport/http.js"
+
+const servers: ReplayServer[] = []
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close()
+})
+
+async function workspace(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "pl-agent-"))
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true })
+    await writeFile(join(dir, path), text)
+  }
+  return dir
+}
+
+function contextFor(cwd: string, instructions: InstructionFile[] = []): PromptContext {
+  return createContext({
+    cwd,
+    platform: { os: "Linux", shell: "/bin/sh", home: "/nonexistent-home" },
+    date: "2026-11-29",
+    model: { id: "claude-sonnet-4-5", provider: "anthropic" },
+    interactive: false,
+    instructions,
+  })
+}
+
+interface Setup {
+  cwd: string
+  turns: unknown[]
+  approve?: ApprovalPolicy
+  confirm?: (summary: string) => Promise<boolean>
+  instructions?: InstructionFile[]
+  today?: () => string
+  session?: Session
+  history?: Awaited<ReturnType<typeof Session.resume>>["history"]
+  abortOn?: (e: AgentEvent) => boolean
+}
+
+async function runAgent(
+  setup: Setup,
+): Promise<{ result: RunResult; events: AgentEvent[]; server: ReplayServer; session: Session }> {
+  const script = parseReplayScript({ version: 1, task: "Do the task.", turns: setup.turns })
+  const server = await startReplayServer({ script })
+  servers.push(server)
+  const context = contextFor(setup.cwd, setup.instructions)
+  const endpoint = endpointFor({ provider: "anthropic", env: {}, baseUrl: server.urls.anthropic, apiKey: "replay" })
+  const session =
+    setup.session ??
+    (await Session.create(setup.cwd, {
+      id: `s${Date.now()}`,
+      created: 0,
+      cwd: setup.cwd,
+      model: "m",
+      provider: "anthropic",
+      task: "Do the task.",
+    }))
+  const events: AgentEvent[] = []
+  const controller = new AbortController()
+  let clock = 1_000
+  const agent = new Agent({
+    context,
+    builder: new PromptBuilder(),
+    manager: await ContextManager.create(),
+    send: (r) =>
+      send(endpoint, {
+        format: r.format,
+        body: r.body,
+        model: r.model.id,
+        signal: r.signal,
+        onRetry: (i) => r.onRetry(i.attempt, i.delayMs, i.error),
+        retry: { sleep: async () => {} },
+      }),
+    session,
+    ...(setup.history ? { history: setup.history } : {}),
+    approve: setup.approve ?? "all",
+    ...(setup.confirm ? { confirm: (s: string) => setup.confirm!(s) } : {}),
+    maxTurns: 10,
+    now: () => ++clock,
+    today: setup.today ?? (() => "2026-11-29"),
+    onEvent: (e) => {
+      events.push(e)
+      if (setup.abortOn?.(e)) controller.abort()
+    },
+    signal: controller.signal,
+  })
+  const result = await agent.run()
+  return { result, events, server, session }
+}
+
+const complete = { toolCalls: [{ name: "attempt_completion", input: { result: "done" } }] }
+const results = (events: AgentEvent[]) =>
+  events.filter((e): e is Extract<AgentEvent, { type: "tool_result" }> => e.type === "tool_result")
+
+describe("the agent loop", () => {
+  it("refuses a write outside the workspace, reports bad arguments, and times out a hanging command", async () => {
+    const cwd = await workspace({ "a.txt": "hello\n" })
+    const { result, events, server } = await runAgent({
+      cwd,
+      turns: [
+        { toolCalls: [{ name: "write_to_file", input: { path: "../outside.txt", content: "x" } }] },
+        {
+          toolCalls: [{ name: "read_file", input: { start_line: 1 } }],
+          expect: { toolResults: [{ tool: "write_to_file", matches: "/outside the workspace/i" }] },
+        },
+        {
+          toolCalls: [{ name: "execute_command", input: { command: "sleep 30", timeout: 1 } }],
+          expect: { toolResults: [{ tool: "read_file", matches: "path" }] },
+        },
+        { ...complete, expect: { toolResults: [{ tool: "execute_command", matches: "/timed out|timeout/i" }] } },
+      ],
+    })
+    expect(server.divergences).toEqual([])
+    expect(result.reason).toBe("completed")
+    expect(results(events).map((r) => r.isError)).toEqual([true, true, true, false])
+    await expect(readFile(join(dirname(cwd), "outside.txt"), "utf8")).rejects.toThrow()
+  })
+
+  it("a denied call gets a tool_result that says so, and nothing runs", async () => {
+    const cwd = await workspace({})
+    const asked: string[] = []
+    const { result, events, server } = await runAgent({
+      cwd,
+      approve: "reads",
+      confirm: async (summary) => {
+        asked.push(summary)
+        return false
+      },
+      turns: [
+        { toolCalls: [{ name: "write_to_file", input: { path: "new.txt", content: "x" } }] },
+        { ...complete, expect: { toolResults: [{ tool: "write_to_file", matches: "/did not run/" }] } },
+      ],
+    })
+    expect(server.divergences).toEqual([])
+    expect(result.reason).toBe("completed")
+    expect(results(events)[0]).toMatchObject({ isError: true, denied: true })
+    await expect(readFile(join(cwd, "new.txt"), "utf8")).rejects.toThrow()
+  })
+
+  it("retries a rate limit and truncates harder after a context overflow", async () => {
+    const cwd = await workspace({ "a.txt": "hello\n" })
+    const { result, events, server } = await runAgent({
+      cwd,
+      turns: [
+        {
+          toolCalls: [{ name: "read_file", input: { path: "a.txt" } }],
+          faults: [{ kind: "rate-limit", retryAfter: 1 }],
+        },
+        { ...complete, faults: [{ kind: "context-overflow" }] },
+      ],
+    })
+    expect(server.divergences).toEqual([])
+    expect(result.reason).toBe("completed")
+    expect(events.filter((e) => e.type === "retry")).toHaveLength(1)
+    expect(events.some((e) => e.type === "notice" && e.message.includes("context overflow"))).toBe(true)
+  })
+
+  it("attaches conditional rules when a path switches them on, and reports files changed by someone else", async () => {
+    const cwd = await workspace({ "src/api/routes.ts": "export {}\n", "notes.txt": "v1\n" })
+    const rule: InstructionFile = {
+      path: ".claude/rules/api.md",
+      convention: "claude",
+      scope: "project",
+      text: "API handlers validate their input with zod.",
+      activation: { when: "paths", globs: ["src/api/**"] },
+    }
+    const { result, server } = await runAgent({
+      cwd,
+      instructions: [rule],
+      turns: [
+        { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+        {
+          toolCalls: [{ name: "read_file", input: { path: "src/api/routes.ts" } }],
+          // Someone else edits notes.txt while the agent works (this command is not a tracked write).
+        },
+        {
+          toolCalls: [{ name: "execute_command", input: { command: "echo v2 > notes.txt" } }],
+          expect: { userText: "/validate their input with zod/" },
+        },
+        { ...complete, expect: { userText: "/files_changed_externally[\\s\\S]*notes.txt/" } },
+      ],
+    })
+    expect(server.divergences).toEqual([])
+    expect(result.reason).toBe("completed")
+  })
+
+  it("never rewrites the context message: a new day is appended as a short message", async () => {
+    const cwd = await workspace({})
+    let day = "2026-11-29"
+    const { result, server } = await runAgent({
+      cwd,
+      today: () => day,
+      turns: [
+        { toolCalls: [{ name: "list_files", input: { path: "." } }] },
+        { ...complete, expect: { userText: "/date is now 2026-11-30/" } },
+      ],
+      abortOn: (e) => {
+        if (e.type === "tool_call") day = "2026-11-30"
+        return false
+      },
+    })
+    expect(server.divergences).toEqual([])
+    expect(result.reason).toBe("completed")
+    const bodies = server.requests.map((r) =>
+      JSON.stringify((r.body as { messages: { content: unknown }[] }).messages[0]),
+    )
+    expect(new Set(bodies).size).toBe(1)
+    expect(bodies[0]).toContain("2026-11-29")
+  })
+
+  it("resumes an interrupted session: the unanswered call is answered, the history goes on", async () => {
+    const cwd = await workspace({ "a.txt": "hello\n" })
+    const first = await runAgent({
+      cwd,
+      turns: [{ toolCalls: [{ name: "read_file", input: { path: "a.txt" } }] }],
+      abortOn: (e) => e.type === "tool_call",
+    })
+    expect(first.result.reason).toBe("aborted")
+    expect(first.session.meta.status).toBe("interrupted")
+    const resumed = await Session.resume(cwd, first.session.id)
+    expect(resumed.history.map((m) => m.role)).toEqual(["user", "assistant", "user"])
+    const second = await runAgent({
+      cwd,
+      session: resumed.session,
+      history: resumed.history,
+      turns: [{ ...complete, expect: { toolResults: [{ tool: "read_file" }] } }],
+    })
+    expect(second.server.divergences).toEqual([])
+    expect(second.result.reason).toBe("completed")
+    const final = await Session.resume(cwd, first.session.id)
+    expect(final.session.meta.status).toBe("completed")
+    expect(final.history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"])
+  })
+})
