@@ -1,6 +1,7 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
-import { resolveModel, wireFormatOf } from "../models/resolve.js"
+import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
+import { wireFormatOf } from "../models/wire.js"
 import { type Budget, budgetFor } from "./budget.js"
 import { ChangeLog } from "./change-log.js"
 import { compactHistory, type Summarize } from "./compact.js"

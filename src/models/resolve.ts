@@ -1,6 +1,6 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, MODEL_CATALOG } from "./catalog.js"
-import type { ModelInfo, TokenizerFamily, WireFormat } from "./types.js"
+import type { ModelInfo, TokenizerFamily } from "./types.js"
 
 /** What `resolveModel` found: the model, whether the catalog (or the user) knew it, and why. */
 export interface ResolvedModel {
@@ -212,24 +212,4 @@ export function providerOf(id: string): string | undefined {
     qwen: "qwen",
   }
   return byFamily[familyOf(name)]
-}
-
-/** The wire format a model's provider speaks natively (OpenAI-compatible servers speak OpenAI Chat). */
-export function wireFormatOf(model: Pick<ModelInfo, "provider">): WireFormat {
-  switch (model.provider) {
-    case "anthropic":
-    case "bedrock":
-    case "vertex-anthropic":
-      return "anthropic"
-    case "openai":
-      return "openai-responses"
-    case "gemini":
-    case "google":
-    case "vertex":
-      return "gemini"
-    case "deepseek":
-      return "deepseek"
-    default:
-      return "openai-chat"
-  }
 }
