@@ -1,4 +1,4 @@
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, monorepo, tempDir, writeTree } from "../context/test-helpers/workspace.js"
 import type { CliIO } from "./io.js"
@@ -94,8 +94,8 @@ describe("promptline doctor", () => {
     const ws = await tempDir()
     await writeTree(home, { ".codex/AGENTS.md": "user rules\n" })
     try {
-      const io = bufferIO(ws)
-      await main(["doctor", "--json", "--no-mcp"], io)
+      const io = bufferIO(join(ws, ".."))
+      await main(["doctor", "--json", "--no-mcp", "--cwd", basename(ws)], io)
       const report = JSON.parse(io.out())
       expect(report.report.instructions).toEqual([
         expect.objectContaining({ path: "~/.codex/AGENTS.md", scope: "user", status: "loaded" }),

@@ -1,3 +1,4 @@
+import { resolve } from "node:path"
 import { Command } from "commander"
 import { type GatherResult, gather } from "../context/gather.js"
 import type { GatherEntry } from "../context/report.js"
@@ -84,7 +85,7 @@ export const doctorCommand: CommandFactory = (io: CliIO, setExit) =>
     .action(async (flags: DoctorFlags) => {
       const trusted = flags.trust ?? true
       const result = await gather({
-        cwd: flags.cwd ?? io.cwd,
+        cwd: resolve(io.cwd, flags.cwd ?? "."),
         date: io.today(),
         env: io.env,
         ...(io.env.HOME ? { home: io.env.HOME } : {}),
