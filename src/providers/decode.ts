@@ -54,6 +54,7 @@ export class StreamDecoder {
     this.#framer = new SseFramer((message) => {
       const data = message.data
       if (data === "") return
+      if (this.#payloads.pushData?.(data, this.#out)) return
       let payload: unknown
       try {
         payload = JSON.parse(data)
@@ -160,6 +161,7 @@ export function decodePayloadLines(format: WireFormat, text: string): { events: 
   const events: StreamEvent[] = []
   for (const line of text.split(/\r?\n/)) {
     if (line.trim() === "") continue
+    if (decoder.pushData?.(line, events)) continue
     let payload: unknown
     try {
       payload = JSON.parse(line)

@@ -118,6 +118,11 @@ export function count(counter: Record<string, number>, key: string): void {
 export interface PayloadDecoder {
   /** Decodes one JSON payload; `event` is the SSE event name when there was one. */
   push(payload: unknown, out: StreamEvent[], event?: string): void
+  /**
+   * Optional fast path for a raw data field: decodes it without JSON.parse when it has the exact shape
+   * of a hot event, else returns false (the caller then parses it and calls `push`).
+   */
+  pushData?(data: string, out: StreamEvent[]): boolean
   /** A data field that is not JSON (OpenAI's `[DONE]`, or garbage). */
   pushRaw(data: string, out: StreamEvent[]): void
   /** The body ended: closes open calls, reports truncation, emits the final usage and stop. */

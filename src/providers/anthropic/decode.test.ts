@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Accumulator } from "../accumulate.js"
 import { decodePayloadLines, StreamDecoder } from "../decode.js"
 import type { StreamEvent } from "../stream.js"
-import { anthropicResponseEvents } from "./decode.js"
+import { AnthropicDecoder, anthropicResponseEvents } from "./decode.js"
 
 const recorded = new URL("../../../../shared/fixtures/streams/anthropic/", import.meta.url)
 const handWritten = new URL("../../../test/fixtures/providers/streams/", import.meta.url)
@@ -174,5 +175,54 @@ describe("Anthropic decoder", () => {
     ])
     expect(response!.usage).toEqual({ input: 3, output: 4, cacheRead: 5, cacheWrite: 6 })
     expect(response!.stopReason).toBe("tool_use")
+  })
+
+  it("reads hot delta events without JSON.parse and gets exactly what JSON.parse gets (property)", () => {
+    const opened = () => {
+      const decoder = new AnthropicDecoder()
+      const sink: StreamEvent[] = []
+      decoder.push({ type: "message_start", message: { id: "m", usage: {} } }, sink)
+      decoder.push({ type: "content_block_start", index: 3, content_block: { type: "text", text: "" } }, sink)
+      decoder.push({ type: "content_block_start", index: 4, content_block: { type: "thinking", thinking: "" } }, sink)
+      decoder.push(
+        { type: "content_block_start", index: 5, content_block: { type: "tool_use", id: "t", name: "n" } },
+        sink,
+      )
+      return decoder
+    }
+    const kinds = [
+      ["text_delta", "text", 3],
+      ["thinking_delta", "thinking", 4],
+      ["signature_delta", "signature", 4],
+      ["input_json_delta", "partial_json", 5],
+    ] as const
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.constantFrom(...kinds), (value, [type, field, index]) => {
+        const data = JSON.stringify({ type: "content_block_delta", index, delta: { type, [field]: value } })
+        const fast = opened()
+        const viaFast: StreamEvent[] = []
+        expect(fast.pushData(data, viaFast)).toBe(true)
+        const slow = opened()
+        const viaParse: StreamEvent[] = []
+        slow.push(JSON.parse(data), viaParse)
+        expect(viaFast).toEqual(viaParse)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("leaves every other spelling of a delta to JSON.parse", () => {
+    const decoder = new AnthropicDecoder()
+    const out: StreamEvent[] = []
+    for (const data of [
+      '{"type":"content_block_delta","index":0,"delta":{"text":"p","type":"text_delta"}}',
+      '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "p"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","extra":"b"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\\"}}x',
+      '{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"a"}}',
+      '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"raw\ttab"}}',
+    ])
+      expect(decoder.pushData(data, out), data).toBe(false)
+    expect(out).toEqual([])
   })
 })

@@ -25,6 +25,39 @@ const STOP: Record<string, StopReason> = {
   refusal: "refusal",
 }
 
+/** The string field each delta type carries. */
+const DELTA_FIELDS: Record<string, string> = {
+  text_delta: "text",
+  thinking_delta: "thinking",
+  signature_delta: "signature",
+  input_json_delta: "partial_json",
+}
+const FAST_PREFIX = '{"type":"content_block_delta","index":'
+const FAST_DELTA = ',"delta":{"type":"'
+const FAST_HEADS = Object.entries(DELTA_FIELDS).map(([type, field]) => ({ type, text: `${type}","${field}":"` }))
+
+/** The delta type written at `at` (told apart by its first two letters), if it is one of the four. */
+function fastHead(data: string, at: number): { type: string; text: string } | undefined {
+  const a = data.charCodeAt(at)
+  const b = data.charCodeAt(at + 1)
+  // te(xt), th(inking), si(gnature), in(put_json): the order of FAST_HEADS.
+  const head =
+    a === 116
+      ? b === 101
+        ? FAST_HEADS[0]
+        : b === 104
+          ? FAST_HEADS[1]
+          : undefined
+      : a === 115
+        ? FAST_HEADS[2]
+        : a === 105
+          ? FAST_HEADS[3]
+          : undefined
+  return head && data.startsWith(head.text, at) ? head : undefined
+}
+/** Characters that make a JSON string body need real parsing (escapes, quotes, raw control characters). */
+const NEEDS_JSON = /["\\\u0000-\u001f]/
+
 type Block =
   | { kind: "text" | "thinking" | "ignored" }
   | { kind: "tool"; id: string; name: string; args: string; initial: unknown }
@@ -171,9 +204,14 @@ export class AnthropicDecoder implements PayloadDecoder {
   }
 
   #delta(p: Record<string, unknown>, out: StreamEvent[]): void {
-    const index = num(p.index)
     const delta = obj(p.delta)
     const type = str(delta?.type) ?? ""
+    const field = DELTA_FIELDS[type]
+    this.#applyDelta(num(p.index), type, field ? (str(delta?.[field]) ?? "") : "", out)
+  }
+
+  /** Applies a content_block_delta of `type` whose string payload (text, thinking, signature, JSON piece) is `value`. */
+  #applyDelta(index: number, type: string, value: string, out: StreamEvent[]): void {
     const block = this.#blocks.get(index)
     if (!block || block.kind === "ignored") {
       if (!block) count(this.stats.unknown, `delta for unknown block ${index}`)
@@ -181,21 +219,18 @@ export class AnthropicDecoder implements PayloadDecoder {
     }
     switch (type) {
       case "text_delta":
-        out.push({ type: "text", delta: str(delta?.text) ?? "", index })
+        out.push({ type: "text", delta: value, index })
         return
       case "thinking_delta":
-        out.push({ type: "thinking", delta: str(delta?.thinking) ?? "", index })
+        out.push({ type: "thinking", delta: value, index })
         return
       case "signature_delta":
-        out.push({ type: "thinking", delta: "", signature: str(delta?.signature) ?? "", index })
+        out.push({ type: "thinking", delta: "", signature: value, index })
         return
       case "input_json_delta":
-        if (block.kind === "tool") {
-          const part = str(delta?.partial_json) ?? ""
-          if (part) {
-            block.args += part
-            out.push({ type: "tool_call_delta", id: block.id, argsDelta: part })
-          }
+        if (block.kind === "tool" && value) {
+          block.args += value
+          out.push({ type: "tool_call_delta", id: block.id, argsDelta: value })
         }
         return
       case "citations_delta":
@@ -204,6 +239,40 @@ export class AnthropicDecoder implements PayloadDecoder {
       default:
         count(this.stats.unknown, type || "(untyped delta)")
     }
+  }
+
+  /**
+   * The fast path for the events that make up almost all of a stream: a content_block_delta written
+   * exactly as the API writes it (`{"type":"content_block_delta","index":N,"delta":{"type":T,"F":"…"}}`)
+   * is read without building the whole object; the string is taken as is when it has no escapes, else
+   * parsed alone. Anything else (other key order, spacing, extra keys) returns false and goes through
+   * JSON.parse. bench/decode showed JSON.parse at about 60% of decoding time.
+   */
+  pushData(data: string, out: StreamEvent[]): boolean {
+    if (!data.startsWith(FAST_PREFIX)) return false
+    let at = FAST_PREFIX.length
+    let index = 0
+    const digitsFrom = at
+    for (let c = data.charCodeAt(at); c >= 48 && c <= 57; c = data.charCodeAt(++at)) index = index * 10 + (c - 48)
+    if (at === digitsFrom || at - digitsFrom > 9 || !data.startsWith(FAST_DELTA, at)) return false
+    at += FAST_DELTA.length
+    const head = fastHead(data, at)
+    if (head === undefined) return false
+    const from = at + head.text.length
+    const to = data.length - 3
+    if (to < from || data.charCodeAt(to) !== 34 || data.charCodeAt(to + 1) !== 125 || data.charCodeAt(to + 2) !== 125)
+      return false
+    let value = data.slice(from, to)
+    if (NEEDS_JSON.test(value)) {
+      try {
+        value = JSON.parse(`"${value}"`) as string
+      } catch {
+        return false
+      }
+    }
+    this.stats.payloads++
+    this.#applyDelta(index, head.type, value, out)
+    return true
   }
 
   #blockStop(p: Record<string, unknown>, out: StreamEvent[]): void {
