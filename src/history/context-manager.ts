@@ -90,6 +90,10 @@ export class ContextManager {
   private readonly options: ContextManagerOptions
   /** The last counted message list and its total, so a grown view costs only its new messages. */
   private last: { key: string; messages: readonly Message[]; total: number } | undefined
+  /** The last system prompt and tool list counted, so an unchanged prompt is not hashed every turn. */
+  private fixedMemo:
+    | { key: string; system?: string; tools?: readonly CountedTool[]; counts: [number, number] }
+    | undefined
 
   constructor(counter: TokenCounter, options: ContextManagerOptions = {}) {
     this.counter = counter
@@ -114,8 +118,7 @@ export class ContextManager {
     const family = model.tokenizer
     const overhead = OVERHEADS[request.wireFormat ?? wireFormatOf(model)]
     const budget = budgetFor(model, this.options.reserve)
-    const system = request.system ? this.counter.countText(request.system, family) : 0
-    const tools = this.counter.countTools(request.tools ?? [], family, overhead)
+    const [system, tools] = this.countFixed(request, family, overhead)
     const fixed = system + tools
     const count = (msgs: readonly Message[]) => fixed + this.countView(msgs, family, overhead)
 
@@ -216,6 +219,19 @@ export class ContextManager {
     const edit = await compactHistory(this.changeLog.view(history), summarize, options)
     if (edit) this.changeLog.add([edit])
     return edit
+  }
+
+  /** Tokens of the system prompt and the tool definitions, remembered while they stay the same. */
+  private countFixed(request: FitRequest, family: ModelInfo["tokenizer"], overhead: Overhead): [number, number] {
+    const key = `${family}/${overhead.tool}/${overhead.toolsPreamble}`
+    const memo = this.fixedMemo
+    if (memo && memo.key === key && memo.system === request.system && memo.tools === request.tools) return memo.counts
+    const counts: [number, number] = [
+      request.system ? this.counter.countText(request.system, family) : 0,
+      this.counter.countTools(request.tools ?? [], family, overhead),
+    ]
+    this.fixedMemo = { key, system: request.system, tools: request.tools, counts }
+    return counts
   }
 
   /** Tokens of a message list; reuses the previous total when the list extends the previous one. */
