@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { EVERYTHING_SERVER } from "../test-helpers/workspace.js"
 import { McpConnectError, McpConnection } from "./client.js"
 import type { McpServerConfig } from "./config.js"
-import { startHttpEverything, stdioConfig } from "./test-helpers.js"
+import { eventually, startHttpEverything, stdioConfig } from "./test-helpers.js"
 
 const everything = stdioConfig("everything", process.execPath, [EVERYTHING_SERVER, "stdio"])
 
@@ -56,11 +56,36 @@ describe("McpConnection over streamable HTTP", () => {
     it(`snapshots the same server over HTTP (transport: ${transport})`, async () => {
       const config: McpServerConfig = { ...everything, transport, url: server.url }
       const connection = await McpConnection.open(config, { timeout: 20_000 })
+      const sessions = () => server.log().split("Received session termination request").length - 1
+      const before = sessions()
       try {
         expectSortedSnapshot(await connection.snapshot())
       } finally {
         await connection.close()
       }
+      expect(await eventually(() => sessions() === before + 1)).toBe(true)
     })
   }
+})
+
+describe("McpConnection to a server that only speaks SSE", () => {
+  let server: Awaited<ReturnType<typeof startHttpEverything>>
+  beforeAll(async () => {
+    server = await startHttpEverything("sse")
+  })
+  afterAll(async () => {
+    await server?.stop()
+  })
+
+  it("falls back from streamable HTTP to SSE when the config names only a url", async () => {
+    const connection = await McpConnection.open(
+      { ...everything, transport: "url", url: server.url },
+      { timeout: 20_000 },
+    )
+    try {
+      expectSortedSnapshot(await connection.snapshot())
+    } finally {
+      await connection.close()
+    }
+  })
 })

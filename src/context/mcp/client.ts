@@ -62,6 +62,7 @@ export class McpConnection {
   private constructor(
     readonly config: McpServerConfig,
     private readonly client: Client,
+    private readonly transport: Transport,
     private readonly stderr: { text: string },
   ) {}
 
@@ -79,7 +80,7 @@ export class McpConnection {
         const message = (error as Error)?.message ?? String(error)
         throw new McpConnectError(config.name, message, stderr.text.trim(), error)
       }
-      return new McpConnection(config, client, stderr)
+      return new McpConnection(config, client, transport, stderr)
     }
     if (config.transport !== "url") return attempt(config.transport)
     try {
@@ -183,6 +184,16 @@ export class McpConnection {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    if (this.transport instanceof StreamableHTTPClientTransport) {
+      // Ends the session on the server too; a server that does not answer within a second is left to expire it.
+      const ending = this.transport.terminateSession().catch(() => undefined)
+      let timer: NodeJS.Timeout | undefined
+      const limit = new Promise<void>((done) => {
+        timer = setTimeout(done, 1000)
+      })
+      await Promise.race([ending, limit])
+      clearTimeout(timer)
+    }
     await this.client.close().catch(() => undefined)
   }
 }

@@ -34,19 +34,29 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** Starts server-everything in streamable HTTP mode; resolves once it listens. */
-export async function startHttpEverything(): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+/** Starts server-everything in streamable HTTP (or the older SSE) mode; resolves once it listens. */
+export async function startHttpEverything(mode: "streamableHttp" | "sse" = "streamableHttp"): Promise<{
+  url: string
+  child: ChildProcess
+  /** What the server printed on stdout so far. */
+  log: () => string
+  stop: () => Promise<void>
+}> {
   const port = await freePort()
-  const child = spawn(process.execPath, [EVERYTHING_SERVER, "streamableHttp"], {
+  const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], {
     env: { ...process.env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  let stdout = ""
+  child.stdout!.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString()
   })
   await new Promise<void>((done, fail) => {
     let seen = ""
     const timer = setTimeout(() => fail(new Error(`server did not start: ${seen}`)), 15_000)
     child.stderr!.on("data", (chunk: Buffer) => {
       seen += chunk.toString()
-      if (seen.includes("listening on port")) {
+      if (seen.includes("listening on port") || seen.includes("running on port")) {
         clearTimeout(timer)
         done()
       }
@@ -59,7 +69,8 @@ export async function startHttpEverything(): Promise<{ url: string; child: Child
       child.once("exit", () => done())
       child.kill()
     })
-  return { url: `http://127.0.0.1:${port}/mcp`, child, stop }
+  const path = mode === "sse" ? "sse" : "mcp"
+  return { url: `http://127.0.0.1:${port}/${path}`, child, log: () => stdout, stop }
 }
 
 /** True while a process with this id exists. */
