@@ -128,6 +128,20 @@ describe("Anthropic request bodies", () => {
     ])
   })
 
+  it("leaves out the content of a tool result that has none", () => {
+    const messages: Message[] = [
+      { id: "a", role: "assistant", ts: 1, content: [{ type: "tool_use", id: "t", name: "read_file", input: {} }] },
+      {
+        id: "r",
+        role: "user",
+        ts: 2,
+        content: [{ type: "tool_result", toolUseId: "t", content: [{ type: "text", text: "" }] }],
+      },
+    ]
+    const result = encodeAnthropic(input({ messages, prompt: { text: "system", tools: [] } }))
+    expect(result.body.messages[1]!.content).toEqual([{ type: "tool_result", tool_use_id: "t" }])
+  })
+
   it("replaces an image type Anthropic does not take by a note", () => {
     const messages: Message[] = [
       {

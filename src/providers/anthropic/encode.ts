@@ -91,12 +91,13 @@ function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam
     case "tool_result": {
       const out: ToolResultBlockParam = { type: "tool_result", tool_use_id: block.toolUseId }
       if (typeof block.content === "string") out.content = block.content
-      else
-        out.content = block.content.flatMap((b): (TextBlockParam | ImageBlockParam)[] => {
+      else {
+        const content = block.content.flatMap((b): (TextBlockParam | ImageBlockParam)[] => {
           if (b.type === "text") return b.text === "" ? [] : [{ type: "text", text: b.text }]
-          const image = encodeImage(b, diagnostics)
-          return [image]
+          return [encodeImage(b, diagnostics)]
         })
+        if (content.length > 0) out.content = content
+      }
       if (block.isError) out.is_error = true
       return out
     }

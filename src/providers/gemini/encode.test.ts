@@ -94,6 +94,19 @@ describe("Gemini request bodies", () => {
     expect(JSON.stringify(older.body)).not.toContain(PLACEHOLDER_THOUGHT_SIGNATURE)
   })
 
+  it("keeps turns alternating: successive messages of one role join", () => {
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "hi" }] },
+      { id: "a", role: "assistant", ts: 2, content: [{ type: "text", text: "one" }] },
+      { id: "b", role: "assistant", ts: 3, content: [{ type: "text", text: "two" }] },
+    ]
+    const { body } = encodeGemini(input({ messages, prompt: { text: "sys", tools: [] } }))
+    expect(body.contents).toEqual([
+      { role: "user", parts: [{ text: "hi" }] },
+      { role: "model", parts: [{ text: "one" }, { text: "two" }] },
+    ])
+  })
+
   it("maps thinking and tool choice to Gemini's settings", () => {
     const budget = encodeGemini(
       input({ model: gemini25, options: { thinking: { effort: "low" }, toolChoice: { name: "read_file" } } }),

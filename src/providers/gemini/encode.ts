@@ -57,7 +57,11 @@ export function encodeGemini(input: EncodeInput): EncodeResult<GeminiRequest> {
     const parts = message.role === "user" ? userParts(message, names) : modelParts(message, names)
     if (parts.length === 0) continue
     if (gen3 && message.role === "assistant") placeholders += addPlaceholder(parts)
-    contents.push({ role: message.role === "user" ? "user" : "model", parts })
+    const role = message.role === "user" ? "user" : "model"
+    // Turns alternate: a message left next to one of the same role (an empty one was skipped) joins it.
+    const last = contents[contents.length - 1]
+    if (last?.role === role) last.parts = [...(last.parts ?? []), ...parts]
+    else contents.push({ role, parts })
   }
   if (placeholders > 0)
     diagnostics.push(
