@@ -1,4 +1,6 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { stringify } from "yaml"
 import { splitFrontmatter } from "./frontmatter.js"
 
 describe("splitFrontmatter", () => {
@@ -43,5 +45,19 @@ describe("splitFrontmatter", () => {
 
   it("treats empty frontmatter as no fields", () => {
     expect(splitFrontmatter("---\n---\nBody")).toEqual({ body: "Body", data: {}, present: true })
+  })
+
+  it("round-trips any YAML mapping and body", () => {
+    const key = fc.stringMatching(/^[a-z][a-zA-Z0-9_-]{0,10}$/)
+    const value = fc.oneof(fc.string(), fc.boolean(), fc.integer(), fc.array(fc.string(), { maxLength: 3 }))
+    const body = fc.string().filter((b) => !b.startsWith("\n"))
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { minKeys: 1, maxKeys: 5 }), body, (data, text) => {
+        const fm = splitFrontmatter(`---\n${stringify(data)}---\n${text}`)
+        expect(fm.error).toBeUndefined()
+        expect(fm.data).toEqual(data)
+        expect(fm.body).toBe(text)
+      }),
+    )
   })
 })
