@@ -2,6 +2,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Accumulator } from "../providers/accumulate.js"
 import type { StreamEvent } from "../providers/stream.js"
+import { toolCallToXml } from "../providers/xml-dialect.js"
 import type { EnabledTool, JsonSchema } from "./spec.js"
 import { parseXmlToolCalls, withXmlToolCalls, XmlToolCallParser } from "./xml-parser.js"
 
@@ -80,11 +81,28 @@ describe("XML tool-call parser", () => {
     expect(JSON.parse(deltas)).toEqual({ path: "x.ts", content })
   })
 
-  it("drops one leading and one trailing line break of a value, no more", () => {
-    const { events } = parse(
+  it("drops the two line breaks that wrap a value on lines of its own, and nothing of an inline value", () => {
+    const wrapped = parse(
       "<attempt_completion>\n<result>\n\nTwo blank lines around.\n\n</result>\n</attempt_completion>",
     )
-    expect(inputs(events)).toEqual([{ result: "\nTwo blank lines around.\n" }])
+    expect(inputs(wrapped.events)).toEqual([{ result: "\nTwo blank lines around.\n" }])
+    const inline = parse("<write_to_file><path>a</path><content>ends with a line break\n</content></write_to_file>")
+    expect(inputs(inline.events)).toEqual([{ path: "a", content: "ends with a line break\n" }])
+  })
+
+  it("reads back exactly what the request side's XML writer wrote (property)", () => {
+    const value = fc.string({ unit: "grapheme", maxLength: 40 }).filter((v) => !v.includes("</") && !/^\r?\n/.test(v))
+    fc.assert(
+      fc.property(value, value, fc.integer(), fc.boolean(), (path, content, timeout, approval) => {
+        const calls = [
+          { name: "write_to_file", input: { path, content } },
+          { name: "execute_command", input: { command: content, requires_approval: approval, timeout } },
+        ]
+        const text = calls.map(toolCallToXml).join("\n\n")
+        expect(inputs(parse(text).events)).toEqual(calls.map((c) => c.input))
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it("converts typed parameters from JSON and falls back to the raw text with a diagnostic", () => {
@@ -161,12 +179,12 @@ describe("XML tool-call parser", () => {
 
   it("streams string values as they arrive, before the close tag", () => {
     const parser = new XmlToolCallParser({ tools })
-    expect(parser.feed("<write_to_file><path>a</path><content>line one\n").at(-1)).toEqual({
+    expect(parser.feed("<write_to_file><path>a</path><content>\nline one\n").at(-1)).toEqual({
       type: "tool_call_delta",
       id: "xml_0_0",
       argsDelta: "line one",
     })
-    // The line break was held back (it may end the value); it goes out once more text follows.
+    // The line break was held back (it may be the wrapping one before the close tag); it goes out once more text follows.
     expect(parser.feed("line two")).toEqual([{ type: "tool_call_delta", id: "xml_0_0", argsDelta: "\\nline two" }])
     expect(parser.feed("\n</content>\n</write_to_file>").at(-1)).toEqual({
       type: "tool_call_end",

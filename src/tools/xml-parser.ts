@@ -24,6 +24,8 @@ interface Value {
   type: string
   text: string
   begun: boolean
+  /** The value opened with a line break: one line break before the close tag is wrapping too. */
+  wrapped: boolean
 }
 
 type State =
@@ -44,8 +46,9 @@ const WHITESPACE = /^\s+/
  * `</tool_name>`. Only enabled tool names and their parameter names are recognized; an open tag not
  * followed by one of its parameters or its close tag is text after all. Values are raw text, ended by
  * their own close tag unless more text follows that tag on the same line (then it was part of the
- * value), so code with `<`, `>`, `</div>` and even the value's own close tag mid-line passes through. One leading and one
- * trailing line break of a value are dropped. Parameters typed number, integer, boolean, object or
+ * value), so code with `<`, `>`, `</div>` and even the value's own close tag mid-line passes through.
+ * A value written on lines of its own (`<content>\n…\n</content>`) loses those two wrapping line
+ * breaks; a value written inline is taken exactly. Parameters typed number, integer, boolean, object or
  * array are parsed as JSON (a value that does not parse stays a string, with a diagnostic). The
  * concatenated `argsDelta`s of a call are the JSON text of its final input. A call still open at the
  * end is reported as a `partial-call` error with its text.
@@ -216,7 +219,13 @@ export class XmlToolCallParser {
         return
       }
       const param = match.slice(1, -1)
-      const value: Value = { param, type: primaryType(call.tool.parameters.properties[param]), text: "", begun: false }
+      const value: Value = {
+        param,
+        type: primaryType(call.tool.parameters.properties[param]),
+        text: "",
+        begun: false,
+        wrapped: false,
+      }
       if (value.type === "string") this.#argsDelta(call, `${call.emitted ? "," : "{"}${JSON.stringify(param)}:"`)
       this.#state = { kind: "value", call, value }
       return
@@ -243,6 +252,7 @@ export class XmlToolCallParser {
       this.#consume(call, lead)
       buf = this.#buf
       value.begun = true
+      value.wrapped = lead > 0
     }
     const close = `</${value.param}>`
     const at = buf.indexOf(close)
@@ -251,9 +261,9 @@ export class XmlToolCallParser {
       this.#state = { kind: "closing", call, value, pending: buf.slice(0, at), raw: close, newline: false }
       return
     }
-    // Keep back what may be the start of the close tag, a line break that may end the value, and half a surrogate pair.
+    // Keep back what may be the start of the close tag, a wrapping line break, and half a surrogate pair.
     let safe = buf.length - partialSuffix(buf, close)
-    while (safe > 0 && (buf[safe - 1] === "\n" || buf[safe - 1] === "\r")) safe--
+    if (value.wrapped) while (safe > 0 && (buf[safe - 1] === "\n" || buf[safe - 1] === "\r")) safe--
     if (safe > 0 && isHighSurrogate(buf.charCodeAt(safe - 1))) safe--
     if (safe === 0) return
     this.#valueText(call, value, buf.slice(0, safe))
@@ -280,7 +290,7 @@ export class XmlToolCallParser {
       this.#state = { kind: "value", call: s.call, value: s.value }
       return
     }
-    this.#valueText(s.call, s.value, s.pending.replace(/\r?\n$/, ""))
+    this.#valueText(s.call, s.value, s.value.wrapped ? s.pending.replace(/\r?\n$/, "") : s.pending)
     this.#closeValue(s.call, s.value)
     this.#state = { kind: "call", call: s.call }
   }
