@@ -1,6 +1,7 @@
 // The public API of promptline: re-exports only.
 export * from "./agent/executors/index.js"
 export * from "./agent/replay/index.js"
+export * from "./agent/transport/index.js"
 export { type AllowedPath, type PathPolicy, type RefusedPath, resolvePath } from "./agent/workspace.js"
 export * from "./context/index.js"
 export * from "./context/prompt-context.js"

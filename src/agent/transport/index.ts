@@ -1,6 +1,23 @@
 /** The agent's transport: the provider registry, one request over HTTP, the Responses WebSocket, retries. */
 export * from "./endpoints.js"
-export * from "./http.js"
-export * from "./response.js"
-export * from "./retry.js"
-export * from "./websocket.js"
+export { type SendOptions, send } from "./http.js"
+export { type ProviderResponse, ResponseConsumedError } from "./response.js"
+export {
+  abortableSleep,
+  DEFAULT_RETRY_POLICY,
+  type RetryInfo,
+  type RetryOptions,
+  type RetryPolicy,
+  retryAfterInMessage,
+  retryDelay,
+  type Sleep,
+  type WithRetryOptions,
+  withRetry,
+} from "./retry.js"
+export {
+  ResponsesSocket,
+  type ResponsesSocketOptions,
+  responseCreateEvent,
+  SocketBusyError,
+  type SocketSendOptions,
+} from "./websocket.js"

@@ -11,7 +11,7 @@ import { endpointFor } from "./endpoints.js"
 import type { Sleep } from "./retry.js"
 import { startTcpProxy, type TcpProxy } from "./test-helpers/proxy.js"
 import { encodedRequest, fixedServer, HISTORY } from "./test-helpers/requests.js"
-import { createEvent, ResponsesSocket, type ResponsesSocketOptions, SocketBusyError } from "./websocket.js"
+import { ResponsesSocket, type ResponsesSocketOptions, responseCreateEvent, SocketBusyError } from "./websocket.js"
 
 let server: ReplayServer | undefined
 let proxy: TcpProxy | undefined
@@ -257,9 +257,11 @@ describe("ResponsesSocket", () => {
   })
 })
 
-describe("createEvent", () => {
+describe("responseCreateEvent", () => {
   it("wraps a create body as response.create without its HTTP-only fields", () => {
-    expect(createEvent({ model: "gpt-5", stream: true, stream_options: {}, background: false, input: [] })).toEqual({
+    expect(
+      responseCreateEvent({ model: "gpt-5", stream: true, stream_options: {}, background: false, input: [] }),
+    ).toEqual({
       type: "response.create",
       model: "gpt-5",
       input: [],

@@ -86,7 +86,7 @@ export class ResponsesSocket {
   async send(body: unknown, options: SocketSendOptions = {}): Promise<ProviderResponse> {
     if (this.#busy) throw new SocketBusyError()
     this.#busy = true
-    const message = JSON.stringify(createEvent(body))
+    const message = JSON.stringify(responseCreateEvent(body))
     const { signal } = options
     const onRetry = options.onRetry ?? this.#options.onRetry
     try {
@@ -230,7 +230,7 @@ export class ResponsesSocket {
 }
 
 /** The client event for a create body: `response.create` with the body's fields, less the HTTP-only ones. */
-export function createEvent(body: unknown): Record<string, unknown> {
+export function responseCreateEvent(body: unknown): Record<string, unknown> {
   const fields = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {}
   const { stream: _stream, stream_options: _options, background: _background, ...rest } = fields
   return { type: "response.create", ...rest }
