@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises"
+import { readdir, symlink } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type GatherOptions, gather } from "./gather.js"
@@ -247,6 +247,27 @@ describe("user-level roots", () => {
     } finally {
       await cleanup(userHome)
       await cleanup(ws)
+    }
+  })
+})
+
+describe("one file reached twice", () => {
+  it("is read once: a linked AGENTS.md, and a home folder that is also the project", async () => {
+    const userHome = await tempDir("promptline-home-")
+    await writeTree(userHome, { "CLAUDE.md": "shared rules\n", ".claude/CLAUDE.md": "user memory\n" })
+    await symlink(join(userHome, "CLAUDE.md"), join(userHome, "AGENTS.md"))
+    try {
+      const { context, report } = await gather(opts({ cwd: userHome, home: userHome }))
+      expect(context.instructions.map((f) => `${f.path}: ${f.text}`)).toEqual([
+        "~/.claude/CLAUDE.md: user memory",
+        "AGENTS.md: shared rules",
+      ])
+      expect(report.instructions.filter((e) => e.status === "skipped").map((e) => `${e.path}: ${e.reason}`)).toEqual([
+        "CLAUDE.md: the same file as AGENTS.md, already read",
+        ".claude/CLAUDE.md: the same file as ~/.claude/CLAUDE.md, already read",
+      ])
+    } finally {
+      await cleanup(userHome)
     }
   })
 })

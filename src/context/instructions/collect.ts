@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises"
 import { join } from "node:path"
 import type { Diagnostic } from "../../diagnostics.js"
 import { diagnostic } from "../../diagnostics.js"
@@ -96,6 +97,23 @@ async function userCandidates(input: CollectInput): Promise<Found[]> {
   return found
 }
 
+/**
+ * Marks a candidate that is the same file as an earlier one (AGENTS.md linked to CLAUDE.md, or a home folder
+ * that is also the project) as skipped, so its text is not given twice.
+ */
+async function withoutRepeats(candidates: Candidate[], input: CollectInput): Promise<Candidate[]> {
+  const reals = await Promise.all(candidates.map((c) => realpath(c.abs).catch(() => c.abs)))
+  const first = new Map<string, Candidate>()
+  return candidates.map((c, i) => {
+    const earlier = first.get(reals[i]!)
+    if (!earlier) {
+      if (!c.skip) first.set(reals[i]!, c)
+      return c
+    }
+    return { ...c, skip: `the same file as ${input.display(earlier.abs, earlier.scope)}, already read` }
+  })
+}
+
 /** Finds, reads and budgets every instruction file: user roots, then the git root down to cwd, then below cwd. */
 export async function collectInstructions(input: CollectInput): Promise<Collected> {
   const found: Found[] = await userCandidates(input)
@@ -114,7 +132,10 @@ export async function collectInstructions(input: CollectInput): Promise<Collecte
   const nestedFound = await Promise.all(walk.folders.map((dir) => memoryFiles(dir, nested, false)))
   for (const candidates of nestedFound) if (candidates.length > 0) found.push({ candidates, loops: [] })
 
-  const candidates = found.flatMap((f) => f.candidates)
+  const candidates = await withoutRepeats(
+    found.flatMap((f) => f.candidates),
+    input,
+  )
   const shown = (abs: string) => input.display(abs, isInside(input.root, abs) ? "project" : "user")
   for (const f of found) diagnostics.push(...loopDiagnostics(f.loops, shown))
   const loaded = await Promise.all(candidates.map((c) => loadCandidate(c, input)))
