@@ -235,12 +235,21 @@ const fit: Benchmark = {
     const turns = Math.ceil(history.length / 2)
     const share = (t: CacheTotals) => (100 * t.read) / t.input
     const relative = (t: CacheTotals) => cost(t) / t.input
-    const ourMedian = median(ours)
-    const ratio = median(peer) / median(sampled)
+    const ourMedian = median(sampled)
+    const ratio = median(peer) / ourMedian
     return [
       { name: "history size (2,000 messages, o200k)", unit: "tokens", ours: tokens, better: "higher" },
       {
-        name: "fit latency per turn, median",
+        name: "fit latency, every turn: median",
+        unit: "µs",
+        ours: median(ours),
+        better: "lower",
+        target: "< 1 ms",
+        met: median(ours) < 1000,
+      },
+      { name: "fit latency, every turn: p99", unit: "µs", ours: quantile(ours, 0.99), better: "lower" },
+      {
+        name: "fit latency, turns both ran: median",
         unit: "µs",
         ours: ourMedian,
         peer: { name: "LangChain trimMessages (same turns)", value: median(peer) },
@@ -249,9 +258,9 @@ const fit: Benchmark = {
         met: ratio >= 100 && ourMedian < 1000,
       },
       {
-        name: "fit latency per turn, p99",
+        name: "fit latency, turns both ran: p99",
         unit: "µs",
-        ours: quantile(ours, 0.99),
+        ours: quantile(sampled, 0.99),
         peer: { name: "LangChain trimMessages (same turns)", value: quantile(peer, 0.99) },
         better: "lower",
       },
