@@ -79,6 +79,25 @@ describe("ContextManager.fit", () => {
     expect(r.diagnostics.map((d) => d.code)).toContain("context-deduplicated")
   })
 
+  it("skips truncation above the budget when dedup freed at least 30% and the window still has room", () => {
+    const manager = new ContextManager(counter, { reserve: 0.5 })
+    const big = rereads(2, 600)
+    const other: Message[] = [
+      { id: "x1", role: "assistant", ts: 9, content: [{ type: "text", text: "checking" }] },
+      { id: "x2", role: "user", ts: 9, content: [{ type: "text", text: "more context ".repeat(500) }] },
+    ]
+    const history = [...big, ...other]
+    const r = manager.fit(history, { model: model(6000, 100), now: 3 })
+    expect(r.tokens.before).toBeGreaterThan(r.tokens.budget.effective)
+    expect(r.tokens.after).toBeGreaterThan(r.tokens.budget.effective)
+    expect(r.tokens.after).toBeLessThan(6000 - 100)
+    expect(r.edits.map((e) => e.kind)).toEqual(["dedup"])
+    expect(r.diagnostics.map((d) => d.code)).toContain("context-truncation-skipped")
+    // With a higher threshold the same history is cut.
+    const strict = new ContextManager(counter, { reserve: 0.5, dedupThreshold: 0.9 })
+    expect(strict.fit(history, { model: model(6000, 100), now: 3 }).edits.map((e) => e.kind)).toContain("truncation")
+  })
+
   it("truncates after dedup when dedup is not enough, and records every edit with the time", () => {
     const manager = new ContextManager(counter)
     const history = generateHistory({ messages: 201, fileLines: 40 })

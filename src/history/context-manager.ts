@@ -159,7 +159,9 @@ export class ContextManager {
       const share = freed / Math.max(1, counted)
       const after = before - freed
       if (after <= budget.effective) return result()
-      if (share >= (this.options.dedupThreshold ?? 0.3) && after <= budget.window - model.maxOutput) {
+      // Cline's rule: enough freed means no cut this turn, if the request still fits the window with
+      // room for an answer (the reserve is a margin, the window is the hard limit).
+      if (share >= (this.options.dedupThreshold ?? 0.3) && after <= budget.window - Math.min(model.maxOutput, 8_192)) {
         diagnostics.push(
           diagnostic(
             "info",
