@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest"
+import { MODEL_CATALOG } from "../../models/catalog.js"
 import { WIRE_FORMATS } from "../../models/types.js"
+import { wireFormatOf } from "../../models/wire.js"
 import { EndpointError, endpointFor, MissingKeyError, PROVIDERS, requestUrl, responsesSocketUrl } from "./endpoints.js"
 
 const KEYS = {
@@ -10,6 +12,7 @@ const KEYS = {
   OPENROUTER_API_KEY: "or-key",
   XAI_API_KEY: "xai-key",
   MISTRAL_API_KEY: "ms-key",
+  DASHSCOPE_API_KEY: "qw-key",
 }
 
 describe("the provider registry", () => {
@@ -36,6 +39,12 @@ describe("the provider registry", () => {
         { authorization: "Bearer or-key" },
       ],
       ["xai", "grok-4", "https://api.x.ai/v1/chat/completions", { authorization: "Bearer xai-key" }],
+      [
+        "qwen",
+        "qwen3-coder-plus",
+        "https://dashscope-intl.aliyuncs.com/compatible-mode/v1/chat/completions",
+        { authorization: "Bearer qw-key" },
+      ],
       ["mistral", "devstral-medium", "https://api.mistral.ai/v1/chat/completions", { authorization: "Bearer ms-key" }],
     ]
     for (const [provider, model, url, headers] of cases) {
@@ -127,7 +136,7 @@ describe("the provider registry", () => {
 
   it("a missing key is one line naming the variable to set", () => {
     const messages: Record<string, string> = {}
-    for (const provider of ["anthropic", "openai", "gemini", "deepseek", "openrouter", "xai", "mistral"]) {
+    for (const provider of ["anthropic", "openai", "gemini", "deepseek", "openrouter", "xai", "mistral", "qwen"]) {
       try {
         endpointFor({ provider, env: { ANTHROPIC_API_KEY: "  " } })
         expect.unreachable(`${provider} needs a key`)
@@ -146,6 +155,7 @@ describe("the provider registry", () => {
       openrouter: "OpenRouter needs an API key: set OPENROUTER_API_KEY.",
       xai: "xAI needs an API key: set XAI_API_KEY.",
       mistral: "Mistral needs an API key: set MISTRAL_API_KEY.",
+      qwen: "Qwen (Alibaba Model Studio) needs an API key: set DASHSCOPE_API_KEY.",
     })
   })
 
@@ -162,6 +172,14 @@ describe("the provider registry", () => {
         Object.values(PROVIDERS).some((p) => p.paths[format] !== undefined),
         format,
       ).toBe(true)
+  })
+
+  it("every provider in the model catalog has an endpoint that speaks the model's wire format", () => {
+    const env = { ...KEYS, DASHSCOPE_API_KEY: "k" }
+    for (const model of MODEL_CATALOG) {
+      const endpoint = endpointFor({ provider: model.provider, env })
+      expect(endpoint.format, model.id).toBe(wireFormatOf(model))
+    }
   })
 
   it("the Responses WebSocket lives at /responses under the base URL, as ws or wss", () => {

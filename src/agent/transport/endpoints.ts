@@ -96,6 +96,9 @@ export const PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
     ...compatible("mistral", "Mistral", "https://api.mistral.ai/v1", ["MISTRAL_API_KEY"]),
     paths: { "openai-chat": CHAT },
   },
+  qwen: compatible("qwen", "Qwen (Alibaba Model Studio)", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", [
+    "DASHSCOPE_API_KEY",
+  ]),
   ollama: compatible("ollama", "Ollama", "http://localhost:11434/v1", [], true),
   lmstudio: compatible("lmstudio", "LM Studio", "http://localhost:1234/v1", [], true),
   vllm: compatible("vllm", "vLLM", "http://localhost:8000/v1", [], true),

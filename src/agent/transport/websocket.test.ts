@@ -258,6 +258,11 @@ describe("ResponsesSocket", () => {
 })
 
 describe("responseCreateEvent", () => {
+  it("a socket needs an endpoint that speaks the Responses format", () => {
+    const chat = endpointFor({ provider: "openai", format: "openai-chat", env: { OPENAI_API_KEY: "k" } })
+    expect(() => new ResponsesSocket(chat)).toThrow(/needs an openai-responses endpoint, not openai-chat/)
+  })
+
   it("wraps a create body as response.create without its HTTP-only fields", () => {
     expect(
       responseCreateEvent({ model: "gpt-5", stream: true, stream_options: {}, background: false, input: [] }),

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http"
 import WebSocket from "ws"
 import { PromptlineError } from "../../errors.js"
 import { classifyHttpError, classifyStreamError, networkError, ProviderError } from "../../providers/errors.js"
-import { type Endpoint, responsesSocketUrl } from "./endpoints.js"
+import { type Endpoint, EndpointError, responsesSocketUrl } from "./endpoints.js"
 import type { ProviderResponse } from "./response.js"
 import { type RetryInfo, type RetryOptions, retryAfterInMessage, withRetry } from "./retry.js"
 import { type FirstFrame, SocketResponse } from "./socket-response.js"
@@ -67,6 +67,12 @@ export class ResponsesSocket {
   #busy = false
 
   constructor(endpoint: Endpoint, options: ResponsesSocketOptions = {}) {
+    if (endpoint.format !== "openai-responses") {
+      throw new EndpointError(
+        "unsupported-format",
+        `the Responses WebSocket needs an openai-responses endpoint, not ${endpoint.format}`,
+      )
+    }
     this.#endpoint = endpoint
     this.#options = options
     this.#url = options.url ?? responsesSocketUrl(endpoint)
