@@ -51,6 +51,7 @@ code, td.mono { font-family: var(--mono); font-size: 12px; }
 .toolbar { display: flex; gap: 8px; margin: 4px 0; }
 button { font: inherit; padding: 2px 10px; border: 1px solid var(--line); border-radius: 4px; background: var(--panel); color: var(--fg); cursor: pointer; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 0; }
+.pair.labels { font-weight: 600; padding: 4px 10px; gap: 20px; }
 .pair > pre { border-top: 1px solid var(--line); }
 .pair > pre + pre { border-left: 1px solid var(--line); }
 ins.add, del.rm { text-decoration: none; display: block; }

@@ -128,6 +128,7 @@ function comparison(c: HtmlComparison): string {
     `<p>a: <code>${e(diff.a.model)}</code> (variant ${e(diff.a.variant)}, ${num(diff.a.totals.total)} tokens) · b: <code>${e(diff.b.model)}</code> (variant ${e(diff.b.variant)}, ${num(diff.b.totals.total)} tokens) · total ${signed(diff.delta.total)} tokens · cached prefix ${diff.samePrefix ? "identical" : "differs"}.${diff.sameTokenizer ? "" : ` Each side is counted with its own tokenizer (${e(diff.a.tokenizer)}, ${e(diff.b.tokenizer)}).`}</p>`,
     bar(c.report, "bar-compare", false),
     `<div class="toolbar"><button type="button" data-action="expand" data-scope="compare">Expand all</button><button type="button" data-action="collapse" data-scope="compare">Collapse all</button></div>`,
+    `<div class="pair labels"><div>a: <code>${e(diff.a.label)}</code></div><div>b: <code>${e(diff.b.label)}</code></div></div>`,
     diff.sections.map(compareSection).join("\n"),
     `<h3>Tools</h3>`,
     tools.length > 0

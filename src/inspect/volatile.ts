@@ -30,6 +30,7 @@ interface Probe {
 const NAME_CHAR = /[\p{L}\p{N}_.\-/]/u
 /** Characters that may continue a path after a match (a cwd inside a longer path still counts, a longer name does not). */
 const NAME_TAIL = /[\p{L}\p{N}_.-]/u
+const DIGIT = /\d/
 
 /** Clock times with seconds (`10:30:15`) and the time of an ISO date-time (`2026-11-29T10:30`): volatile whatever the context says. */
 const TIME_PATTERN = /(?<![\d:])\d{2}:\d{2}:\d{2}(?![\d:])|(?<=\dT)\d{2}:\d{2}(?![\d:])/g
@@ -64,15 +65,18 @@ function trimSlash(path: string): string {
 function occurrences(text: string, probe: Probe, masked: boolean[]): number[] {
   const found: number[] = []
   const { value } = probe
-  // A path may sit inside a longer path after it (`<cwd>/src`), a name may not (`main` in `mainline`).
-  const lead = value.startsWith("/") ? NAME_TAIL : NAME_CHAR
+  // A path may sit inside a longer path after it (`<cwd>/src`), a name may not (`main` in `mainline`);
+  // a date is whole when no digit touches it (`2026-11-29T10:00` holds the date).
+  const date = probe.kind === "date"
+  const lead = date ? DIGIT : value.startsWith("/") ? NAME_TAIL : NAME_CHAR
+  const tail = date ? DIGIT : NAME_TAIL
   for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + 1)) {
     if (masked[at]) continue
     if (at > 0 && lead.test(text[at - 1]!)) continue
     const end = at + value.length
     const next = text[end] ?? ""
     // A full stop ends a sentence, not the value, unless a name character follows it.
-    const continues = next === "." ? NAME_TAIL.test(text[end + 1] ?? "") : next !== "" && NAME_TAIL.test(next)
+    const continues = next === "." ? tail.test(text[end + 1] ?? "") : next !== "" && tail.test(next)
     if (continues) continue
     if (
       probe.after &&

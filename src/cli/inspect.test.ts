@@ -1,0 +1,133 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { LAST_RUN_FILE } from "../inspect/last-run.js"
+import { runCli } from "./test-helpers/run.js"
+
+const FIXTURES = fileURLToPath(new URL("../../test/fixtures/inspect/", import.meta.url))
+const shop = join(FIXTURES, "shop-context.json")
+const leaky = join(FIXTURES, "leaky-context.json")
+
+let dir: string
+let project: string
+let home: string
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "pl-inspect-"))
+  project = join(dir, "project")
+  home = join(dir, "home")
+  await mkdir(home, { recursive: true })
+  await mkdir(join(project, ".cursor", "rules"), { recursive: true })
+  await writeFile(join(project, "AGENTS.md"), "Run the linter before you finish.\n")
+  await writeFile(join(project, ".cursor", "rules", "broken.mdc"), "---\nalwaysApply: maybe\n---\nText.\n")
+})
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const env = () => ({ PATH: process.env.PATH, SHELL: "/bin/bash", HOME: home })
+const inspect = (args: string[], cwd = dir) => runCli(["inspect", ...args], { cwd, env: env() })
+
+describe("promptline inspect", () => {
+  it("reports a context file: figures, sections, tools, no gather report, cache layout, no color", async () => {
+    const r = await inspect(["--context", shop, "--no-last-run"])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^promptline inspect: claude-sonnet-4-5\n/)
+    expect(r.stdout).toMatch(/Prompt: [\d,]+ tokens, \d+\.\d% of the 200,000-token window/)
+    expect(r.stdout).toContain("No gather report")
+    expect(r.stdout).toContain("Cache layout")
+    expect(r.stdout).toContain("Warnings (0)")
+    expect(r.stdout).not.toContain("\u001b[")
+    expect(Math.max(...r.stdout.split("\n").map((l) => [...l].length))).toBeLessThanOrEqual(100)
+  })
+
+  it("gathers a workspace and lists its instruction files with their status", async () => {
+    const r = await inspect(["--cwd", project, "--no-mcp", "--no-last-run"])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/Instruction files \(\d+ considered\)/)
+    expect(r.stdout).toMatch(/loaded +AGENTS\.md +agents-md · \d+ tokens/)
+    expect(r.stdout).not.toContain("No gather report")
+    const untrusted = await inspect(["--cwd", project, "--no-mcp", "--no-trust", "--no-last-run"])
+    expect(untrusted.stdout).toMatch(/skipped +AGENTS\.md/)
+  })
+
+  it("--json prints the report data", async () => {
+    const r = await inspect(["--context", shop, "--json", "--no-last-run"])
+    const report = JSON.parse(r.stdout)
+    expect(report.version).toBe(1)
+    expect(report.model.id).toBe("claude-sonnet-4-5")
+    expect(report.segments.reduce((n: number, s: { share: number }) => n + s.share, 0)).toBeCloseTo(1, 9)
+    expect(report.tools.length).toBeGreaterThan(10)
+  })
+
+  it("warns about volatile values in the cached prefix of a leaky context", async () => {
+    const r = await inspect(["--context", leaky, "--json", "--no-last-run"])
+    const messages: string[] = JSON.parse(r.stdout).warnings.map((w: { message: string }) => w.message)
+    expect(messages).toEqual([
+      expect.stringMatching(
+        /^stable section custom-prompt holds the working directory "\/home\/dev\/shop", the date "2026-11-29" and the time "09:15"/,
+      ),
+      expect.stringMatching(/^section system-info holds/),
+      expect.stringMatching(/^the definition of tool mcp__files__read holds the working directory/),
+    ])
+  })
+
+  it("--max-share sets the window share that warns; a bad value is refused", async () => {
+    const r = await inspect(["--context", shop, "--max-share", "0.5%", "--no-last-run"])
+    expect(r.stdout).toContain("[prompt-over-share]")
+    expect(r.stdout).toContain("limit 0.5%")
+    expect((await inspect(["--context", shop, "--max-share", "0.9", "--no-last-run"])).stdout).not.toContain(
+      "prompt-over-share",
+    )
+    const bad = await inspect(["--context", shop, "--max-share", "2"])
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toContain("expected a share of the window")
+  })
+
+  it("remembers the tool order per model and warns when only the order changed", async () => {
+    const workspace = join(dir, "order")
+    await mkdir(workspace)
+    const first = await inspect(["--context", shop, "--cwd", workspace])
+    expect(first.stdout).not.toContain("tool-order-changed")
+    const file = join(workspace, LAST_RUN_FILE)
+    const saved = JSON.parse(await readFile(file, "utf8"))
+    const tools: string[] = saved.models["claude-sonnet-4-5"].tools
+    expect(tools[0]).toBe("execute_command")
+    saved.models["claude-sonnet-4-5"].tools = [tools[1], tools[0], ...tools.slice(2)]
+    await writeFile(file, JSON.stringify(saved))
+    const second = await inspect(["--context", shop, "--cwd", workspace])
+    expect(second.stdout).toContain("[tool-order-changed]")
+    const third = await inspect(["--context", shop, "--cwd", workspace])
+    expect(third.stdout).not.toContain("tool-order-changed")
+    await inspect(["--context", shop, "--cwd", workspace, "--model", "gpt-5"])
+    expect(Object.keys(JSON.parse(await readFile(file, "utf8")).models)).toEqual(["claude-sonnet-4-5", "gpt-5"])
+  })
+
+  it("--no-last-run writes nothing into the workspace", async () => {
+    const workspace = join(dir, "quiet")
+    await mkdir(workspace)
+    await inspect(["--context", shop, "--cwd", workspace, "--no-last-run"])
+    await expect(readFile(join(workspace, LAST_RUN_FILE), "utf8")).rejects.toThrow()
+  })
+
+  it("--html writes a self-contained page; --compare adds the second build", async () => {
+    const r = await inspect(["--context", shop, "--html", "report.html", "--compare", "gpt-5", "--no-last-run"])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe("HTML report written to report.html (0 warnings)\n")
+    const html = await readFile(join(dir, "report.html"), "utf8")
+    expect(html).toMatch(/^<!doctype html>/)
+    expect(html).toContain('<section id="compare">')
+    const missing = await inspect(["--context", shop, "--html", "no/such/dir/r.html", "--no-last-run"])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain("no/such/dir/r.html: cannot write the HTML report")
+  })
+
+  it("--compare in the terminal prints the diff after the report", async () => {
+    const r = await inspect(["--context", shop, "--compare", "gpt-5", "--no-last-run"])
+    expect(r.stdout).toContain("promptline diff")
+    expect(r.stdout).toContain("+ apply_patch")
+  })
+})

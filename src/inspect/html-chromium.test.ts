@@ -1,0 +1,130 @@
+// The HTML report in a real browser: Debian's chromium driven by playwright-core (.ci/run installs it).
+import { existsSync } from "node:fs"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TokenCounter } from "../history/tokens.js"
+import { PromptBuilder } from "../prompt/builder.js"
+import { basicContext } from "../prompt/test-helpers/contexts.js"
+import { diffBuilds } from "./build-diff.js"
+import { renderHtml } from "./render-html.js"
+import { inspectReport } from "./report.js"
+import { withModel } from "./with-model.js"
+
+const CHROMIUM = "/usr/bin/chromium"
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+]
+const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
+
+let dir: string
+let browser: BrowserContext | undefined
+let page: Page
+let file: string
+let compareFile: string
+/** Console errors, page errors and any request that is not the page itself. */
+const problems: string[] = []
+
+describe.skipIf(!existsSync(CHROMIUM))("the HTML report in Chromium", () => {
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "pl-html-"))
+    const counter = await TokenCounter.create()
+    const builder = new PromptBuilder()
+    const context = basicContext({ placement: "system" })
+    const a = inspectReport({ built: builder.build(context), context, counter })
+    const other = withModel(context, "gpt-5")
+    const b = inspectReport({ built: builder.build(other), context: other, counter })
+    file = join(dir, "report.html")
+    compareFile = join(dir, "compare.html")
+    await writeFile(file, renderHtml(a))
+    await writeFile(compareFile, renderHtml(a, { report: b, diff: diffBuilds(a, b) }))
+
+    browser = await chromium.launchPersistentContext(join(dir, "profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      viewport: { width: 1280, height: 900 },
+    })
+    page = browser.pages()[0] ?? (await browser.newPage())
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(`console: ${m.text()}`)
+    })
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+    page.on("request", (r) => {
+      if (!r.url().startsWith("file://")) problems.push(`request: ${r.url()}`)
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it("opens with no console errors and no network request", async () => {
+    await page.goto(pathToFileURL(file).href)
+    await expect(page.title()).resolves.toBe("promptline inspect: claude-sonnet-4-5")
+    expect(problems).toEqual([])
+  })
+
+  it("draws each bar segment as wide as its token share", async () => {
+    await page.goto(pathToFileURL(file).href)
+    const total = (await page.locator("#bar").boundingBox())!.width
+    const segments = await page.locator("#bar .seg").all()
+    expect(segments.length).toBeGreaterThan(10)
+    let shares = 0
+    for (const seg of segments) {
+      const share = Number(await seg.getAttribute("data-share"))
+      const width = (await seg.boundingBox())?.width ?? 0
+      shares += share
+      const id = await seg.getAttribute("data-id")
+      expect(Math.abs(width - share * total), `${id}: ${width}px for a share of ${share}`).toBeLessThanOrEqual(
+        Math.max(1, 0.005 * total),
+      )
+    }
+    expect(shares).toBeCloseTo(1, 6)
+  })
+
+  it("expands a section on click, and a bar segment opens its section", async () => {
+    await page.goto(pathToFileURL(file).href)
+    const rules = page.locator('details.section[data-section="rules"]')
+    await expect(rules.getAttribute("open")).resolves.toBeNull()
+    await rules.locator("summary").click()
+    await expect(rules.getAttribute("open")).resolves.toBe("")
+    await expect(rules.locator("pre").isVisible()).resolves.toBe(true)
+    const info = page.locator('details.section[data-section="system-info"]')
+    await page.locator('#bar .seg[data-id="system-info"]').click()
+    await expect(info.getAttribute("open")).resolves.toBe("")
+    await page.locator('button[data-action="expand"][data-scope="sections"]').click()
+    await expect(page.locator("details.section:not([open])").count()).resolves.toBe(0)
+    await page.locator('button[data-action="collapse"][data-scope="sections"]').click()
+    await mkdir(ARTIFACTS, { recursive: true })
+    await page.screenshot({ path: join(ARTIFACTS, "inspect-report.png"), fullPage: true })
+    expect(problems).toEqual([])
+  })
+
+  it("shows two builds side by side with their differences marked", async () => {
+    await page.goto(pathToFileURL(compareFile).href)
+    const changed = page.locator('#compare details[data-status="changed"]').first()
+    await expect(changed.getAttribute("open")).resolves.toBe("")
+    await expect(changed.locator("ins.add, del.rm").count()).resolves.toBeGreaterThan(0)
+    // Runs in the page, where the DOM exists (this project compiles without the DOM types).
+    const styleOf = globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+    const added = await page
+      .locator("#compare ins.add")
+      .first()
+      .evaluate((e) => (globalThis as unknown as typeof styleOf).getComputedStyle(e).backgroundColor)
+    expect(added).toMatch(/^rgb\(/)
+    await page.locator("#compare").screenshot({ path: join(ARTIFACTS, "inspect-compare.png") })
+    expect(problems).toEqual([])
+  })
+})
