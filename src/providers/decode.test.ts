@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { WireFormat } from "../models/types.js"
+import type { EnabledTool, JsonSchema } from "../tools/spec.js"
 import { Accumulator, type AssembledResponse } from "./accumulate.js"
 import {
   decodePayloadLines,
@@ -257,5 +258,176 @@ describe("over real HTTP, through fetch", () => {
     expect(response.complete).toBe(false)
     expect(response.stopReason).toBe("error")
     expect(response.message.content[0]).toEqual({ type: "text", text: "I'll invoke the JSON response tool." })
+  })
+})
+
+describe("against the replay server (another implementation of the five wire formats)", () => {
+  const turn = {
+    thinking: "Read first, then test.",
+    text: "Reading — ünïcödé 🎉 <angle>.",
+    toolCalls: [
+      { name: "read_file", input: { path: "src/a.ts", start_line: 1 } },
+      { name: "execute_command", input: { command: "npm test", requires_approval: false, timeout: 30 } },
+    ],
+    usage: { input: 120, output: 45, cacheRead: 1000, cacheWrite: 200, reasoning: 10 },
+  }
+  const schema = { type: "object", properties: {} }
+  const names = ["read_file", "execute_command"]
+  const requests: Record<WireFormat, (native: boolean) => { path: string; body: Record<string, unknown> }> = {
+    anthropic: (native) => ({
+      path: "/v1/messages",
+      body: {
+        model: "claude-sonnet-4-5",
+        max_tokens: 100,
+        stream: true,
+        messages: [{ role: "user", content: "go" }],
+        ...(native ? { tools: names.map((name) => ({ name, input_schema: schema })) } : {}),
+      },
+    }),
+    "openai-chat": (native) => ({
+      path: "/v1/chat/completions",
+      body: {
+        model: "gpt-4.1",
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: "user", content: "go" }],
+        ...(native
+          ? { tools: names.map((name) => ({ type: "function", function: { name, parameters: schema } })) }
+          : {}),
+      },
+    }),
+    "openai-responses": (native) => ({
+      path: "/v1/responses",
+      body: {
+        model: "gpt-5",
+        stream: true,
+        input: "go",
+        ...(native ? { tools: names.map((name) => ({ type: "function", name, parameters: schema })) } : {}),
+      },
+    }),
+    gemini: (native) => ({
+      path: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+      body: {
+        contents: [{ role: "user", parts: [{ text: "go" }] }],
+        ...(native ? { tools: [{ functionDeclarations: names.map((name) => ({ name, parameters: schema })) }] } : {}),
+      },
+    }),
+    deepseek: (native) => ({
+      path: "/v1/chat/completions",
+      body: {
+        model: "deepseek-reasoner",
+        stream: true,
+        messages: [{ role: "user", content: "go" }],
+        ...(native
+          ? { tools: names.map((name) => ({ type: "function", function: { name, parameters: schema } })) }
+          : {}),
+      },
+    }),
+  }
+  const xmlTools: EnabledTool[] = [
+    {
+      name: "read_file",
+      properties: { path: { type: "string" }, start_line: { type: "integer" } } as Record<string, JsonSchema>,
+    },
+    {
+      name: "execute_command",
+      properties: { command: { type: "string" }, requires_approval: { type: "boolean" }, timeout: { type: "number" } },
+    },
+  ].map(
+    ({ name, properties }): EnabledTool => ({
+      id: name,
+      kind: "read" as const,
+      name,
+      description: "",
+      snippet: "",
+      guidelines: [],
+      parameters: { type: "object" as const, properties, required: [] },
+      examples: {},
+    }),
+  )
+
+  async function serve(turns: unknown[]) {
+    const { startReplayServer, parseReplayScript } = await import("../agent/replay/index.js")
+    return startReplayServer({ script: parseReplayScript({ version: 1, turns }) })
+  }
+  const post = (url: string, r: { path: string; body: unknown }) =>
+    fetch(`${url}${r.path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(r.body),
+    })
+
+  it.each(FORMATS)("%s: native tool calls, text and usage come back as scripted", async (format) => {
+    const server = await serve([turn])
+    try {
+      const res = await post(server.url, requests[format](true))
+      expect(res.status).toBe(200)
+      const answer = await decodeResponse(format, res.body!, { ts: 0 })
+      expect(answer.complete).toBe(true)
+      expect(answer.stopReason).toBe("tool_use")
+      const content = answer.message.content
+      expect(content.filter((b) => b.type === "text")).toEqual([{ type: "text", text: turn.text }])
+      expect(content.flatMap((b) => (b.type === "tool_use" ? [{ name: b.name, input: b.input }] : []))).toEqual(
+        turn.toolCalls,
+      )
+      // Formats without a cache-write figure count those tokens as input.
+      const cacheWrite = format === "anthropic" ? 200 : 0
+      expect(answer.usage).toMatchObject({ output: 45, cacheRead: 1000, cacheWrite, input: 320 - cacheWrite })
+    } finally {
+      await server.close()
+    }
+  })
+
+  it.each(FORMATS)("%s: XML-dialect calls in the text come back as the same tool calls", async (format) => {
+    const server = await serve([turn])
+    try {
+      const res = await post(server.url, requests[format](false))
+      const { withXmlToolCalls } = await import("../tools/xml-parser.js")
+      const acc = new Accumulator({ ts: 0 })
+      for await (const e of withXmlToolCalls(decodeStream(format, res.body!), { tools: xmlTools, turn: 1 })) acc.push(e)
+      const [answer] = acc.finish()
+      expect(answer!.stopReason).toBe("tool_use")
+      expect(
+        answer!.message.content.flatMap((b) => (b.type === "tool_use" ? [{ name: b.name, input: b.input }] : [])),
+      ).toEqual(turn.toolCalls)
+      expect(
+        answer!.message.content.filter((b) => b.type === "text").map((b) => (b as { text: string }).text.trim()),
+      ).toEqual([turn.text])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it.each(FORMATS)("%s: its faults classify, and a cut connection keeps the partial answer", async (format) => {
+    const { classifyHttpError } = await import("./errors.js")
+    const faults = [
+      { kind: "rate-limit", retryAfter: 3 },
+      { kind: "overloaded" },
+      { kind: "context-overflow" },
+      { kind: "server-error" },
+      { kind: "disconnect" },
+    ]
+    const server = await serve([{ ...turn, faults }])
+    try {
+      const kinds: [string, number | undefined][] = []
+      for (let i = 0; i < 4; i++) {
+        const res = await post(server.url, requests[format](true))
+        const error = classifyHttpError({ status: res.status, body: await res.text(), headers: res.headers })
+        kinds.push([error.kind, error.retryAfterMs])
+      }
+      expect(kinds).toEqual([
+        ["rate-limit", 3000],
+        ["server", undefined],
+        ["context-overflow", undefined],
+        ["server", undefined],
+      ])
+      const cut = await post(server.url, requests[format](true))
+      const answer = await decodeResponse(format, cut.body!, { ts: 0 })
+      expect(answer.complete).toBe(false)
+      expect(answer.stopReason).toBe("error")
+      expect(answer.errors.map((e) => e.kind)).toContain(answer.errors[0]!.kind === "network" ? "network" : "truncated")
+    } finally {
+      await server.close()
+    }
   })
 })

@@ -169,12 +169,15 @@ describe("XML tool-call parser", () => {
     ])
   })
 
-  it("numbers calls and handles several in one message", () => {
-    const { events } = parse("<read_file><path>a</path></read_file><read_file><path>b</path></read_file>", 7)
+  it("numbers calls, handles several in one message, and leaves no whitespace-only text between them", () => {
+    const { events } = parse("<read_file><path>a</path></read_file>\n\n<read_file><path>b</path></read_file>\n", 7)
     expect(events.filter((e) => e.type === "tool_call_start")).toEqual([
       { type: "tool_call_start", id: "xml_7_0", name: "read_file" },
       { type: "tool_call_start", id: "xml_7_1", name: "read_file" },
     ])
+    expect(events.filter((e) => e.type === "text")).toEqual([])
+    const after = parse("<read_file><path>a</path></read_file>\n\nThen more.")
+    expect(after.events.filter((e) => e.type === "text")).toEqual([{ type: "text", delta: "\n\nThen more." }])
   })
 
   it("streams string values as they arrive, before the close tag", () => {

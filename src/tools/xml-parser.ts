@@ -47,6 +47,7 @@ const WHITESPACE = /^\s+/
  * followed by one of its parameters or its close tag is text after all. Values are raw text, ended by
  * their own close tag unless more text follows that tag on the same line (then it was part of the
  * value), so code with `<`, `>`, `</div>` and even the value's own close tag mid-line passes through.
+ * Whitespace between calls and after the last one is dropped, so calls do not leave empty text blocks.
  * A value written on lines of its own (`<content>\n…\n</content>`) loses those two wrapping line
  * breaks; a value written inline is taken exactly. Parameters typed number, integer, boolean, object or
  * array are parsed as JSON (a value that does not parse stays a string, with a diagnostic). The
@@ -64,6 +65,9 @@ export class XmlToolCallParser {
   #buf = ""
   #state: State = { kind: "text" }
   #out: StreamEvent[] = []
+  /** A call just ended: whitespace that follows is held in `#heldSpace` until it is known to be text. */
+  #afterCall = false
+  #heldSpace = ""
 
   constructor(options: XmlParserOptions) {
     this.#tools = new Map(options.tools.map((t) => [t.name, t]))
@@ -91,6 +95,8 @@ export class XmlToolCallParser {
     const s = this.#state
     const rest = this.#buf
     this.#buf = ""
+    this.#afterCall = false
+    this.#heldSpace = ""
     if (s.kind === "text") {
       if (rest) this.#text(rest)
     } else if (s.kind === "open") {
@@ -149,6 +155,14 @@ export class XmlToolCallParser {
   }
 
   #scanText(): void {
+    if (this.#afterCall) {
+      // Whitespace right after a call is held: it is dropped if another call or the end follows.
+      const ws = WHITESPACE.exec(this.#buf)?.[0] ?? ""
+      this.#heldSpace += ws
+      this.#buf = this.#buf.slice(ws.length)
+      if (this.#buf === "") return
+      this.#afterCall = false
+    }
     const buf = this.#buf
     const lt = buf.indexOf("<")
     if (lt === -1) {
@@ -195,6 +209,7 @@ export class XmlToolCallParser {
       emitted: false,
       stray: false,
     }
+    this.#heldSpace = ""
     this.#out.push({ type: "tool_call_start", id: call.id, name: s.tool.name })
     this.#state = { kind: "call", call }
   }
@@ -317,7 +332,9 @@ export class XmlToolCallParser {
   }
 
   #text(text: string): void {
-    if (text) this.#out.push({ type: "text", delta: text })
+    if (!text) return
+    this.#out.push({ type: "text", delta: this.#heldSpace + text })
+    this.#heldSpace = ""
   }
 
   #argsDelta(call: Call, argsDelta: string): void {
@@ -357,6 +374,7 @@ export class XmlToolCallParser {
     this.#argsDelta(call, call.emitted ? "}" : "{}")
     this.#out.push({ type: "tool_call_end", id: call.id, input: call.input })
     this.#completed++
+    this.#afterCall = true
     this.#state = { kind: "text" }
   }
 
