@@ -129,12 +129,11 @@ export class ResponsesSocket {
   async #attempt(message: string, attempts: number, signal: AbortSignal | undefined): Promise<SocketResponse> {
     let reopened = false
     for (;;) {
-      const reused = this.#usable()
-      if (!reused) {
-        this.#drop()
-        this.#conn = await this.#connect(signal)
-      }
-      const conn = this.#conn!
+      const current = this.#usable() ? this.#conn : undefined
+      const reused = current !== undefined
+      if (!reused) this.#drop()
+      const conn = current ?? (await this.#connect(signal))
+      this.#conn = conn
       const response = new SocketResponse(attempts)
       this.#active = response
       this.#activeConn = conn
