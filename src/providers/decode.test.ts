@@ -186,6 +186,26 @@ describe("chunking does not change the result", () => {
     }
   })
 
+  it("splits the hand-written streams (CRLF, comments, errors) at every offset", () => {
+    const files: [WireFormat, string][] = [
+      ["anthropic", "anthropic-crlf-redacted.sse"],
+      ["anthropic", "anthropic-error-mid-stream.sse"],
+      ["openai-chat", "openai-chat-tool-calls.sse"],
+      ["openai-responses", "openai-responses-incomplete.sse"],
+      ["gemini", "gemini-error-after-call.sse"],
+    ]
+    for (const [format, file] of files) {
+      const bytes = readFileSync(new URL(file, handWritten))
+      const expected = decodeChunks(format, [bytes])
+      expect(
+        expected.filter((e) => e.type === "stop"),
+        file,
+      ).toHaveLength(1)
+      for (let i = 0; i <= bytes.length; i++)
+        expect(decodeChunks(format, splitAt(bytes, [i])), `${file} @${i}`).toEqual(expected)
+    }
+  })
+
   it("splits inside multi-byte UTF-8 characters", () => {
     const sse = readFileSync(new URL("anthropic-crlf-redacted.sse", handWritten))
     const expected = decodeChunks("anthropic", [sse])
