@@ -34,6 +34,7 @@ const blockSchema = z.discriminatedUnion("type", [
       text: z.string(),
       signature: z.string().optional(),
       model: z.string().optional(),
+      id: z.string().optional(),
     })
     .strict(),
   z.object({ type: z.literal("redacted_thinking"), data: z.string(), model: z.string().optional() }).strict(),

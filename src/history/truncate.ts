@@ -84,8 +84,12 @@ export const TRUNCATION_NOTICE =
   "[promptline: part of the conversation after this point was removed to stay within the context window. " +
   "The original task above is kept; re-read any file you need instead of relying on memory of it.]"
 
-/** Elements of user text that are project instructions and must survive a cut. */
-export const INSTRUCTION_PATTERN = /<project_instructions\b[^>]*>[\s\S]*?<\/project_instructions>/g
+/**
+ * Elements of user text that are project instructions and must survive a cut: the context message's
+ * `<project_instructions>` and the `<instructions path="...">` files the agent attached when a path
+ * switched them on.
+ */
+export const INSTRUCTION_PATTERN = /<(project_instructions|instructions)\b[^>]*>[\s\S]*?<\/\1>/g
 
 /** The instruction elements inside the messages of a range, each distinct text once, in order. */
 export function instructionsIn(messages: readonly Message[], pattern: RegExp = INSTRUCTION_PATTERN): string[] {
