@@ -17,21 +17,23 @@ function events(stdout: string): AgentEvent[] {
     .map((l) => JSON.parse(l) as AgentEvent)
 }
 
-const CASES = [
+const CASES: { provider: string; model: string; format: string; extra?: string[] }[] = [
   { provider: "anthropic", model: "claude-sonnet-4-5", format: "anthropic" },
   { provider: "openai", model: "gpt-4.1", format: "openai-chat" },
   { provider: "openai", model: "gpt-4.1", format: "openai-responses" },
   { provider: "gemini", model: "gemini-2.5-pro", format: "gemini" },
   { provider: "deepseek", model: "deepseek-chat", format: "deepseek" },
-] as const
+  { provider: "openai", model: "gpt-4.1", format: "openai-responses", extra: ["--websocket"] },
+]
 
 describe("promptline run --replay: the whole task end to end, without network", () => {
   for (const c of CASES) {
     for (const dialect of ["native", "xml"] as const) {
-      it(`${c.format}, ${dialect} tools`, async () => {
+      it(`${c.format}${c.extra ? ` ${c.extra.join(" ")}` : ""}, ${dialect} tools`, async () => {
         const r = await runCli(
           [
             "run",
+            ...(c.extra ?? []),
             "--replay",
             script,
             "--provider",
@@ -75,4 +77,14 @@ describe("promptline run --replay: the whole task end to end, without network", 
       })
     }
   }
+})
+
+describe("promptline run, failing early", () => {
+  it("a missing key is one clear error line", async () => {
+    const r = await runCli(["run", "--no-mcp", "--cwd", fileURLToPath(new URL(".", import.meta.url)), "do something"], {
+      env: { PATH: process.env.PATH },
+    })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe("promptline: Anthropic needs an API key: set ANTHROPIC_API_KEY.\n")
+  })
 })

@@ -10,6 +10,8 @@ import { type ReplayServer, startReplayServer } from "../agent/replay/server.js"
 import { newSessionId, Session } from "../agent/session.js"
 import { endpointFor } from "../agent/transport/endpoints.js"
 import { send } from "../agent/transport/http.js"
+import type { RetryInfo } from "../agent/transport/retry.js"
+import { ResponsesSocket } from "../agent/transport/websocket.js"
 import { PromptlineError } from "../errors.js"
 import { ContextManager } from "../history/context-manager.js"
 import { FileTracker } from "../history/file-tracker.js"
@@ -23,6 +25,7 @@ import { RunRenderer } from "./run-render.js"
 
 interface RunFlags extends ContextFlags {
   baseUrl?: string
+  websocket?: boolean
   format?: WireFormat
   replay?: string
   approve?: ApprovalPolicy
@@ -58,6 +61,7 @@ export const runCommand: CommandFactory = (io, setExit) => {
   command
     .option("--base-url <url>", "the provider's base URL (OpenAI-compatible servers, proxies)")
     .addOption(new Option("--format <wire>", "the wire format to speak").choices([...WIRE_FORMATS]))
+    .option("--websocket", "OpenAI Responses over one WebSocket kept open across turns")
     .option("--replay <script>", "answer from a replay script on a local server, in a copy of its sample workspace")
     .addOption(new Option("--approve <policy>", "which tool calls run without asking").choices(["ask", "reads", "all"]))
     .option("--max-turns <n>", "stop after this many model turns", "40")
@@ -76,6 +80,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
   let replay: Awaited<ReturnType<typeof replayWorkspace>> | undefined
   if (flags.replay) replay = await replayWorkspace(flags.replay)
   const cwd = replay?.cwd ?? flags.cwd ?? io.cwd
+  let socket: ResponsesSocket | undefined
   try {
     const interactive = io.question !== undefined && !flags.json && !flags.auto
     const gathered = await contextFrom({ ...flags, cwd }, io)
@@ -95,15 +100,20 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
       ...(replay ? { baseUrl: replayBase(replay.server, format), apiKey: "replay" } : {}),
       ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
     })
-    const sendRequest: SendRequest = (r) =>
-      send(endpoint, {
-        format: r.format,
-        body: r.body,
-        model: r.model.id,
-        signal: r.signal,
-        onRetry: (info) => r.onRetry(info.attempt, info.delayMs, info.error),
-        now,
-      })
+    if (flags.websocket && format !== "openai-responses")
+      throw new PromptlineError("websocket-format", "--websocket needs the openai-responses wire format")
+    socket = flags.websocket
+      ? new ResponsesSocket(endpoint, {
+          now,
+          ...(replay ? { url: replay.server.urls.responsesWebSocket } : {}),
+        })
+      : undefined
+    const live = socket
+    const sendRequest: SendRequest = (r) => {
+      const onRetry = (info: RetryInfo) => r.onRetry(info.attempt, info.delayMs, info.error)
+      if (live) return live.send(r.body, { signal: r.signal, onRetry })
+      return send(endpoint, { format: r.format, body: r.body, model: r.model.id, signal: r.signal, onRetry, now })
+    }
 
     const manager = await ContextManager.create()
     let session: Session
@@ -188,6 +198,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
     }
     return result.reason === "completed" || result.reason === "answered" ? 0 : 1
   } finally {
+    await socket?.close()
     await replay?.server.close()
   }
 }
