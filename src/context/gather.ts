@@ -9,7 +9,7 @@ import { GitignoreRules } from "./gitignore.js"
 import { DEFAULT_INSTRUCTION_BUDGET } from "./instructions/budget.js"
 import { collectInstructions } from "./instructions/collect.js"
 import { gatherMcp } from "./mcp/servers.js"
-import { displayPath, toPosix } from "./paths.js"
+import { displayPath, isInside, toPosix } from "./paths.js"
 import { type PlatformFacts, readPlatform } from "./platform.js"
 import { PROMPT_CONTEXT_VERSION, type PromptContext, type PromptContextInput, parseContext } from "./prompt-context.js"
 import type { GatherReport } from "./report.js"
@@ -105,7 +105,7 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
         home,
         allowed: [root, home],
         allowOutside: allowImportsOutside,
-        display: (a) => display(a, "project"),
+        display: (a) => display(a, isInside(root, a) ? "project" : "user"),
       },
       ...(walkLimit === undefined ? {} : { walkLimit }),
     }),
