@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { parseReplayScript, type ReplayScript, type ReplayScriptInput } from "../script.js"
 
-/** The recorded provider streams shipped beside the repository (`../shared/fixtures/streams`). */
-const STREAMS = fileURLToPath(new URL("../../../../../shared/fixtures/streams/", import.meta.url))
+/** The recorded provider streams (`test/fixtures/streams`). */
+const STREAMS = fileURLToPath(new URL("../../../../test/fixtures/streams/", import.meta.url))
 
 /** The payloads of a recorded stream, one parsed JSON value per line. */
 export function recordedStream(folder: string, file: string): Record<string, unknown>[] {
