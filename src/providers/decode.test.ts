@@ -266,6 +266,32 @@ describe("over real HTTP, through fetch", () => {
     }
   })
 
+  it("releases the body when the consumer stops early", async () => {
+    let closed!: () => void
+    const gone = new Promise<void>((resolve) => {
+      closed = resolve
+    })
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      const timer = setInterval(() => res.write('data: {"type":"ping"}\n\n'), 5)
+      res.on("close", () => {
+        clearInterval(timer)
+        closed()
+      })
+      res.write(
+        'data: {"type":"message_start","message":{"id":"m","model":"x","usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
+      )
+    })
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve))
+    const res = await fetch(`http://127.0.0.1:${(endless.address() as AddressInfo).port}/`)
+    for await (const event of decodeStream("anthropic", res.body!)) {
+      expect(event.type).toBe("start")
+      break
+    }
+    await gone
+    await new Promise<void>((resolve) => endless.close(() => resolve()))
+  })
+
   it("keeps the partial message when the connection drops mid-stream", async () => {
     const res = await fetch(`${base}/reset/anthropic/anthropic-json-tool.2.chunks.txt`)
     const events: StreamEvent[] = []

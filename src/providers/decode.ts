@@ -101,25 +101,37 @@ export class DecodedStream implements AsyncIterable<StreamEvent> {
 
   /** The events in batches, one batch per network chunk (cheaper than one await per event). */
   async *batches(): AsyncGenerator<StreamEvent[]> {
+    const chunks = this.#body[Symbol.asyncIterator]()
+    let done = false
     try {
-      for await (const chunk of this.#body) {
+      for (;;) {
+        let next: IteratorResult<Uint8Array>
+        try {
+          next = await chunks.next()
+        } catch (error) {
+          // The connection failed mid-body: report it, keep what arrived, and close the response.
+          done = true
+          const reason = error instanceof Error ? error.message : String(error)
+          const out: StreamEvent[] = [{ type: "error", kind: "network", message: `the connection failed: ${reason}` }]
+          const rest: StreamEvent[] = []
+          this.#decoder.end(rest)
+          for (const ev of rest) if (!(ev.type === "error" && ev.kind === "truncated")) out.push(ev)
+          yield out
+          return
+        }
+        if (next.done) break
         const out: StreamEvent[] = []
-        this.#decoder.feed(chunk, out)
+        this.#decoder.feed(next.value, out)
         if (out.length > 0) yield out
       }
-    } catch (error) {
-      // The connection failed mid-body: report it, keep what arrived, and close the response.
-      const reason = error instanceof Error ? error.message : String(error)
-      const out: StreamEvent[] = [{ type: "error", kind: "network", message: `the connection failed: ${reason}` }]
-      const rest: StreamEvent[] = []
-      this.#decoder.end(rest)
-      for (const ev of rest) if (!(ev.type === "error" && ev.kind === "truncated")) out.push(ev)
-      yield out
-      return
+      done = true
+      const out: StreamEvent[] = []
+      this.#decoder.end(out)
+      if (out.length > 0) yield out
+    } finally {
+      // The consumer stopped early: release the body (cancels the request).
+      if (!done) await chunks.return?.()
     }
-    const out: StreamEvent[] = []
-    this.#decoder.end(out)
-    if (out.length > 0) yield out
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<StreamEvent> {

@@ -129,4 +129,12 @@ describe("Gemini decoder", () => {
       "truncated",
     ])
   })
+
+  it("stops with refusal when the prompt itself was blocked", () => {
+    const body = { promptFeedback: { blockReason: "OTHER" }, usageMetadata: { promptTokenCount: 12 }, responseId: "r" }
+    const response = assemble(geminiResponseEvents(body))
+    expect(response.stopReason).toBe("refusal")
+    expect(response.rawStopReason).toBe("OTHER")
+    expect(response.message.content).toEqual([])
+  })
 })

@@ -57,6 +57,8 @@ export class GeminiDecoder implements PayloadDecoder {
   #inThought = false
   #finish: string | undefined
   #usage: Usage | undefined
+  /** The prompt itself was blocked (promptFeedback.blockReason). */
+  #blocked = false
   #failed = false
   #done = false
 
@@ -106,7 +108,10 @@ export class GeminiDecoder implements PayloadDecoder {
       }
     }
     const blocked = str(obj(chunk.promptFeedback)?.blockReason)
-    if (blocked) this.#finish = blocked
+    if (blocked) {
+      this.#finish = blocked
+      this.#blocked = true
+    }
     const usage = obj(chunk.usageMetadata)
     if (usage && typeof usage.promptTokenCount === "number") this.#usage = geminiUsage(usage)
   }
@@ -131,7 +136,7 @@ export class GeminiDecoder implements PayloadDecoder {
     this.#endCall(out)
     if (this.#usage) out.push({ type: "usage", ...this.#usage })
     const raw = this.#finish
-    let reason = STOP[raw] ?? (raw.endsWith("_SAFETY") ? "refusal" : "end")
+    let reason = this.#blocked ? "refusal" : (STOP[raw] ?? (raw.endsWith("_SAFETY") ? "refusal" : "end"))
     if (reason === "end" && this.#calls > 0) reason = "tool_use"
     out.push({ type: "stop", reason, raw })
   }

@@ -134,4 +134,18 @@ describe("OpenAI Chat Completions decoder", () => {
       }),
     ).toEqual({ input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 4 })
   })
+
+  it("follows calls by id when a server leaves out the index", () => {
+    const lines = [
+      '{"id":"c3","choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_x","function":{"name":"read_file","arguments":"{\\"path\\":"}}]}}]}',
+      '{"id":"c3","choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"\\"x\\"}"}}]}}]}',
+      '{"id":"c3","choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_y","function":{"name":"read_file","arguments":"{}"}}]}}]}',
+      '{"id":"c3","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}',
+    ]
+    const response = assemble(decodePayloadLines("openai-chat", lines.join("\n")).events)
+    expect(response.message.content).toEqual([
+      { type: "tool_use", id: "call_x", name: "read_file", input: { path: "x" } },
+      { type: "tool_use", id: "call_y", name: "read_file", input: {} },
+    ])
+  })
 })

@@ -146,12 +146,17 @@ export class OpenAIChatDecoder implements PayloadDecoder {
   }
 
   #toolCall(tc: Record<string, unknown>, out: StreamEvent[]): void {
-    const index = typeof tc.index === "number" ? tc.index : this.#calls.length
     const fn = obj(tc.function)
     const id = str(tc.id)
-    let call = this.#byIndex.get(index)
+    const indexed = typeof tc.index === "number"
+    // Without an index (some servers): the call with this id, a new call for a new id, else the last call.
+    let call = indexed
+      ? this.#byIndex.get(tc.index as number)
+      : id
+        ? this.#calls.find((c) => c.id === id)
+        : this.#calls[this.#calls.length - 1]
     // Some servers send every call at index 0, told apart only by a new id.
-    if (!call || (id && call.id !== id && (call.started || call.args !== ""))) {
+    if (!call || (indexed && id && call.id !== id && (call.started || call.args !== ""))) {
       call = {
         id: id || `${this.#id ?? "call"}_${this.#calls.length}`,
         name: "",
@@ -160,7 +165,7 @@ export class OpenAIChatDecoder implements PayloadDecoder {
         ended: false,
       }
       this.#calls.push(call)
-      this.#byIndex.set(index, call)
+      if (indexed) this.#byIndex.set(tc.index as number, call)
     } else if (id && !call.started) call.id = id
     const name = str(fn?.name)
     if (name && !call.started) call.name = name
