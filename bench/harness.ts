@@ -20,9 +20,25 @@ export interface Metric {
   met?: boolean
 }
 
+/** A benchmark: one file in bench/, measuring our code and its peer in the same process run. */
 export interface Benchmark {
   name: string
   run(): Promise<Metric[]>
+}
+
+/** What one benchmark produced: its metrics, or the error that stopped it. */
+export interface BenchResult {
+  bench: string
+  metrics: Metric[]
+  error?: string
+}
+
+/** The machine a run happened on, printed with the results. */
+export interface Machine {
+  cpu: string
+  cores: number
+  os: string
+  node: string
 }
 
 /** How many times better ours is than the peer (>1 means ours is better). */
@@ -56,3 +72,66 @@ export function quantile(values: number[], q: number): number {
 }
 
 export const median = (values: number[]): number => quantile(values, 0.5)
+
+/** Formats a figure: thousands separators for whole numbers, about three significant digits otherwise. */
+export function formatFigure(n: number): string {
+  if (!Number.isFinite(n)) return String(n)
+  if (Number.isInteger(n)) return n.toLocaleString("en-US")
+  if (Math.abs(n) >= 100) return Math.round(n).toLocaleString("en-US")
+  return Math.abs(n) >= 1 ? n.toFixed(2) : n.toPrecision(3)
+}
+
+/** The ratio in words for a table cell: `2.31x`, or `—` without a peer. */
+export function formatRatio(m: Metric): string {
+  const r = ratio(m)
+  if (r === undefined) return "—"
+  return `${r >= 10 ? r.toFixed(1) : r >= 0.1 ? r.toFixed(2) : r.toPrecision(2)}x`
+}
+
+/** The target cell: the target in words, ✓ or ✗ when it can be judged. */
+export function formatTarget(m: Metric): string {
+  if (!m.target) return ""
+  return m.met === undefined ? m.target : `${m.target} ${m.met ? "✓" : "✗"}`
+}
+
+const cellText = (text: string): string => text.replace(/\|/g, "\\|").replace(/\n/g, " ")
+
+/** One table row: benchmark, metric, our figure, the peer, the peer's figure, the ratio, the target. */
+export function resultRow(bench: string, m: Metric): string {
+  const peer = m.peer ? [cellText(m.peer.name), `${formatFigure(m.peer.value)} ${m.unit}`] : ["—", "—"]
+  const cells = [
+    bench,
+    cellText(m.name),
+    `${formatFigure(m.ours)} ${m.unit}`,
+    ...peer,
+    formatRatio(m),
+    cellText(formatTarget(m)),
+  ]
+  return `| ${cells.join(" | ")} |`
+}
+
+/** bench/results.md: the machine, one table of every metric with the peer's figure from the same run, failures. */
+export function resultsMarkdown(results: readonly BenchResult[], machine: Machine, date: string): string {
+  const rows = results.flatMap((r) => r.metrics.map((m) => resultRow(r.bench, m)))
+  const failed = results.filter((r) => r.error !== undefined)
+  const judged = results.flatMap((r) => r.metrics).filter((m) => m.met !== undefined)
+  const met = judged.filter((m) => m.met).length
+  const lines = [
+    "# Benchmark results",
+    "",
+    `Written by \`npm run bench\` on ${date}. Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.os}, Node.js ${machine.node}.`,
+    "",
+    "Each benchmark measures our code and its peer in the same process run, one after the other. Ratio: how many",
+    "times better our figure is than the peer's (above 1: ours is better; for times, peer ÷ ours).",
+    judged.length > 0 ? `Targets met: ${met} of ${judged.length}.` : "",
+    "",
+    "| benchmark | metric | ours | peer | peer's figure | ratio | target |",
+    "|---|---|--:|---|--:|--:|---|",
+    ...rows,
+  ]
+  if (failed.length > 0) {
+    lines.push("", "## Failed", "")
+    for (const f of failed) lines.push(`- ${f.bench}: ${cellText(f.error ?? "")}`)
+  }
+  return `${lines.filter((l, i, all) => !(l === "" && all[i - 1] === "")).join("\n")}\n`
+}

@@ -1,49 +1,50 @@
-// Runs the benchmarks in bench/ (all, or those named as arguments) and writes bench/results.md.
+// Runs the benchmarks in bench/ (all, or those named as arguments) and writes bench/results.md after a full run.
 
 import { readdir, writeFile } from "node:fs/promises"
-import { cpus } from "node:os"
+import { arch, cpus, platform, release } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Benchmark, type Metric, ratio } from "./harness.js"
+import { type Benchmark, type BenchResult, type Machine, resultRow, resultsMarkdown } from "./harness.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const wanted = process.argv.slice(2)
 
-const fmt = (n: number): string =>
-  Number.isInteger(n) ? n.toLocaleString("en-US") : n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(2) : n.toPrecision(3)
-
-function row(bench: string, m: Metric): string {
-  const r = ratio(m)
-  const target = m.target ? `${m.target}${m.met === undefined ? "" : m.met ? " ✓" : " ✗"}` : ""
-  return `| ${bench} | ${m.name} | ${fmt(m.ours)} ${m.unit} | ${m.peer ? `${m.peer.name}: ${fmt(m.peer.value)} ${m.unit}` : "—"} | ${r === undefined ? "—" : `${r.toFixed(2)}x`} | ${target} |`
+const files = (await readdir(here)).filter((f) => f.endsWith(".bench.ts")).sort()
+const names = files.map((f) => f.replace(/\.bench\.ts$/, ""))
+const unknown = wanted.filter((w) => !names.includes(w))
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark: ${unknown.join(", ")} (there are: ${names.join(", ")})\n`)
+  process.exit(2)
 }
 
-const files = (await readdir(here)).filter((f) => f.endsWith(".bench.ts")).sort()
-const rows: string[] = []
-for (const file of files) {
-  const name = file.replace(/\.bench\.ts$/, "")
+const results: BenchResult[] = []
+for (const [i, file] of files.entries()) {
+  const name = names[i]!
   if (wanted.length > 0 && !wanted.includes(name)) continue
-  const mod = (await import(join(here, file))) as { default: Benchmark }
-  process.stdout.write(`\n## ${mod.default.name}\n`)
-  const metrics = await mod.default.run()
-  for (const m of metrics) {
-    const line = row(mod.default.name, m)
-    rows.push(line)
-    process.stdout.write(`${line}\n`)
+  process.stdout.write(`\n## ${name}\n`)
+  try {
+    const mod = (await import(join(here, file))) as { default: Benchmark }
+    const metrics = await mod.default.run()
+    results.push({ bench: mod.default.name, metrics })
+    for (const m of metrics) process.stdout.write(`${resultRow(mod.default.name, m)}\n`)
+  } catch (error) {
+    // One broken benchmark does not lose the others' figures; the run still fails at the end.
+    const message = (error as Error)?.message ?? String(error)
+    results.push({ bench: name, metrics: [], error: message })
+    process.stdout.write(`failed: ${message}\n`)
   }
 }
 
-const cpu = cpus()[0]?.model ?? "unknown CPU"
-const report = [
-  "# Benchmark results",
-  "",
-  `Written by \`npm run bench\`. Machine: ${cpu}, ${cpus().length} cores, Node.js ${process.version}.`,
-  "Ratio: how many times better our figure is than the peer's, measured in the same run (>1 is better).",
-  "",
-  "| benchmark | metric | ours | peer | ratio | target |",
-  "|---|---|---|---|---|---|",
-  ...rows,
-  "",
-].join("\n")
-if (wanted.length === 0) await writeFile(join(here, "results.md"), report)
-else process.stdout.write(`\n(only ${wanted.join(", ")} ran; bench/results.md is written by a full run)\n`)
+const first = cpus()[0]
+const machine: Machine = {
+  cpu: first?.model.trim() ?? "unknown CPU",
+  cores: cpus().length,
+  os: `${platform()} ${release()} ${arch()}`,
+  node: process.version,
+}
+const date = new Date().toISOString().slice(0, 10)
+if (wanted.length === 0) {
+  await writeFile(join(here, "results.md"), resultsMarkdown(results, machine, date))
+  process.stdout.write("\nwrote bench/results.md\n")
+} else process.stdout.write(`\n(only ${wanted.join(", ")} ran; bench/results.md is written by a full run)\n`)
+if (results.some((r) => r.error !== undefined)) process.exitCode = 1

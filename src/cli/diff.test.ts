@@ -50,6 +50,14 @@ describe("promptline diff", () => {
     expect(data.delta.total).toBe(0)
   })
 
+  it("shows unchanged sections; --unchanged names the unchanged tools", async () => {
+    const r = await diff(["--context", shop, "--context", shop, "--unchanged"])
+    expect(r.stdout).toContain("cached prefix: identical (same hash)")
+    expect(r.stdout).toMatch(/= agent-role +\d+ → \d+ +0\n/)
+    expect(r.stdout).toMatch(/= 18 unchanged\n {4}execute_command, read_file, /)
+    expect((await diff(["--context", shop, "--context", shop])).stdout).not.toContain("execute_command")
+  })
+
   it("gathers the workspace once for two models", async () => {
     const r = await diff(["--cwd", dir, "--no-mcp", "--model", "claude-sonnet-4-5", "--model", "gemini-2.5-pro"])
     expect(r.code).toBe(0)

@@ -71,7 +71,7 @@ export const diffCommand: CommandFactory = (io, setExit) => {
       const all = [...diagnostics, ...a!.diagnostics, ...b!.diagnostics]
       if (flags.json) printJson(io, diff)
       else {
-        io.stdout(renderDiff(diff, { color: useColor(io, flags.color), unchanged: flags.unchanged === true }))
+        io.stdout(renderDiff(diff, { color: useColor(io, flags.color), unchangedTools: flags.unchanged === true }))
         printDiagnostics(io, all)
       }
       setExit(all.some((d) => d.level === "error") ? 1 : 0)

@@ -120,7 +120,7 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
       } else {
         const color = useColor(io, flags.color)
         io.stdout(renderText(report, { color }))
-        if (compare) io.stdout(`\n${renderDiff(compare.diff, { color, unchanged: false })}`)
+        if (compare) io.stdout(`\n${renderDiff(compare.diff, { color, unchangedSections: false })}`)
       }
       setExit(report.diagnostics.some((d) => d.level === "error") ? 1 : 0)
     })

@@ -4,8 +4,10 @@ import { cell, num, painter, right, signed } from "./text.js"
 /** Options of the text diff. */
 export interface DiffTextOptions {
   color?: boolean
-  /** Show unchanged sections too (default true) and list unchanged tools by name (default false). */
-  unchanged?: boolean
+  /** Show unchanged sections too (default true). */
+  unchangedSections?: boolean
+  /** Name the unchanged tools (default false: only their count). */
+  unchangedTools?: boolean
 }
 
 const MARK: Record<SectionChange["status"], string> = { added: "+", removed: "-", changed: "~", unchanged: "=" }
@@ -43,7 +45,7 @@ export function renderDiff(diff: BuildDiff, options: DiffTextOptions = {}): stri
   const idWidth = Math.min(28, Math.max(8, ...diff.sections.map((s) => s.id.length)))
   out.push("", paint("bold", "Sections"))
   for (const s of diff.sections) {
-    if (s.status === "unchanged" && options.unchanged === false) continue
+    if (s.status === "unchanged" && options.unchangedSections === false) continue
     const where =
       s.before && s.after && s.before.placement !== s.after.placement
         ? `  (${s.before.placement} → ${s.after.placement})`
@@ -75,7 +77,7 @@ export function renderDiff(diff: BuildDiff, options: DiffTextOptions = {}): stri
   if (same.length > 0) {
     const delta = same.reduce((n, t) => n + t.delta, 0)
     out.push(`  = ${same.length} unchanged${delta !== 0 ? ` (${signed(delta)} tokens: wire format or tokenizer)` : ""}`)
-    if (options.unchanged === true) out.push(`    ${same.map((t) => t.name).join(", ")}`)
+    if (options.unchangedTools === true) out.push(`    ${same.map((t) => t.name).join(", ")}`)
   }
   if (diff.tools.length === 0) out.push("  none on either side")
   return `${out.join("\n")}\n`

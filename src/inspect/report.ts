@@ -2,14 +2,28 @@ import type { PromptContext } from "../context/prompt-context.js"
 import type { GatherEntry, GatherReport } from "../context/report.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { OVERHEADS, type TokenCounter } from "../history/tokens.js"
-import type { TokenizerFamily, WireFormat } from "../models/types.js"
+import type { TokenizerFamily } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
 import type { Component } from "../prompt/component.js"
 import { BUILTIN_COMPONENTS } from "../prompt/components/index.js"
-import type { EnabledTool, ToolKind } from "../tools/spec.js"
+import type { EnabledTool } from "../tools/spec.js"
 import { renderXmlTool } from "../tools/xml.js"
 import { compareToolOrder, type LastRun } from "./last-run.js"
+import type {
+  BarSegment,
+  CacheLayoutReport,
+  CountingInfo,
+  InspectReport,
+  InstructionLine,
+  InstructionsReport,
+  PrefixItem,
+  SectionReport,
+  TokenTotals,
+  ToolReport,
+} from "./report-types.js"
 import { describeHits, findWith, type VolatileHit, volatileProbes } from "./volatile.js"
+
+export type * from "./report-types.js"
 
 /** What one inspect report needs: a build, the context it came from, a token counter, and what else is known. */
 export interface InspectInput {
@@ -27,125 +41,6 @@ export interface InspectInput {
   components?: readonly Component[]
   /** Diagnostics from before the build (gathering, reading the last run). */
   diagnostics?: readonly Diagnostic[]
-}
-
-/** How tokens were counted for the model. */
-export interface CountingInfo {
-  tokenizer: TokenizerFamily
-  /** True for o200k and cl100k (counted exactly); false for calibrated estimates. */
-  exact: boolean
-  /** Tokens of the family per o200k token (1 when exact). */
-  factor: number
-  description: string
-}
-
-/** One section with its cost. */
-export interface SectionReport {
-  id: string
-  placement: "system" | "context-message"
-  /** The section holds per-project or per-day facts. */
-  volatile: boolean
-  tokens: number
-  /** Share of all counted tokens (sections and tool definitions). */
-  share: number
-  hash: string
-  text: string
-}
-
-/** One tool with the cost of its definition. */
-export interface ToolReport {
-  name: string
-  id: string
-  kind: ToolKind
-  /** Tokens of its native definition (with the wire format's per-tool overhead), or of its XML docs. */
-  tokens: number
-  /** `definition`: sent as a native tool definition; `prompt`: documented in the tool-use section (XML). */
-  where: "definition" | "prompt"
-  /** The definition as sent (JSON) or the XML docs text. */
-  definition: string
-  /** The description and parameter schema the definition was made from (the same for every wire format). */
-  description: string
-  parameters: EnabledTool["parameters"]
-  mcp?: { server: string; tool: string }
-}
-
-/** One segment of the stacked token bar. */
-export interface BarSegment {
-  id: string
-  kind: "tools" | "section"
-  placement: "tools" | "system" | "context-message"
-  tokens: number
-  /** tokens / the sum of all segments: the segments' shares add up to 1. */
-  share: number
-}
-
-/** An instruction file with what it costs when its text is in the context. */
-export type InstructionLine = GatherEntry & { tokens?: number }
-
-/** The instruction files: from gather's report, or only those in a context file. */
-export interface InstructionsReport {
-  source: "gather" | "context"
-  note?: string
-  entries: InstructionLine[]
-}
-
-/** One part of the cached prefix, in the order the provider caches it. */
-export interface CacheItem {
-  kind: "tools" | "section"
-  id: string
-  tokens: number
-  volatile: boolean
-}
-
-/** The cache layout: what sits in the prefix and what is volatile. */
-export interface CacheLayout {
-  /** Hash of the prefix (tools, then the system prompt); equal hash ⇔ the cache can hit. */
-  hash: string
-  /** Tools, then system sections. */
-  prefix: CacheItem[]
-  prefixTokens: number
-  /** Below this many tokens the provider caches nothing (from the model catalog). */
-  minTokens?: number
-  /** Volatile sections and where they went. */
-  volatile: { id: string; placement: "system" | "context-message"; tokens: number }[]
-}
-
-/** Totals in tokens. */
-export interface Totals {
-  system: number
-  contextMessage: number
-  /** Native tool definitions (0 in the XML dialect: the docs are in the system prompt). */
-  tools: number
-  total: number
-  window: number
-  /** total / window. */
-  windowShare: number
-}
-
-/** Everything `promptline inspect` shows, as data (`--json` prints it). */
-export interface InspectReport {
-  version: 1
-  model: { id: string; provider: string; family: string; contextWindow: number; wireFormat: WireFormat }
-  variant: string
-  toolCalling: "native" | "xml"
-  placement: "system" | "context-message"
-  counting: CountingInfo
-  totals: Totals
-  segments: BarSegment[]
-  sections: SectionReport[]
-  tools: ToolReport[]
-  /** Tokens the provider adds once when any tool is defined (Anthropic's tool-use preamble). */
-  toolsPreamble: number
-  contextMessage?: string
-  instructions: InstructionsReport
-  skills?: GatherEntry[]
-  mcpServers?: GatherEntry[]
-  cache: CacheLayout
-  warnings: Diagnostic[]
-  /** Diagnostics of the gather and the build. */
-  diagnostics: Diagnostic[]
-  /** What to remember for the next run's tool-order check. */
-  lastRun: LastRun
 }
 
 /** The default share of the model's window a prompt may take before a warning. */
@@ -321,15 +216,15 @@ export function inspectReport(input: InspectInput): InspectReport {
   const contextMessage = built.contextMessage === undefined ? 0 : count(built.contextMessage)
   const total = system + contextMessage + toolsTokens
   const window = built.model.contextWindow
-  const totals: Totals = { system, contextMessage, tools: toolsTokens, total, window, windowShare: total / window }
+  const totals: TokenTotals = { system, contextMessage, tools: toolsTokens, total, window, windowShare: total / window }
 
-  const prefix: CacheItem[] = [
+  const prefix: PrefixItem[] = [
     ...(native ? [{ kind: "tools" as const, id: "tools", tokens: toolsTokens, volatile: false }] : []),
     ...sections
       .filter((s) => s.placement === "system")
       .map((s) => ({ kind: "section" as const, id: s.id, tokens: s.tokens, volatile: s.volatile })),
   ]
-  const cache: CacheLayout = {
+  const cache: CacheLayoutReport = {
     hash: built.hash,
     prefix,
     prefixTokens: toolsTokens + system,
