@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { runCli } from "./test-helpers/run.js"
 
-const recorded = fileURLToPath(new URL("../../../shared/fixtures/streams/", import.meta.url))
+const recorded = fileURLToPath(new URL("../../test/fixtures/streams/", import.meta.url))
 const handWritten = fileURLToPath(new URL("../../test/fixtures/providers/streams/", import.meta.url))
 
 describe("promptline decode", () => {

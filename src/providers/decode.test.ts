@@ -17,7 +17,7 @@ import {
 } from "./decode.js"
 import type { StreamEvent } from "./stream.js"
 
-const streams = new URL("../../../shared/fixtures/streams/", import.meta.url)
+const streams = new URL("../../test/fixtures/streams/", import.meta.url)
 const handWritten = new URL("../../test/fixtures/providers/streams/", import.meta.url)
 const FORMATS: WireFormat[] = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"]
 

@@ -6,7 +6,7 @@ import { decodePayloadLines, StreamDecoder } from "../decode.js"
 import type { StreamEvent } from "../stream.js"
 import { AnthropicDecoder, anthropicResponseEvents } from "./decode.js"
 
-const recorded = new URL("../../../../shared/fixtures/streams/anthropic/", import.meta.url)
+const recorded = new URL("../../../test/fixtures/streams/anthropic/", import.meta.url)
 const handWritten = new URL("../../../test/fixtures/providers/streams/", import.meta.url)
 
 function decodeFile(name: string) {

@@ -5,7 +5,7 @@ import { decodePayloadLines } from "../decode.js"
 import type { StreamEvent } from "../stream.js"
 import { deepseekResponseEvents } from "./decode.js"
 
-const recorded = new URL("../../../../shared/fixtures/streams/deepseek/", import.meta.url)
+const recorded = new URL("../../../test/fixtures/streams/deepseek/", import.meta.url)
 
 function assemble(events: StreamEvent[]) {
   const acc = new Accumulator({ ts: 1, model: "deepseek-reasoner" })

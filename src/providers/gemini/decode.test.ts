@@ -5,7 +5,7 @@ import { decodePayloadLines, StreamDecoder } from "../decode.js"
 import type { StreamEvent } from "../stream.js"
 import { geminiResponseEvents, geminiUsage, parseJsonPath } from "./decode.js"
 
-const recorded = new URL("../../../../shared/fixtures/streams/gemini/", import.meta.url)
+const recorded = new URL("../../../test/fixtures/streams/gemini/", import.meta.url)
 const handWritten = new URL("../../../test/fixtures/providers/streams/", import.meta.url)
 
 function assemble(events: StreamEvent[], model = "gemini-3-pro-preview") {

@@ -5,7 +5,7 @@ import { decodePayloadLines, StreamDecoder } from "../decode.js"
 import type { StreamEvent } from "../stream.js"
 import { chatResponseEvents, chatUsage } from "./decode.js"
 
-const recorded = new URL("../../../../shared/fixtures/streams/openai-chat/", import.meta.url)
+const recorded = new URL("../../../test/fixtures/streams/openai-chat/", import.meta.url)
 const handWritten = new URL("../../../test/fixtures/providers/streams/", import.meta.url)
 
 function decodeSse(bytes: Uint8Array) {

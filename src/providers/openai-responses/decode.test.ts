@@ -5,7 +5,7 @@ import { decodePayloadLines, StreamDecoder } from "../decode.js"
 import type { StreamEvent } from "../stream.js"
 import { patchEnvelope, responsesResponseEvents, responsesUsage } from "./decode.js"
 
-const recorded = new URL("../../../../shared/fixtures/streams/openai-responses/", import.meta.url)
+const recorded = new URL("../../../test/fixtures/streams/openai-responses/", import.meta.url)
 const handWritten = new URL("../../../test/fixtures/providers/streams/", import.meta.url)
 
 function assembleAll(events: StreamEvent[]) {
