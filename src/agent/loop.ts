@@ -66,7 +66,7 @@ export interface RunResult {
 interface TurnResponse {
   message: Message
   stopReason: string
-  errors: { kind?: string; message: string }[]
+  errors: { kind?: string; message: string; toolCallId?: string; raw?: string }[]
 }
 
 const NUDGE =
@@ -233,7 +233,13 @@ export class Agent {
         )
       }
       nudged = false
+      const invalid = new Map(
+        response.errors
+          .filter((e) => e.kind === "invalid-arguments" && e.toolCallId)
+          .map((e) => [e.toolCallId!, e.raw ?? ""]),
+      )
       const round = await runToolCalls(calls, {
+        invalidArguments: invalid,
         context: this.#context,
         tools: built.tools,
         executor: {

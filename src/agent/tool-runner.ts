@@ -19,6 +19,8 @@ export interface ToolRound {
 
 /** Everything the runner needs besides the calls. */
 export interface ToolRunnerEnv {
+  /** Calls whose arguments were not valid JSON, by call id, with the raw text the model wrote. */
+  invalidArguments?: ReadonlyMap<string, string>
   context: PromptContext
   tools: readonly EnabledTool[]
   executor: ExecutorEnv
@@ -71,8 +73,15 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], env: ToolRunn
     const tool = byName.get(call.name)
     let outcome: ToolOutcome
     let denied = false
+    const invalid = env.invalidArguments?.get(call.id)
     if (env.signal.aborted) {
       outcome = outcomeFailure("The run was interrupted before this call ran.", `${call.name}: not run (interrupted)`)
+    } else if (invalid !== undefined) {
+      const shown = invalid.length > 500 ? `${invalid.slice(0, 500)}…` : invalid
+      outcome = outcomeFailure(
+        `The arguments of this call were not valid JSON, so it did not run. You wrote: ${shown}\nCall the tool again with a valid JSON object.`,
+        `${call.name}: invalid JSON arguments`,
+      )
     } else if (!tool) {
       const names = env.tools.map((t) => t.name).join(", ")
       outcome = outcomeFailure(
