@@ -51,7 +51,7 @@ function counting(counter: TokenCounter, family: TokenizerFamily): CountingInfo 
   const factor = counter.factor(family)
   const description = exact
     ? `exact (${family})`
-    : `estimated: o200k × ${factor} (the ${family} calibration of the context manager)`
+    : `estimated as o200k × ${factor} (the context manager's factor for ${family === "estimate" ? "tokenizers without a calibration" : `${family} models`})`
   return { tokenizer: family, exact, factor, description }
 }
 
