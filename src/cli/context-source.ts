@@ -66,6 +66,7 @@ export async function contextFrom(
     cwd: flags.cwd ?? io.cwd,
     date: io.today(),
     env: io.env,
+    ...(io.env.HOME ? { home: io.env.HOME } : {}),
     trust: flags.trust ?? true,
     mcp: flags.mcp ?? true,
     model: { id, provider: flags.provider ?? providerOf(id) ?? "anthropic" },
