@@ -1,3 +1,4 @@
+import { resolve } from "node:path"
 import { Option } from "commander"
 import { type GatherResult, gather } from "../context/gather.js"
 import { loadContext, type PromptContext, parseContext } from "../context/prompt-context.js"
@@ -59,11 +60,17 @@ function applyFlags(base: PromptContext, flags: ContextFlags): PromptContext {
 export async function contextFrom(
   flags: ContextFlags,
   io: CliIO,
-): Promise<{ context: PromptContext; diagnostics: Diagnostic[]; report?: GatherResult["report"] }> {
-  if (flags.context) return { context: applyFlags(await loadContext(flags.context), flags), diagnostics: [] }
+): Promise<{
+  context: PromptContext
+  diagnostics: Diagnostic[]
+  report?: GatherResult["report"]
+  mcpConfigs?: GatherResult["mcpConfigs"]
+}> {
+  if (flags.context)
+    return { context: applyFlags(await loadContext(resolve(io.cwd, flags.context)), flags), diagnostics: [] }
   const id = flags.model ?? DEFAULT_MODEL
   const gathered = await gather({
-    cwd: flags.cwd ?? io.cwd,
+    cwd: resolve(io.cwd, flags.cwd ?? "."),
     date: io.today(),
     env: io.env,
     ...(io.env.HOME ? { home: io.env.HOME } : {}),

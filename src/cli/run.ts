@@ -5,6 +5,7 @@ import { Command, Option } from "commander"
 import type { ApprovalPolicy } from "../agent/approval.js"
 import type { AgentEvent } from "../agent/events.js"
 import { Agent, type SendRequest } from "../agent/loop.js"
+import { McpPool } from "../agent/mcp-pool.js"
 import { loadReplayScript, scriptWorkspace } from "../agent/replay/script.js"
 import { type ReplayServer, startReplayServer } from "../agent/replay/server.js"
 import { newSessionId, Session } from "../agent/session.js"
@@ -81,9 +82,11 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
   if (flags.replay) replay = await replayWorkspace(flags.replay)
   const cwd = replay?.cwd ?? flags.cwd ?? io.cwd
   let socket: ResponsesSocket | undefined
+  let mcp: McpPool | undefined
   try {
     const interactive = io.question !== undefined && !flags.json && !flags.auto
     const gathered = await contextFrom({ ...flags, cwd }, io)
+    mcp = new McpPool(gathered.mcpConfigs ?? [], gathered.context.cwd)
     const context = {
       ...gathered.context,
       interactive,
@@ -174,7 +177,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
       maxTurns: Number.parseInt(flags.maxTurns, 10) || 40,
       now,
       today: io.today,
-      executor: { processEnv: io.env },
+      executor: { processEnv: io.env, mcp },
       onEvent,
       signal: controller.signal,
     })
@@ -199,6 +202,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
     return result.reason === "completed" || result.reason === "answered" ? 0 : 1
   } finally {
     await socket?.close()
+    await mcp?.close()
     await replay?.server.close()
   }
 }

@@ -8,6 +8,7 @@ import { findRepositoryRoot, readGit } from "./git.js"
 import { GitignoreRules } from "./gitignore.js"
 import { DEFAULT_INSTRUCTION_BUDGET } from "./instructions/budget.js"
 import { collectInstructions } from "./instructions/collect.js"
+import type { McpServerConfig } from "./mcp/config.js"
 import { gatherMcp } from "./mcp/servers.js"
 import { displayPath, isInside, toPosix } from "./paths.js"
 import { type PlatformFacts, readPlatform } from "./platform.js"
@@ -50,6 +51,8 @@ export type GatherOptions = Omit<PromptContextInput, Gathered> & {
 /** The gathered context, everything worth telling the user as diagnostics, and a line per file considered. */
 export interface GatherResult {
   context: PromptContext
+  /** How to reach the MCP servers in `context.mcpServers` again (for an agent that calls their tools). */
+  mcpConfigs: McpServerConfig[]
   diagnostics: Diagnostic[]
   report: GatherReport
 }
@@ -134,6 +137,7 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   return {
     context,
     diagnostics: [...git.diagnostics, ...instructions.diagnostics, ...skills.diagnostics, ...servers.diagnostics],
+    mcpConfigs: servers.configs,
     report: { instructions: instructions.entries, skills: skills.entries, mcpServers: servers.entries },
   }
 }

@@ -78,5 +78,5 @@ export async function gatherMcp(input: McpInput): Promise<McpSnapshot> {
   const live = await snapshotServers(configs, options)
   let next = 0
   const entries = items.map((item) => ("config" in item ? live.entries[next++]! : item.entry))
-  return { servers: live.servers, entries, diagnostics: [...diagnostics, ...live.diagnostics] }
+  return { ...live, entries, diagnostics: [...diagnostics, ...live.diagnostics] }
 }

@@ -11,6 +11,8 @@ export const DEFAULT_MCP_TIMEOUT_MS = 10_000
 /** Snapshots of the servers that answered, a report entry per server, and diagnostics for the rest. */
 export interface McpSnapshot {
   servers: McpServerInfo[]
+  /** The configs of the servers that answered, in the order of `servers`: an agent reconnects with them. */
+  configs: McpServerConfig[]
   entries: GatherEntry[]
   diagnostics: Diagnostic[]
 }
@@ -54,7 +56,7 @@ export async function snapshotServers(
   options: { timeoutMs?: number; cwd: string },
 ): Promise<McpSnapshot> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS
-  const out: McpSnapshot = { servers: [], entries: [], diagnostics: [] }
+  const out: McpSnapshot = { servers: [], configs: [], entries: [], diagnostics: [] }
   const results = await Promise.all(
     configs.map((c) => (c.disabled ? Promise.resolve(undefined) : snapshotOne(c, timeoutMs, options.cwd))),
   )
@@ -77,6 +79,7 @@ export async function snapshotServers(
       parts.push(counted(s.resourceTemplates.length, "resource template"))
       entry.detail = `${parts.join(", ")}; from ${config.source}`
       out.servers.push(s)
+      out.configs.push(config)
     } else {
       entry.status = "failed"
       entry.reason = result.error ?? "unknown error"
@@ -88,5 +91,6 @@ export async function snapshotServers(
     out.entries.push(entry)
   })
   out.servers.sort((a, b) => compareNames(a.name, b.name))
+  out.configs.sort((a, b) => compareNames(a.name, b.name))
   return out
 }
