@@ -68,9 +68,10 @@ export interface Message {
 /** Creates a text block. */
 export const text = (value: string): TextBlock => ({ type: "text", text: value })
 
-/** The text of a message's text blocks, joined by blank lines. */
-export function textOf(message: Pick<Message, "content">): string {
-  return message.content
+/** The text of a message's (or a tool result's) text blocks, joined by blank lines. */
+export function textOf(holder: { content: string | readonly Block[] }): string {
+  if (typeof holder.content === "string") return holder.content
+  return holder.content
     .filter((b): b is TextBlock => b.type === "text")
     .map((b) => b.text)
     .join("\n\n")

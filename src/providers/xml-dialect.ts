@@ -5,7 +5,8 @@
  * `<tool_result tool="NAME">`. Parameter values are raw text; values that are not strings carry JSON; a value of
  * several lines starts and ends on its own line, as the XML parser (src/tools/xml-parser.ts) reads it back.
  */
-import type { Block, Message, TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
+import type { Block, Message, ToolResultBlock, ToolUseBlock } from "../history/message.js"
+import { textOf } from "../history/message.js"
 
 /** A tool call as the XML text a model writes: one line per parameter, values unescaped. */
 export function toolCallToXml(call: Pick<ToolUseBlock, "name" | "input">): string {
@@ -25,13 +26,7 @@ export function toolCallToXml(call: Pick<ToolUseBlock, "name" | "input">): strin
 
 /** A tool result as the user text the XML dialect uses; errors start with `Error:`. */
 export function toolResultToXml(toolName: string, result: Pick<ToolResultBlock, "content" | "isError">): string {
-  const text =
-    typeof result.content === "string"
-      ? result.content
-      : result.content
-          .filter((b): b is TextBlock => b.type === "text")
-          .map((b) => b.text)
-          .join("\n\n")
+  const text = textOf(result)
   const body = result.isError ? `Error: ${text}` : text
   return `<tool_result tool="${toolName}">\n${body}\n</tool_result>`
 }

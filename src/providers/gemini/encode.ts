@@ -15,7 +15,8 @@ import type {
   ToolConfig,
 } from "@google/genai"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
-import type { Message, TextBlock } from "../../history/message.js"
+import type { Message } from "../../history/message.js"
+import { textOf } from "../../history/message.js"
 import type { ModelInfo } from "../../models/types.js"
 import { toGeminiTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
@@ -95,13 +96,7 @@ function userParts(message: Message, names: Map<string, string>): Part[] {
       if (block.text !== "") parts.push({ text: block.text })
     } else if (block.type === "image") parts.push({ inlineData: { mimeType: block.mediaType, data: block.data } })
     else if (block.type === "tool_result") {
-      const text =
-        typeof block.content === "string"
-          ? block.content
-          : block.content
-              .filter((b): b is TextBlock => b.type === "text")
-              .map((b) => b.text)
-              .join("\n\n")
+      const text = textOf(block)
       const name = names.get(block.toolUseId) ?? "unknown"
       parts.push({ functionResponse: { name, response: block.isError ? { error: text } : { output: text } } })
       // Images a tool returned follow the responses of the turn as inline data.

@@ -13,7 +13,8 @@ import type {
   ChatCompletionToolMessageParam,
 } from "openai/resources/chat/completions"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
-import type { Block, ImageBlock, Message, TextBlock } from "../../history/message.js"
+import type { Block, ImageBlock, Message } from "../../history/message.js"
+import { textOf } from "../../history/message.js"
 import type { ModelInfo } from "../../models/types.js"
 import { toOpenAIChatTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
@@ -148,13 +149,7 @@ function encodeUser(
   const parts: ChatCompletionContentPart[] = []
   for (const block of message.content) {
     if (block.type === "tool_result") {
-      const texts =
-        typeof block.content === "string"
-          ? block.content
-          : block.content
-              .filter((b): b is TextBlock => b.type === "text")
-              .map((b) => b.text)
-              .join("\n\n")
+      const texts = textOf(block)
       const tool: ChatCompletionToolMessageParam & { name?: string } = {
         role: "tool",
         tool_call_id: block.toolUseId,
