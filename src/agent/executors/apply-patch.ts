@@ -1,7 +1,7 @@
-import { readFile, rename, rm, stat } from "node:fs/promises"
+import { readFile, rm, stat } from "node:fs/promises"
 import { z } from "zod"
 import { taskProgressArg } from "./args.js"
-import { type AllowedPath, looksBinary, resolveIn, stageFile, writeFileAtomic } from "./files.js"
+import { type AllowedPath, commitFile, looksBinary, resolveIn, stageFile, writeFileAtomic } from "./files.js"
 import { count, failure, success } from "./outcome.js"
 import { applyChunks } from "./patch-apply.js"
 import { parsePatch } from "./patch-parse.js"
@@ -61,7 +61,7 @@ async function commit(plan: PatchPlan): Promise<void> {
   const done: FileState[] = []
   try {
     for (const { file, temp } of staged) {
-      await rename(temp, file.where.absolute)
+      await commitFile(temp, file.where.absolute)
       done.push(file)
     }
     for (const file of changed) {

@@ -1,6 +1,4 @@
-import { randomUUID } from "node:crypto"
-import { chmod, mkdir, open, rename, rm, stat, writeFile } from "node:fs/promises"
-import path from "node:path"
+import { open } from "node:fs/promises"
 import { type AllowedPath, resolvePath } from "../workspace.js"
 import type { ResolvedEnv } from "./types.js"
 
@@ -13,37 +11,8 @@ export function resolveIn(env: ResolvedEnv, input: string, access: "read" | "wri
   )
 }
 
+export { commitFile, stageFile, writeFileAtomic } from "../../atomic-write.js"
 export type { AllowedPath }
-
-/**
- * Writes `data` to a temporary file beside `target` (creating folders) and returns its path; renaming
- * it onto the target then replaces the file in one step. An existing target's permissions are kept.
- */
-export async function stageFile(target: string, data: string | Uint8Array): Promise<string> {
-  const dir = path.dirname(target)
-  await mkdir(dir, { recursive: true })
-  const temp = path.join(dir, `.${path.basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
-  try {
-    await writeFile(temp, data, { flag: "wx" })
-    const previous = await stat(target).catch(() => undefined)
-    if (previous) await chmod(temp, previous.mode & 0o7777)
-    return temp
-  } catch (error) {
-    await rm(temp, { force: true })
-    throw error
-  }
-}
-
-/** Writes a file atomically (a staged temporary file renamed onto the target); folders are created. */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
-  const temp = await stageFile(target, data)
-  try {
-    await rename(temp, target)
-  } catch (error) {
-    await rm(temp, { force: true })
-    throw error
-  }
-}
 
 /** Reads up to `bytes` bytes from the start of a file. */
 export async function readHead(file: string, bytes: number): Promise<Buffer> {

@@ -1,0 +1,61 @@
+import { randomUUID } from "node:crypto"
+import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises"
+import { basename, dirname, join } from "node:path"
+
+/**
+ * Atomic file writes, shared by every layer that writes (the change log, sessions, the inspect report,
+ * the file-editing tools): a reader sees the old content or the new, never a mix, and after a crash
+ * the file is one or the other.
+ */
+
+async function syncFolder(dir: string): Promise<void> {
+  const folder = await open(dir, "r")
+  try {
+    await folder.sync()
+  } catch {
+    // Some filesystems refuse fsync on folders; the rename is still atomic there.
+  } finally {
+    await folder.close()
+  }
+}
+
+/**
+ * Writes `data` to a temporary file beside `target` (creating folders), flushed to disk, and returns
+ * its path; `commitFile` then replaces the target in one step. An existing target's permissions are kept.
+ */
+export async function stageFile(target: string, data: string | Uint8Array): Promise<string> {
+  const dir = dirname(target)
+  await mkdir(dir, { recursive: true })
+  const temp = join(dir, `.${basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
+  try {
+    const handle = await open(temp, "wx", 0o644)
+    try {
+      await handle.writeFile(data)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    const previous = await stat(target).catch(() => undefined)
+    if (previous) await chmod(temp, previous.mode & 0o7777)
+    return temp
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}
+
+/** Renames a staged file onto its target and flushes the folder, so the rename survives a crash. */
+export async function commitFile(temp: string, target: string): Promise<void> {
+  try {
+    await rename(temp, target)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+  await syncFolder(dirname(target))
+}
+
+/** Writes a file atomically and durably: stage (temporary file, fsync), rename, fsync of the folder. */
+export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
+  await commitFile(await stageFile(target, data), target)
+}
