@@ -169,6 +169,16 @@ describe("the agent loop", () => {
     expect(events.some((e) => e.type === "notice" && e.message.includes("context overflow"))).toBe(true)
   })
 
+  it("retries a context overflow only once", async () => {
+    const cwd = await workspace({})
+    const { result, events } = await runAgent({
+      cwd,
+      turns: [{ ...complete, faults: [{ kind: "context-overflow" }, { kind: "context-overflow" }] }],
+    })
+    expect(result.reason).toBe("error")
+    expect(events.filter((e) => e.type === "notice" && e.message.includes("context overflow"))).toHaveLength(1)
+  })
+
   it("attaches conditional rules when a path switches them on, and reports files changed by someone else", async () => {
     const cwd = await workspace({ "src/api/routes.ts": "export {}\n", "notes.txt": "v1\n" })
     const rule: InstructionFile = {

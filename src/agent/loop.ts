@@ -284,29 +284,27 @@ export class Agent {
     let overflow: number | undefined
     for (let attempt = 0; ; attempt++) {
       const fit = this.#fit(built, overflow)
+      let response: TurnResponse | undefined
+      let message: string
       try {
-        const response = await this.#stream(built, fit)
+        response = await this.#stream(built, fit)
         const overflowed = response.errors.find((e) => e.kind === "context-overflow")
-        if (overflowed && attempt === 0 && response.message.content.length === 0) {
-          overflow = reportedTokens(overflowed.message) ?? built.model.contextWindow + 1
-          this.#emit({
-            type: "notice",
-            message: "the provider reported a context overflow; truncating harder and retrying",
-          })
-          continue
-        }
-        return response
+        if (!overflowed || response.message.content.length > 0) return response
+        message = overflowed.message
       } catch (error) {
-        if (error instanceof ProviderError && error.kind === "context-overflow" && attempt === 0) {
-          overflow = reportedTokens(error.message) ?? built.model.contextWindow + 1
-          this.#emit({
-            type: "notice",
-            message: "the provider reported a context overflow; truncating harder and retrying",
-          })
-          continue
-        }
-        throw error
+        if (!(error instanceof ProviderError && error.kind === "context-overflow")) throw error
+        message = error.message
       }
+      // A context overflow (an HTTP error, or an error event before any content): cut harder, retry once.
+      if (attempt > 0) {
+        if (response) return response
+        throw new ProviderError("context-overflow", message)
+      }
+      overflow = reportedTokens(message) ?? built.model.contextWindow + 1
+      this.#emit({
+        type: "notice",
+        message: "the provider reported a context overflow; truncating harder and retrying",
+      })
     }
   }
 
