@@ -7,28 +7,22 @@ import { wireFormatOf } from "../models/wire.js"
 import { BUILTIN_TOOLS } from "../tools/catalog/index.js"
 import { mcpToolSpecs } from "../tools/mcp.js"
 import { toNativeTools } from "../tools/native.js"
-import { parameterExamples, parametersSchema, type SelectedTool, type Selection, selectTools } from "../tools/select.js"
+import { type Selection, selectTools } from "../tools/select.js"
 import type { EnabledTool, ToolKind, ToolSpec } from "../tools/spec.js"
-import type { Component, ComponentEnv, Fragment, SectionContent, ToolSet } from "./component.js"
+import type { Component, ComponentEnv, ToolSet } from "./component.js"
 import { BUILTIN_COMPONENTS } from "./components/index.js"
+import { enableTool } from "./enable-tool.js"
 import { BoundedMap, RecentResults } from "./memo.js"
 import { neutralizeTags } from "./placement.js"
-import { type Piece, postProcessPieces } from "./post-process.js"
 import { chooseVariant, type VariantChoice } from "./registry.js"
-import { stableScope, volatileScope } from "./scope.js"
-import { isTemplate, TemplateEngine, type TemplateStrictness } from "./template.js"
+import { stableScope } from "./scope.js"
+import { type BuiltSection, makeSection, renderComponent, type Scopes, type SectionStage } from "./section.js"
+
+export type { BuiltSection } from "./section.js"
+
+import { TemplateEngine, type TemplateStrictness } from "./template.js"
 import type { Variant } from "./variant.js"
 import { BUILTIN_VARIANTS } from "./variants/index.js"
-
-/** One rendered section of the prompt. */
-export interface BuiltSection {
-  id: string
-  text: string
-  /** Where the section went: the system prompt or the context message. */
-  placement: "system" | "context-message"
-  /** Hash of the text: a section whose hash did not change did not move the cached prefix. */
-  hash: string
-}
 
 /** The result of a build: everything that is sent, and how it was decided. */
 export interface BuiltPrompt {
@@ -91,30 +85,11 @@ interface ToolStage {
   diagnostics: Diagnostic[]
 }
 
-/** The template scopes of one build; the volatile one is made only when a volatile template needs it. */
-interface Scopes {
-  stable: Record<string, unknown>
-  context: PromptContext
-  volatile: Record<string, unknown> | undefined
-}
-
-function scopeFor(component: Component, scopes: Scopes): Record<string, unknown> {
-  if (!component.volatile) return scopes.stable
-  scopes.volatile ??= volatileScope(scopes.stable, scopes.context)
-  return scopes.volatile
-}
-
 /** A section reused while the context fields its component reads keep their values. */
 interface SectionMemo {
   placement: PromptContext["placement"]
   values: unknown[]
   result: SectionStage
-}
-
-/** A rendered section (or nothing), with the diagnostics its rendering produced. */
-interface SectionStage {
-  section: BuiltSection | undefined
-  diagnostics: Diagnostic[]
 }
 
 /**
@@ -181,7 +156,7 @@ export class PromptBuilder {
     return result
   }
 
-  #hash(text: string): string {
+  readonly #hash = (text: string): string => {
     return this.#hashes.get(text) ?? this.#hashes.set(text, sha(text))
   }
 
@@ -256,33 +231,11 @@ export class PromptBuilder {
     const selection = selectTools({ context, variant, builtins: this.#tools, mcp: mcp.specs })
     const diagnostics = [...mcp.diagnostics, ...selection.diagnostics]
     const scope = stableScope(context, variant, model, toolCalling, selection)
-    const tools = selection.tools.map((t) => this.#enable(t, scope, diagnostics))
+    const tools = selection.tools.map((t) => enableTool(t, scope, this.#engine, diagnostics))
     const env: ComponentEnv = { tools: toolSet(tools, selection.byKind), variant: variant.id, model, toolCalling }
     const nativeTools = toolCalling === "native" ? toNativeTools(tools, wireFormat) : []
     const toolsHash = nativeTools.length > 0 ? sha(JSON.stringify(nativeTools)) : ""
     return { sections: new Map(), selection, tools, env, scope, nativeTools, toolsHash, diagnostics }
-  }
-
-  /** Renders a selected tool's text for the model. MCP descriptions are data and are not rendered. */
-  #enable(tool: SelectedTool, scope: object, diagnostics: Diagnostic[]): EnabledTool {
-    const render = (source: string, what: string): string => {
-      if (tool.spec.external) return source
-      const r = this.#engine.render(source, scope, `tool ${tool.spec.id} ${what}`)
-      diagnostics.push(...r.diagnostics)
-      return r.text ?? ""
-    }
-    const enabled: EnabledTool = {
-      id: tool.spec.id,
-      kind: tool.spec.kind,
-      name: tool.name,
-      description: render(tool.description, "description"),
-      snippet: render(tool.snippet, "snippet"),
-      guidelines: tool.guidelines.map((g) => render(g, "guideline")).filter((g) => g.trim() !== ""),
-      parameters: parametersSchema(tool),
-      examples: parameterExamples(tool),
-    }
-    if (tool.spec.mcp) enabled.mcp = tool.spec.mcp
-    return enabled
   }
 
   #sections(context: PromptContext, variant: Variant, stage: ToolStage, diagnostics: Diagnostic[]): BuiltSection[] {
@@ -319,7 +272,7 @@ export class PromptBuilder {
     scopes: Scopes,
   ): SectionStage {
     const reads = component.reads
-    if (!reads) return this.#renderComponent(component, context, variant, stage.env, scopes)
+    if (!reads) return renderComponent(component, context, variant, stage.env, scopes, this.#engine, this.#hash)
     let recent = stage.sections.get(component.id)
     if (!recent) {
       recent = []
@@ -331,7 +284,7 @@ export class PromptBuilder {
       for (let i = 0; i < reads.length && same; i++) same = entry.values[i] === context[reads[i]!]
       if (same) return entry.result
     }
-    const result = this.#renderComponent(component, context, variant, stage.env, scopes)
+    const result = renderComponent(component, context, variant, stage.env, scopes, this.#engine, this.#hash)
     recent.unshift({ placement: context.placement, values: reads.map((r) => context[r]), result })
     if (recent.length > 4) recent.pop()
     return result
@@ -345,68 +298,8 @@ export class PromptBuilder {
   #placeCustom(sections: BuiltSection[], context: PromptContext): void {
     const custom = context.customPrompt
     if (!custom || sections.some((s) => s.id === CUSTOM)) return
-    const section = this.#section(CUSTOM, false, context.placement, [{ text: custom.text, verbatim: true }])
+    const section = makeSection(CUSTOM, false, context.placement, [{ text: custom.text, verbatim: true }], this.#hash)
     if (section) this.#push(sections, section, context)
-  }
-
-  #section(
-    id: string,
-    isVolatile: boolean,
-    placement: PromptContext["placement"],
-    pieces: Piece[],
-  ): BuiltSection | undefined {
-    const text = postProcessPieces(pieces)
-    if (text.trim() === "") return undefined
-    return {
-      id,
-      text,
-      placement: isVolatile && placement === "context-message" ? "context-message" : "system",
-      hash: this.#hash(text),
-    }
-  }
-
-  #renderComponent(
-    component: Component,
-    context: PromptContext,
-    variant: Variant,
-    env: ComponentEnv,
-    scopes: Scopes,
-  ): SectionStage {
-    const { id } = component
-    const placement = context.placement
-    const diagnostics: Diagnostic[] = []
-    let content: SectionContent
-    try {
-      const patch = variant.patches?.[id]
-      content = (patch?.render ?? component.render)(context, env)
-      if (content !== undefined && patch && (patch.prepend || patch.append)) {
-        const body: Fragment[] = typeof content === "string" ? [{ kind: "template", text: content }] : content
-        content = [
-          ...(patch.prepend ? [{ kind: "template" as const, text: patch.prepend }] : []),
-          ...body,
-          ...(patch.append ? [{ kind: "template" as const, text: patch.append }] : []),
-        ]
-      }
-    } catch (cause) {
-      diagnostics.push(diagnostic("error", "component-failed", `component "${id}" failed: ${(cause as Error).message}`))
-      return { section: undefined, diagnostics }
-    }
-    if (content === undefined) return { section: undefined, diagnostics }
-    const fragments: Fragment[] = typeof content === "string" ? [{ kind: "template", text: content }] : content
-    const pieces: Piece[] = []
-    for (const f of fragments) {
-      if (f.kind === "data") {
-        pieces.push({ text: f.text, verbatim: true })
-        continue
-      }
-      const r = isTemplate(f.text)
-        ? this.#engine.render(f.text, scopeFor(component, scopes), `section ${id}`)
-        : { text: f.text, diagnostics: [] }
-      diagnostics.push(...r.diagnostics)
-      if (r.text === undefined) return { section: undefined, diagnostics }
-      pieces.push({ text: r.text, verbatim: false })
-    }
-    return { section: this.#section(id, component.volatile, placement, pieces), diagnostics }
   }
 }
 
