@@ -1,6 +1,7 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import { describe, expect, it } from "vitest"
 import { createContext } from "../context/prompt-context.js"
+import { BUILTIN_TOOLS } from "../tools/catalog/index.js"
 import { type BuiltPrompt, build, PromptBuilder } from "./builder.js"
 import { defineComponent } from "./component.js"
 import { basicContext, SNAPSHOT_CONTEXTS } from "./test-helpers/contexts.js"
@@ -248,7 +249,61 @@ describe("custom prompts", () => {
   })
 })
 
+describe("variant matching", () => {
+  it("skips a matcher that throws, with a diagnostic, and explains what was considered", () => {
+    const broken = {
+      ...BUILTIN_VARIANTS.find((v) => v.id === "generic")!,
+      id: "broken",
+      priority: 1000,
+      match: [
+        {
+          custom: () => {
+            throw new Error("matcher bug")
+          },
+        },
+      ],
+    }
+    const builder = new PromptBuilder({ ...strict, variants: [broken] })
+    const why = builder.explain(basicContext())
+    expect(why.variant.id).toBe("claude")
+    expect(why.considered[0]).toMatchObject({ id: "broken", matched: false, reason: "matcher threw" })
+    expect(why.diagnostics).toContainEqual(expect.objectContaining({ code: "matcher-failed" }))
+    expect(builder.build(basicContext()).diagnostics).toContainEqual(
+      expect.objectContaining({ code: "matcher-failed" }),
+    )
+  })
+
+  it("falls back to generic for an unknown model, with the catalog's diagnostic", () => {
+    const p = build(basicContext({ model: { id: "acme-coder-9", provider: "acme" } }), strict)
+    expect(p.variant).toBe("generic")
+    expect(p.toolCalling).toBe("xml")
+    expect(p.model.contextWindow).toBe(128_000)
+    expect(p.diagnostics.some((d) => d.level === "warning" || d.level === "info")).toBe(true)
+  })
+})
+
 describe("renames and template values", () => {
+  it("params.<kind>.<param> follows a variant's parameter rename", () => {
+    const generic = BUILTIN_VARIANTS.find((v) => v.id === "generic")!
+    const mention = defineComponent(
+      "mention",
+      () => "Pass the file as `${{ params.read.path }}` to ${{ tools.by_kind.read }}.",
+    )
+    const variant = { ...generic, id: "renamer", priority: 1000, match: [], components: ["mention"] }
+    const readFile = BUILTIN_TOOLS.find((t) => t.id === "read_file")!
+    const patched = { ...readFile, variants: { renamer: { parameterNames: { path: "file_path" } } } }
+    const p = new PromptBuilder({
+      ...strict,
+      variants: [variant],
+      components: [mention],
+      tools: BUILTIN_TOOLS.map((t) => (t.id === "read_file" ? patched : t)),
+    }).build(basicContext({ variant: "renamer" }))
+    expect(p.text).toBe("Pass the file as `file_path` to read_file.")
+    const tool = p.tools.find((t) => t.id === "read_file")!
+    expect(Object.keys(tool.parameters.properties)).toContain("file_path")
+    expect(tool.parameters.required).toContain("file_path")
+  })
+
   it("a renamed tool is renamed in every mention", () => {
     const p = build(
       basicContext({ variant: "generic", placement: "system", tools: { rename: { read_file: "open_file" } } }),
