@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises"
+import { writeFileAtomic } from "../atomic-write.js"
 import { PromptlineError } from "../errors.js"
 import { parseJsonDocument } from "../json.js"
-import { writeFileAtomic } from "../atomic-write.js"
 import { migrateChangeLog } from "./change-log-migrate.js"
 import {
   applyMessageEdits,

@@ -1,7 +1,7 @@
 import { mkdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { writeFileAtomic } from "../atomic-write.js"
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
 
 /**
  * What `promptline inspect` remembers between runs, per model: the tool names in the order they were
