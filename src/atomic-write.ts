@@ -19,13 +19,22 @@ async function syncFolder(dir: string): Promise<void> {
   }
 }
 
+/** Options of a write: whether missing folders are created (default: a missing folder is an error). */
+export interface WriteOptions {
+  createFolders?: boolean
+}
+
 /**
- * Writes `data` to a temporary file beside `target` (creating folders), flushed to disk, and returns
- * its path; `commitFile` then replaces the target in one step. An existing target's permissions are kept.
+ * Writes `data` to a temporary file beside `target`, flushed to disk, and returns its path;
+ * `commitFile` then replaces the target in one step. An existing target's permissions are kept.
  */
-export async function stageFile(target: string, data: string | Uint8Array): Promise<string> {
+export async function stageFile(
+  target: string,
+  data: string | Uint8Array,
+  options: WriteOptions = {},
+): Promise<string> {
   const dir = dirname(target)
-  await mkdir(dir, { recursive: true })
+  if (options.createFolders) await mkdir(dir, { recursive: true })
   const temp = join(dir, `.${basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
   try {
     const handle = await open(temp, "wx", 0o644)
@@ -56,6 +65,10 @@ export async function commitFile(temp: string, target: string): Promise<void> {
 }
 
 /** Writes a file atomically and durably: stage (temporary file, fsync), rename, fsync of the folder. */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
-  await commitFile(await stageFile(target, data), target)
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: WriteOptions = {},
+): Promise<void> {
+  await commitFile(await stageFile(target, data, options), target)
 }

@@ -1,4 +1,5 @@
 import { open } from "node:fs/promises"
+import * as atomic from "../../atomic-write.js"
 import { type AllowedPath, resolvePath } from "../workspace.js"
 import type { ResolvedEnv } from "./types.js"
 
@@ -11,7 +12,16 @@ export function resolveIn(env: ResolvedEnv, input: string, access: "read" | "wri
   )
 }
 
-export { commitFile, stageFile, writeFileAtomic } from "../../atomic-write.js"
+export { commitFile } from "../../atomic-write.js"
+
+/** Stages a file for an atomic write, creating its folders: the tools write where the model asks. */
+export const stageFile = (target: string, data: string | Uint8Array): Promise<string> =>
+  atomic.stageFile(target, data, { createFolders: true })
+
+/** Writes a file atomically, creating its folders. */
+export const writeFileAtomic = (target: string, data: string | Uint8Array): Promise<void> =>
+  atomic.writeFileAtomic(target, data, { createFolders: true })
+
 export type { AllowedPath }
 
 /** Reads up to `bytes` bytes from the start of a file. */
