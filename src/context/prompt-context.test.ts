@@ -7,7 +7,7 @@ import { createContext, loadContext, parseContext } from "./prompt-context.js"
 
 const minimal = {
   version: 1 as const,
-  cwd: "/work/app",
+  cwd: "/srv/app",
   platform: { os: "Linux", shell: "bash", home: "/home/dev" },
   date: "2026-11-29",
   model: { id: "claude-sonnet-4-5", provider: "anthropic" },

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest"
 import { mcpConfigSources, parseMcpConfig } from "./config.js"
 import { expandVars } from "./expand.js"
 
-const vars = { env: { TOKEN: "secret", HOME_DIR: "/h" }, home: "/home/u", workspace: "/work/app" }
+const vars = { env: { TOKEN: "secret", HOME_DIR: "/h" }, home: "/home/u", workspace: "/srv/app" }
 const source = (format: "claude" | "cursor" | "cline" | "promptline") => ({
-  abs: "/work/app/.mcp.json",
+  abs: "/srv/app/.mcp.json",
   path: ".mcp.json",
   format,
   scope: "project" as const,
@@ -42,7 +42,7 @@ describe("parseMcpConfig", () => {
         scope: "project",
         transport: "stdio",
         command: "npx",
-        args: ["-y", "server-fs", "/work/app"],
+        args: ["-y", "server-fs", "/srv/app"],
         env: { KEY: "secret" },
         headers: {},
         disabled: false,
@@ -79,7 +79,7 @@ describe("parseMcpConfig", () => {
       "mcpServers": { "x": { "command": "x", "timeout": 2.5, "cwd": "tools" } },
     }`
     const [server] = parseMcpConfig(raw, source("promptline"), vars).servers
-    expect(server).toMatchObject({ timeoutMs: 2500, cwd: "/work/app/tools" })
+    expect(server).toMatchObject({ timeoutMs: 2500, cwd: "/srv/app/tools" })
   })
 
   it("reports each bad server with its line and keeps the good ones", () => {

@@ -10,7 +10,7 @@ import { BUILTIN_TOOLS } from "../index.js"
 /** A context with every feature on, one MCP server with a tool and a resource, and one skill. */
 export function richContext(overrides: Partial<PromptContextInput> = {}): PromptContext {
   return createContext({
-    cwd: "/work/project",
+    cwd: "/srv/project",
     platform: { os: "linux", shell: "bash", home: "/home/dev" },
     date: "2026-01-02",
     model: { id: "test-model", provider: "test" },
