@@ -2,7 +2,7 @@ import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import { describe, expect, it } from "vitest"
 import { createContext } from "../context/prompt-context.js"
 import { BUILTIN_TOOLS } from "../tools/catalog/index.js"
-import { type BuiltPrompt, build, PromptBuilder } from "./builder.js"
+import { type BuiltPrompt, build, explain, PromptBuilder } from "./builder.js"
 import { defineComponent } from "./component.js"
 import { basicContext, SNAPSHOT_CONTEXTS } from "./test-helpers/contexts.js"
 import { BUILTIN_VARIANTS } from "./variants/index.js"
@@ -343,5 +343,21 @@ describe("determinism and memoization", () => {
     expect(builder.build(ctx)).toBe(first)
     const fresh = build(createContext(JSON.parse(JSON.stringify(ctx))), strict)
     expect(JSON.stringify(fresh)).toBe(JSON.stringify(first))
+  })
+})
+
+describe("variant choice by model", () => {
+  it.each([
+    ["claude-sonnet-4-5", "anthropic", "claude"],
+    ["claude-fable-5-1", "anthropic", "claude"],
+    ["gpt-5", "openai", "gpt"],
+    ["gpt-6.1-sol", "openai", "gpt"],
+    ["o3", "openai", "gpt"],
+    ["gpt-4.1", "openai", "generic"],
+    ["gemini-2.5-pro", "gemini", "gemini"],
+    ["qwen3-coder:30b", "ollama", "compact"],
+    ["deepseek-v4-pro", "deepseek", "generic"],
+  ])("%s (%s) gets %s", (id, provider, variant) => {
+    expect(explain(basicContext({ model: { id, provider } })).variant.id).toBe(variant)
   })
 })
