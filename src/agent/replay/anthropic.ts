@@ -1,8 +1,16 @@
 import { splitText } from "./chunk.js"
 import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
 import type { ResolvedUsage } from "./resolve.js"
-import { asArray, asRecord, asString, contentText, type RequestView, type ToolResultView } from "./view.js"
-import { parseXmlToolResults } from "./xml-calls.js"
+import {
+  asArray,
+  asRecord,
+  asString,
+  contentText,
+  lastTurnOf,
+  type RequestView,
+  type ToolResultView,
+  toolResultView,
+} from "./view.js"
 
 /** The Anthropic Messages API (`POST /v1/messages`) as the replay server speaks it. */
 
@@ -53,18 +61,11 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
     for (const b of asArray(m.content).map((x) => asRecord(x) ?? {})) {
       if (b.type === "text" && typeof b.text === "string") texts.push(b.text)
       if (b.type === "tool_result") {
-        const callId = asString(b.tool_use_id)
-        const result: ToolResultView = { text: contentText(b.content) }
-        if (callId !== undefined) result.callId = callId
-        const tool = callId === undefined ? undefined : known.get(callId)
-        if (tool !== undefined) result.tool = tool
-        if (b.is_error === true) result.isError = true
-        toolResults.push(result)
+        toolResults.push(toolResultView(contentText(b.content), asString(b.tool_use_id), known, b.is_error === true))
       }
     }
   }
-  const text = texts.join("\n\n")
-  toolResults.push(...parseXmlToolResults(text))
+  const lastTurn = lastTurnOf(texts, toolResults)
   const tools = asArray(body.tools)
     .map((t) => asString(asRecord(t)?.name))
     .filter((n): n is string => n !== undefined)
@@ -77,7 +78,7 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
     system: contentText(body.system),
     tools,
     dialect: tools.length > 0 ? "native" : "xml",
-    lastTurn: { text, toolResults },
+    lastTurn,
     reasoning: { visible, summary: visible, encrypted: false },
   }
 }

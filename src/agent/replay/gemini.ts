@@ -8,8 +8,7 @@ import {
   type TurnRender,
 } from "./format.js"
 import type { ResolvedTurn, ResolvedUsage } from "./resolve.js"
-import { asArray, asRecord, asString, contentText, type RequestView, type ToolResultView } from "./view.js"
-import { parseXmlToolResults } from "./xml-calls.js"
+import { asArray, asRecord, asString, contentText, lastTurnOf, type RequestView, type ToolResultView } from "./view.js"
 
 /**
  * Gemini (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse` and `:generateContent`).
@@ -69,8 +68,7 @@ function view(body: Record<string, unknown>, _names: ReadonlyMap<string, string>
       }
     }
   }
-  const text = texts.join("\n\n")
-  toolResults.push(...parseXmlToolResults(text))
+  const lastTurn = lastTurnOf(texts, toolResults)
   const tools = asArray(body.tools)
     .flatMap((t) => asArray(asRecord(t)?.functionDeclarations))
     .map((d) => asString(asRecord(d)?.name))
@@ -84,7 +82,7 @@ function view(body: Record<string, unknown>, _names: ReadonlyMap<string, string>
     system: contentText(asRecord(body.systemInstruction)?.parts ?? body.systemInstruction),
     tools,
     dialect: tools.length > 0 ? "native" : "xml",
-    lastTurn: { text, toolResults },
+    lastTurn,
     reasoning: { visible, summary: visible, encrypted: false },
   }
 }

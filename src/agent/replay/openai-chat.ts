@@ -1,8 +1,16 @@
 import { splitText } from "./chunk.js"
 import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
 import type { ResolvedUsage } from "./resolve.js"
-import { asArray, asRecord, asString, contentText, type RequestView, type ToolResultView } from "./view.js"
-import { parseXmlToolResults } from "./xml-calls.js"
+import {
+  asArray,
+  asRecord,
+  asString,
+  contentText,
+  lastTurnOf,
+  type RequestView,
+  type ToolResultView,
+  toolResultView,
+} from "./view.js"
 
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`), also spoken by DeepSeek and the
@@ -53,16 +61,10 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   const toolResults: ToolResultView[] = []
   for (const m of messages.slice(lastAssistant + 1)) {
     if (m.role === "tool") {
-      const callId = asString(m.tool_call_id)
-      const result: ToolResultView = { text: contentText(m.content) }
-      if (callId !== undefined) result.callId = callId
-      const tool = callId === undefined ? undefined : known.get(callId)
-      if (tool !== undefined) result.tool = tool
-      toolResults.push(result)
+      toolResults.push(toolResultView(contentText(m.content), asString(m.tool_call_id), known))
     } else if (m.role === "user") texts.push(contentText(m.content))
   }
-  const text = texts.join("\n\n")
-  toolResults.push(...parseXmlToolResults(text))
+  const lastTurn = lastTurnOf(texts, toolResults)
   const tools = asArray(body.tools)
     .map((t) => asString(asRecord(asRecord(t)?.function)?.name))
     .filter((n): n is string => n !== undefined)
@@ -77,7 +79,7 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
     system,
     tools,
     dialect: tools.length > 0 ? "native" : "xml",
-    lastTurn: { text, toolResults },
+    lastTurn,
     reasoning: { visible: true, summary: false, encrypted: false },
     includeUsage: asRecord(body.stream_options)?.include_usage === true,
   }

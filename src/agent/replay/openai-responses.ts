@@ -2,8 +2,16 @@ import { splitText } from "./chunk.js"
 import type { FormatHandler, TurnRender } from "./format.js"
 import { openAIError } from "./openai-chat.js"
 import type { ResolvedTurn, ResolvedUsage } from "./resolve.js"
-import { asArray, asRecord, asString, contentText, type RequestView, type ToolResultView } from "./view.js"
-import { parseXmlToolResults } from "./xml-calls.js"
+import {
+  asArray,
+  asRecord,
+  asString,
+  contentText,
+  lastTurnOf,
+  type RequestView,
+  type ToolResultView,
+  toolResultView,
+} from "./view.js"
 
 /** OpenAI Responses (`POST /v1/responses`, and the same events over its WebSocket mode). */
 
@@ -44,16 +52,10 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   const toolResults: ToolResultView[] = []
   for (const item of records.slice(lastModel + 1)) {
     if (item.type === "function_call_output") {
-      const callId = asString(item.call_id)
-      const result: ToolResultView = { text: contentText(item.output) }
-      if (callId !== undefined) result.callId = callId
-      const tool = callId === undefined ? undefined : known.get(callId)
-      if (tool !== undefined) result.tool = tool
-      toolResults.push(result)
+      toolResults.push(toolResultView(contentText(item.output), asString(item.call_id), known))
     } else if (item.role === "user") texts.push(contentText(item.content))
   }
-  const text = texts.join("\n\n")
-  toolResults.push(...parseXmlToolResults(text))
+  const lastTurn = lastTurnOf(texts, toolResults)
   const system = [
     asString(body.instructions) ?? "",
     ...records.filter((m) => m.role === "system" || m.role === "developer").map((m) => contentText(m.content)),
@@ -73,7 +75,7 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
     system,
     tools,
     dialect: tools.length > 0 ? "native" : "xml",
-    lastTurn: { text, toolResults },
+    lastTurn,
     reasoning: {
       visible: true,
       summary: typeof reasoning?.summary === "string",

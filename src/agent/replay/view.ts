@@ -1,3 +1,5 @@
+import { parseXmlToolResults } from "./xml-calls.js"
+
 /**
  * What the replay server reads from a request, whatever its wire format: enough to check a
  * turn's expectations and to choose how the turn is rendered.
@@ -61,4 +63,25 @@ export function contentText(content: unknown): string {
     .map((part) => asString(asRecord(part)?.text) ?? "")
     .filter((t) => t !== "")
     .join("\n")
+}
+
+/** A tool result as replay sees it: its text, its call id, and its tool when the call id is known. */
+export function toolResultView(
+  text: string,
+  callId: string | undefined,
+  known: ReadonlyMap<string, string>,
+  isError = false,
+): ToolResultView {
+  const result: ToolResultView = { text }
+  if (callId !== undefined) result.callId = callId
+  const tool = callId === undefined ? undefined : known.get(callId)
+  if (tool !== undefined) result.tool = tool
+  if (isError) result.isError = true
+  return result
+}
+
+/** The last turn of a request: its user texts joined, its tool results, and results written as XML text. */
+export function lastTurnOf(texts: readonly string[], toolResults: ToolResultView[]): RequestView["lastTurn"] {
+  const text = texts.join("\n\n")
+  return { text, toolResults: [...toolResults, ...parseXmlToolResults(text)] }
 }
