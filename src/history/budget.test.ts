@@ -20,3 +20,10 @@ describe("budget", () => {
     expect(budgetFor({ contextWindow: 1000 }, 5000).effective).toBe(1)
   })
 })
+
+describe("input limits below the window", () => {
+  it("never gives more than the model's input limit", () => {
+    expect(budgetFor({ contextWindow: 400_000, maxInput: 272_000 }).effective).toBe(272_000)
+    expect(budgetFor({ contextWindow: 200_000 }).effective).toBe(160_000)
+  })
+})

@@ -27,11 +27,14 @@ export function defaultReserve(window: number): number {
   }
 }
 
-/** The budget of a model; `reserve` overrides the default rule (a number of tokens or a fraction < 1). */
-export function budgetFor(model: Pick<ModelInfo, "contextWindow">, reserve?: number): Budget {
+/**
+ * The budget of a model; `reserve` overrides the default rule (a number of tokens or a fraction < 1).
+ * A model whose input limit is below its window (`maxInput`) never gets more than that limit.
+ */
+export function budgetFor(model: Pick<ModelInfo, "contextWindow" | "maxInput">, reserve?: number): Budget {
   const window = model.contextWindow
   const held =
     reserve === undefined ? defaultReserve(window) : reserve < 1 ? Math.ceil(window * reserve) : Math.floor(reserve)
   const clamped = Math.min(Math.max(held, 0), window - 1)
-  return { window, reserve: clamped, effective: window - clamped }
+  return { window, reserve: clamped, effective: Math.min(window - clamped, model.maxInput ?? Number.POSITIVE_INFINITY) }
 }

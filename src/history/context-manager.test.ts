@@ -67,6 +67,22 @@ describe("ContextManager.fit", () => {
     expect(r.tokens.fromUsage).toBe(true)
   })
 
+  it("cuts when the provider reports more tokens than we count (a reported overflow)", () => {
+    const manager = new ContextManager(counter)
+    const history = generateHistory({ messages: 81, fileLines: 10 })
+    const local = manager.fit(history, { model: model(128_000), now: 1 })
+    expect(local.edits).toEqual([])
+    const view = manager.view(history)
+    const r = manager.fit(history, {
+      model: model(128_000),
+      now: 2,
+      usage: { promptTokens: 128_001, messages: view.length },
+    })
+    expect(r.edits.some((e) => e.kind === "truncation")).toBe(true)
+    expect(r.messages.length).toBeLessThan(history.length)
+    expect(r.tokens.after).toBeLessThanOrEqual(r.tokens.budget.effective)
+  })
+
   it("dedups first and skips truncation when dedup freed enough", () => {
     const manager = new ContextManager(counter)
     const history = rereads(5, 400)

@@ -120,15 +120,19 @@ export class ContextManager {
     const budget = budgetFor(model, this.options.reserve)
     const [system, tools] = this.countFixed(request, family, overhead)
     const fixed = system + tools
-    const count = (msgs: readonly Message[]) => fixed + this.countView(msgs, family, overhead)
+    const countLocal = (msgs: readonly Message[]) => fixed + this.countView(msgs, family, overhead)
 
     let view = this.changeLog.view(history)
     const usage = request.usage
     const fromUsage = usage !== undefined && usage.messages <= view.length
-    const counted = count(view)
+    const counted = countLocal(view)
     const before = fromUsage
       ? usage.promptTokens + this.counter.countMessages(view.slice(usage.messages), family, overhead) - overhead.request
       : counted
+    // When the provider counted more than we do (an estimate that ran low, or an overflow it reported),
+    // every later check scales our count by that ratio, so a reported overflow leads to a real cut.
+    const scale = counted > 0 ? Math.max(1, before / counted) : 1
+    const count = (msgs: readonly Message[]) => Math.ceil(countLocal(msgs) * scale)
     const made: Edit[] = []
     const result = (): FitResult => ({
       messages: view,
@@ -148,7 +152,7 @@ export class ContextManager {
     const dedup = dedupFileReads(view, { now: request.now, readTools: this.options.readTools })
     if (dedup.length > 0) {
       record(dedup)
-      const freed = counted - count(view)
+      const freed = counted - countLocal(view)
       diagnostics.push(
         diagnostic(
           "info",
@@ -190,7 +194,7 @@ export class ContextManager {
 
     // 3. Truncation, repeated until the messages fit or nothing more can be cut.
     for (let round = 0; round < 8 && count(view) > budget.effective; round++) {
-      const cut = this.planCut(view, family, overhead, budget.effective - fixed)
+      const cut = this.planCut(view, family, overhead, Math.floor(budget.effective / scale) - fixed)
       if (!cut) break
       const edits = cutEdits(view, cut, request.now, this.options.instructionPattern)
       if (edits.length === 0) break
