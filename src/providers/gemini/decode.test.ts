@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { Accumulator } from "../accumulate.js"
 import { decodePayloadLines, StreamDecoder } from "../decode.js"
 import type { StreamEvent } from "../stream.js"
-import { geminiResponseEvents, geminiUsage, parseJsonPath } from "./decode.js"
+import { GeminiDecoder, geminiResponseEvents, geminiUsage, parseJsonPath } from "./decode.js"
 
 const recorded = new URL("../../../test/fixtures/streams/gemini/", import.meta.url)
 const handWritten = new URL("../../../test/fixtures/providers/streams/", import.meta.url)
@@ -109,6 +109,49 @@ describe("Gemini decoder", () => {
         toolUsePromptTokenCount: 5,
       }),
     ).toEqual({ input: 405, output: 100, cacheRead: 600, cacheWrite: 0, reasoning: 80 })
+  })
+
+  it("refuses jsonPaths through __proto__, constructor or prototype and keeps the entry as an error", () => {
+    const decoder = new GeminiDecoder()
+    const out: StreamEvent[] = []
+    const entries = [
+      { jsonPath: "$.__proto__.polluted", stringValue: "yes" },
+      { jsonPath: "$['__proto__']['polluted']", stringValue: "yes" },
+      { jsonPath: "$.constructor.prototype.polluted", stringValue: "yes" },
+      { jsonPath: "$.path", stringValue: "a.txt" },
+    ]
+    decoder.push(
+      {
+        responseId: "r",
+        candidates: [{ content: { parts: [{ functionCall: { name: "read_file", partialArgs: entries } }] } }],
+      },
+      out,
+    )
+    decoder.push({ candidates: [{ finishReason: "STOP" }] }, out)
+    decoder.end(out)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.hasOwn(Object.prototype, "polluted")).toBe(false)
+    const errors = out.filter((e) => e.type === "error")
+    expect(errors.map((e) => [e.kind, e.toolCallId, e.raw])).toEqual(
+      entries.slice(0, 3).map((entry) => ["invalid-arguments", "r_0", JSON.stringify(entry)]),
+    )
+    const end = out.find((e) => e.type === "tool_call_end")
+    expect(end).toMatchObject({ input: { path: "a.txt" } })
+    expect(Object.getPrototypeOf((end as { input: object }).input)).toBe(Object.prototype)
+  })
+
+  it("writes a key an object only inherits as the object's own", () => {
+    const events = geminiResponseEvents({
+      candidates: [
+        {
+          content: {
+            parts: [{ functionCall: { name: "t", partialArgs: [{ jsonPath: "$.toString.x", numberValue: 1 }] } }],
+          },
+          finishReason: "STOP",
+        },
+      ],
+    })
+    expect(events.find((e) => e.type === "tool_call_end")).toMatchObject({ input: { toString: { x: 1 } } })
   })
 
   it("parses jsonPaths", () => {

@@ -188,7 +188,7 @@ export class GeminiDecoder implements PayloadDecoder {
       const args = obj(fc.args) ? { ...obj(fc.args) } : {}
       this.#call = { id, name, args, signature, openStrings: new Set() }
       out.push({ type: "tool_call_start", id, name })
-      this.#applyPartialArgs(fc.partialArgs)
+      this.#applyPartialArgs(fc.partialArgs, out)
       if (!willContinue) this.#endCall(out)
       return
     }
@@ -198,11 +198,11 @@ export class GeminiDecoder implements PayloadDecoder {
       return
     }
     if (signature && !call.signature) call.signature = signature
-    this.#applyPartialArgs(fc.partialArgs)
+    this.#applyPartialArgs(fc.partialArgs, out)
     if (!willContinue) this.#endCall(out)
   }
 
-  #applyPartialArgs(partialArgs: unknown): void {
+  #applyPartialArgs(partialArgs: unknown, out: StreamEvent[]): void {
     const call = this.#call
     if (!call || !Array.isArray(partialArgs)) return
     for (const entry of partialArgs) {
@@ -218,7 +218,16 @@ export class GeminiDecoder implements PayloadDecoder {
         continue
       }
       const append = typeof value === "string" && call.openStrings.has(path)
-      setPath(call.args, keys, value, append)
+      if (!setPath(call.args, keys, value, append)) {
+        out.push({
+          type: "error",
+          kind: "invalid-arguments",
+          message: `tool call ${call.id}: jsonPath ${path} goes through a key that is never written (${UNSAFE_KEYS.join(", ")})`,
+          raw: JSON.stringify(entry),
+          toolCallId: call.id,
+        })
+        continue
+      }
       if (arg.willContinue === true && typeof value === "string") call.openStrings.add(path)
       else call.openStrings.delete(path)
     }
@@ -270,18 +279,30 @@ export function parseJsonPath(path: string): (string | number)[] | undefined {
   return keys
 }
 
-function setPath(root: Record<string, unknown>, keys: (string | number)[], value: unknown, append: boolean): void {
+/** Keys that would reach an object's prototype rather than the object: never written. */
+const UNSAFE_KEYS = ["__proto__", "constructor", "prototype"]
+
+/**
+ * Writes `value` at `keys` under `root`, creating objects and arrays on the way and descending only
+ * into the node's own properties. False (nothing written) when a key is one of UNSAFE_KEYS.
+ */
+function setPath(root: Record<string, unknown>, keys: (string | number)[], value: unknown, append: boolean): boolean {
+  if (keys.some((key) => typeof key === "string" && UNSAFE_KEYS.includes(key))) return false
   let node: Record<string | number, unknown> = root
-  keys.forEach((key, i) => {
+  for (const [i, key] of keys.entries()) {
+    const current = Object.hasOwn(node, key) ? node[key] : undefined
     if (i === keys.length - 1) {
-      const current = node[key]
       node[key] = append && typeof current === "string" ? current + (value as string) : value
-      return
+      break
     }
-    const next = keys[i + 1]
-    if (typeof node[key] !== "object" || node[key] === null) node[key] = typeof next === "number" ? [] : {}
-    node = node[key] as Record<string | number, unknown>
-  })
+    if (typeof current === "object" && current !== null) node = current as Record<string | number, unknown>
+    else {
+      const child = typeof keys[i + 1] === "number" ? [] : {}
+      node[key] = child
+      node = child as Record<string | number, unknown>
+    }
+  }
+  return true
 }
 
 /** Turns a non-streaming generateContent body into the same events a stream would give. */
