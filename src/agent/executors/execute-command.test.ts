@@ -95,6 +95,27 @@ describe.runIf(posix)("execute_command", () => {
     }
   })
 
+  it("kills a child that ignores SIGTERM even when the shell itself dies on SIGTERM", async () => {
+    const ws = await tempWorkspace()
+    let pid = 0
+    try {
+      const out = await ws.run(
+        "execute_command",
+        { command: "(trap '' TERM; exec sleep 37) & echo child $!; wait", timeout: 0.3 },
+        { limits: { killGraceMs: 1000 } },
+      )
+      expect(out.details).toMatchObject({ timedOut: true })
+      pid = Number(/child (\d+)/.exec(textOf(out))?.[1])
+      expect(pid).toBeGreaterThan(0)
+      // The result comes after SIGKILL was sent; give the system a moment to reap the child.
+      await new Promise((r) => setTimeout(r, 200))
+      expect(alive(pid)).toBe(false)
+    } finally {
+      if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL")
+      await ws.dispose()
+    }
+  })
+
   it("stops the command when the call is cancelled", async () => {
     const ws = await tempWorkspace()
     try {

@@ -36,6 +36,21 @@ function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Whether any process is left in the child's process group (never probed on Windows). A member that
+ * died but was not yet reaped still counts, so a wait on this may run to the end of the grace period.
+ */
+function groupAlive(child: ChildProcess): boolean {
+  if (isWindows || child.pid === undefined) return false
+  try {
+    process.kill(-child.pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: a member exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
 /** Turns terminal output into plain text: no colour codes, progress-bar rewrites collapsed. */
 export function cleanOutput(text: string): string {
   return stripVTControlCharacters(text)
@@ -77,10 +92,25 @@ function run(command: string, env: ResolvedEnv, timeoutMs: number): Promise<RunR
   }
   return new Promise((resolve) => {
     let grace: NodeJS.Timeout | undefined
+    let poll: NodeJS.Timeout | undefined
+    let killed = false
     let settled = false
+    let delivered = false
+    const deliver = () => {
+      if (delivered) return
+      delivered = true
+      clearTimeout(grace)
+      clearInterval(poll)
+      resolve(result)
+    }
     const stop = () => {
+      if (grace) return
       killTree(child, "SIGTERM")
-      grace = setTimeout(() => killTree(child, "SIGKILL"), env.limits.killGraceMs)
+      grace = setTimeout(() => {
+        killed = true
+        killTree(child, "SIGKILL")
+        if (settled) deliver()
+      }, env.limits.killGraceMs)
       grace.unref()
     }
     const timer = setTimeout(() => {
@@ -97,9 +127,17 @@ function run(command: string, env: ResolvedEnv, timeoutMs: number): Promise<RunR
       if (settled) return
       settled = true
       clearTimeout(timer)
-      if (grace) clearTimeout(grace)
       env.signal.removeEventListener("abort", onAbort)
-      resolve(result)
+      // The shell may die on SIGTERM while a child that ignores it lives on in the group: the
+      // result then waits until the group is empty or the grace period ends in SIGKILL.
+      if (grace && !killed && groupAlive(child)) {
+        grace.ref()
+        poll = setInterval(() => {
+          if (!groupAlive(child)) deliver()
+        }, 50)
+        return
+      }
+      deliver()
     }
     child.stdout?.on("data", (chunk: Buffer) => output.push(chunk))
     child.stderr?.on("data", (chunk: Buffer) => output.push(chunk))
