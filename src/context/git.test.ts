@@ -1,4 +1,5 @@
-import { writeFile } from "node:fs/promises"
+import { execFileSync } from "node:child_process"
+import { access, chmod, mkdir, rm, utimes, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -54,6 +55,113 @@ describe("readGit", () => {
       expect(status.length).toBeLessThanOrEqual(MAX_GIT_STATUS)
       expect(status.startsWith("?? untracked-file-0000.txt\n")).toBe(true)
       expect(status).toMatch(/\n… \d+ more lines not shown$/)
+    } finally {
+      await cleanup(dir)
+    }
+  })
+})
+
+/** A shell command that leaves `marker` behind when something runs it, then copies stdin to stdout. */
+const leaves = (marker: string) => `sh -c 'touch "${marker}"; cat'`
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  )
+
+/** A repository with one committed file (and `.gitattributes`), the file's timestamps changed since. */
+async function repoWithStaleStat(dir: string, attributes: string): Promise<void> {
+  await writeTree(dir, { "a.txt": "a\n", ".gitattributes": attributes })
+  git(dir, "init", "-q", "-b", "main")
+  git(dir, "add", "-A")
+  git(dir, "commit", "-q", "-m", "one")
+  // Same content, new timestamps: git must look at the content again, which is when filters run.
+  await utimes(join(dir, "a.txt"), 1_000_000_000, 1_000_000_000)
+}
+
+describe.skipIf(process.platform === "win32")("readGit on a repository that names programs in its config", () => {
+  it("does not run the file system monitor named by core.fsmonitor", async () => {
+    const dir = await tempDir()
+    try {
+      const marker = join(dir, "monitor-ran")
+      await repoWithStaleStat(dir, "")
+      await writeFile(join(dir, "monitor.sh"), `#!/bin/sh\ntouch "${marker}"\n`)
+      await chmod(join(dir, "monitor.sh"), 0o755)
+      git(dir, "config", "core.fsmonitor", join(dir, "monitor.sh"))
+      const { git: facts, diagnostics } = await readGit(dir)
+      expect(await exists(marker)).toBe(false)
+      expect(facts).toMatchObject({ branch: "main", status: "?? monitor.sh" })
+      expect(diagnostics).toEqual([])
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
+  it("does not run the repository's own clean or process filters, even a required one", async () => {
+    const dir = await tempDir()
+    try {
+      await repoWithStaleStat(dir, "* filter=evil\n")
+      git(dir, "config", "filter.evil.clean", leaves(join(dir, "clean-ran")))
+      git(dir, "config", "filter.evil.process", leaves(join(dir, "process-ran")))
+      git(dir, "config", "filter.evil.required", "true")
+      const { git: facts, diagnostics } = await readGit(dir)
+      expect(await exists(join(dir, "clean-ran"))).toBe(false)
+      expect(await exists(join(dir, "process-ran"))).toBe(false)
+      expect(facts?.status).toBe("")
+      expect(diagnostics).toEqual([])
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
+  it("does not run git inside a submodule, whose config has filters of its own", async () => {
+    const dir = await tempDir()
+    try {
+      const sub = join(dir, "sub")
+      const top = join(dir, "top")
+      await repoWithStaleStat(sub, "* filter=other\n")
+      await mkdir(top)
+      git(top, "init", "-q", "-b", "main")
+      git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+      git(top, "commit", "-q", "-m", "with a submodule")
+      git(join(top, "sub"), "config", "filter.other.clean", leaves(join(dir, "sub-clean-ran")))
+      await utimes(join(top, "sub", "a.txt"), 1_000_000_000, 1_000_000_000)
+      const { git: facts } = await readGit(top)
+      expect(await exists(join(dir, "sub-clean-ran"))).toBe(false)
+      expect(facts?.status).toBe("")
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
+  it("skips the status, with a warning, when a filter's name cannot be switched off", async () => {
+    const dir = await tempDir()
+    try {
+      await repoWithStaleStat(dir, "* filter=a=b\n")
+      git(dir, "config", "filter.a=b.clean", leaves(join(dir, "clean-ran")))
+      const { git: facts, diagnostics } = await readGit(dir)
+      expect(await exists(join(dir, "clean-ran"))).toBe(false)
+      expect(facts).toEqual({ root: expect.any(String), branch: "main", status: "" })
+      expect(diagnostics.map((d) => d.code)).toEqual(["git-status-skipped"])
+    } finally {
+      await cleanup(dir)
+    }
+  })
+})
+
+describe.skipIf(process.platform === "win32")("readGit with a git that does not answer", () => {
+  it("stops it after the timeout and reports it as a warning", async () => {
+    const dir = await tempDir()
+    try {
+      git(dir, "init", "-q")
+      // Reading a named pipe nobody writes to blocks: every git command here hangs.
+      await rm(join(dir, ".git", "HEAD"))
+      execFileSync("mkfifo", [join(dir, ".git", "HEAD")])
+      const result = await readGit(dir, { timeoutMs: 300 })
+      expect(result.git).toBeUndefined()
+      expect(result.diagnostics).toEqual([
+        expect.objectContaining({ level: "warning", code: "git-timeout", message: expect.stringContaining("300 ms") }),
+      ])
     } finally {
       await cleanup(dir)
     }

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process"
 import { lstat } from "node:fs/promises"
+import { devNull } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { headAtLineEnd } from "./instructions/budget.js"
@@ -16,23 +17,46 @@ export interface GitFacts {
   status: string
 }
 
+/** How long one git command may run before it is stopped: 5 s. */
+export const GIT_TIMEOUT_MS = 5_000
+
+/**
+ * Settings given to every git command so that reading a repository runs none of its programs: the file
+ * system monitor and hooks named in `.git/config` would otherwise run as the user, trusted or not.
+ */
+const LOCKED_DOWN = ["-c", "core.fsmonitor=false", "-c", `core.hooksPath=${devNull}`]
+
 interface Run {
   code: number | null
   stdout: string
   missing?: boolean
   overflow?: boolean
+  timedOut?: boolean
 }
 
-/** Runs git in `cwd`, keeping at most `limit` characters of its output (then stops it). */
-function git(cwd: string, args: string[], limit = 1 << 20): Promise<Run> {
+/**
+ * Runs git in `cwd` with LOCKED_DOWN settings (plus `config`), keeping at most `limit` characters of its
+ * output (then stops it); a git still running after `timeoutMs` is killed and reported as timed out.
+ */
+function git(
+  cwd: string,
+  args: string[],
+  options: { limit?: number; timeoutMs: number; config?: string[] },
+): Promise<Run> {
+  const limit = options.limit ?? 1 << 20
   return new Promise((done) => {
-    const child = spawn("git", args, {
+    const child = spawn("git", [...LOCKED_DOWN, ...(options.config ?? []), ...args], {
       cwd,
       env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
       stdio: ["ignore", "pipe", "ignore"],
     })
     let stdout = ""
     let overflow = false
+    // A hung git (a blocking file, a stuck network mount) must not hang the gather: answer without it.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      done({ code: null, stdout: "", timedOut: true })
+    }, options.timeoutMs)
     child.stdout.setEncoding("utf8")
     child.stdout.on("data", (chunk: string) => {
       if (overflow) return
@@ -42,11 +66,39 @@ function git(cwd: string, args: string[], limit = 1 << 20): Promise<Run> {
         child.kill()
       }
     })
-    child.on("error", (error: NodeJS.ErrnoException) =>
-      done({ code: null, stdout: "", missing: error.code === "ENOENT" }),
-    )
-    child.on("close", (code) => done({ code, stdout, overflow }))
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      done({ code: null, stdout: "", missing: error.code === "ENOENT" })
+    })
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      done({ code, stdout, overflow })
+    })
   })
+}
+
+/**
+ * Settings that switch off the content filters the repository itself defines (`filter.<driver>.*` in its
+ * own config, which `git status` runs on files whose timestamps changed), from the output of
+ * `git config --null --show-scope --name-only`. Filters from the user's global or system config are kept.
+ * Undefined when a driver name cannot be given safely on the command line.
+ */
+function filterOverrides(listing: string): string[] | undefined {
+  const items = listing.split("\0")
+  const drivers = new Set<string>()
+  for (let i = 0; i + 1 < items.length; i += 2) {
+    const scope = items[i]!
+    if (scope === "global" || scope === "system") continue
+    const match = /^filter\.(.*)\.[^.]*$/s.exec(items[i + 1]!)
+    if (match) drivers.add(match[1]!)
+  }
+  const out: string[] = []
+  for (const driver of [...drivers].sort()) {
+    // `-c` splits at the first `=`: a driver named with one could not be switched off.
+    if (driver.includes("=")) return undefined
+    for (const key of ["clean=", "smudge=", "process=", "required=false"]) out.push("-c", `filter.${driver}.${key}`)
+  }
+  return out
 }
 
 /** Cuts a status listing to `max` characters at a line end, saying how many lines were left out. */
@@ -76,27 +128,53 @@ export async function findRepositoryRoot(cwd: string): Promise<string | undefine
 }
 
 /** Reads the repository root, branch and status for `cwd` by running git; no repository gives undefined. */
-export async function readGit(cwd: string): Promise<{ git?: GitFacts; diagnostics: Diagnostic[] }> {
-  // The three questions do not depend on each other: ask them at once.
-  const [top, branch, status] = await Promise.all([
-    git(cwd, ["rev-parse", "--show-toplevel"]),
-    git(cwd, ["branch", "--show-current"]),
-    git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal"], MAX_GIT_STATUS * 4),
+export async function readGit(
+  cwd: string,
+  options: { timeoutMs?: number } = {},
+): Promise<{ git?: GitFacts; diagnostics: Diagnostic[] }> {
+  const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS
+  const timedOut = (what: string) =>
+    diagnostic("warning", "git-timeout", `\`git ${what}\` gave no answer within ${timeoutMs} ms; ${what} left out`)
+  // These questions do not depend on each other: ask them at once. Status waits for the filter list.
+  const [top, branch, filters] = await Promise.all([
+    git(cwd, ["rev-parse", "--show-toplevel"], { timeoutMs }),
+    git(cwd, ["branch", "--show-current"], { timeoutMs }),
+    git(cwd, ["config", "--null", "--show-scope", "--name-only", "--get-regexp", "^filter\\."], { timeoutMs }),
   ])
   if (top.missing) {
     return { diagnostics: [diagnostic("info", "git-missing", "git is not installed; no repository facts")] }
   }
+  if (top.timedOut) {
+    const message = `\`git rev-parse\` gave no answer within ${timeoutMs} ms; no repository facts`
+    return { diagnostics: [diagnostic("warning", "git-timeout", message)] }
+  }
   if (top.code !== 0 || top.stdout.trim() === "") return { diagnostics: [] }
   const root = resolve(top.stdout.trim())
   const facts: GitFacts = { root, status: "" }
+  const diagnostics: Diagnostic[] = []
+  if (branch.timedOut) diagnostics.push(timedOut("branch"))
   let name = branch.code === 0 ? branch.stdout.trim() : ""
-  if (name === "") {
-    const head = await git(cwd, ["rev-parse", "--short", "HEAD"])
+  if (name === "" && !branch.timedOut) {
+    const head = await git(cwd, ["rev-parse", "--short", "HEAD"], { timeoutMs })
+    if (head.timedOut) diagnostics.push(timedOut("rev-parse HEAD"))
     if (head.code === 0 && head.stdout.trim() !== "") name = `detached at ${head.stdout.trim()}`
   }
   if (name !== "") facts.branch = name
-  const diagnostics: Diagnostic[] = []
-  if (status.code === 0 || status.overflow) {
+  // `git config --get-regexp` exits with 1 when nothing matches.
+  const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined
+  if (config === undefined) {
+    const why = filters.timedOut ? "listing its content filters timed out" : "its content filters could not be listed"
+    diagnostics.push(diagnostic("warning", "git-status-skipped", `\`git status\` not run: ${why}`))
+    return { git: facts, diagnostics }
+  }
+  // Submodules are not entered: git would run there with their own config, filters included.
+  const status = await git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"], {
+    limit: MAX_GIT_STATUS * 4,
+    timeoutMs,
+    config,
+  })
+  if (status.timedOut) diagnostics.push(timedOut("status"))
+  else if (status.code === 0 || status.overflow) {
     // A listing stopped early may end mid-line: drop the partial last line.
     const listing = status.overflow ? status.stdout.slice(0, status.stdout.lastIndexOf("\n") + 1) : status.stdout
     facts.status = summarizeStatus(listing, MAX_GIT_STATUS, status.overflow === true)
