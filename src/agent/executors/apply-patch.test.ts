@@ -1,4 +1,4 @@
-import { readdir, stat, symlink } from "node:fs/promises"
+import { lstat, readdir, stat, symlink } from "node:fs/promises"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { type TempWorkspace, tempWorkspace, textOf } from "./test-helpers/workspace.js"
@@ -95,6 +95,32 @@ describe("apply_patch", () => {
     })
     expect(out.isError).toBe(false)
     expect(await ws.read("keep.txt")).toBe("two\n")
+  })
+
+  it("updates a file through a symlink, sharing one state with the file's own path", async () => {
+    await symlink("keep.txt", path.join(ws.root, "link.txt"))
+    const out = await ws.run("apply_patch", {
+      input: patch("*** Update File: link.txt", "-keep", "+kept", "*** Update File: keep.txt", "-kept", "+kept twice"),
+    })
+    expect(out.isError).toBe(false)
+    expect(await ws.read("keep.txt")).toBe("kept twice\n")
+    expect((await lstat(path.join(ws.root, "link.txt"))).isSymbolicLink()).toBe(true)
+    expect(await ws.read("link.txt")).toBe("kept twice\n")
+  })
+
+  it("deletes or moves a symlink itself and leaves the file it points to", async () => {
+    await symlink("keep.txt", path.join(ws.root, "gone.txt"))
+    await symlink("old.txt", path.join(ws.root, "moved.txt"))
+    const out = await ws.run("apply_patch", {
+      input: patch("*** Delete File: gone.txt", "*** Update File: moved.txt", "*** Move to: copy.txt", "-bye", "+hi"),
+    })
+    expect(out.isError).toBe(false)
+    expect(out.touched.map((t) => t.path).sort()).toEqual(["copy.txt", "gone.txt", "moved.txt"])
+    expect(await exists("gone.txt")).toBe(false)
+    expect(await exists("moved.txt")).toBe(false)
+    expect(await ws.read("keep.txt")).toBe("keep\n")
+    expect(await ws.read("old.txt")).toBe("bye\n")
+    expect(await ws.read("copy.txt")).toBe("hi\n")
   })
 
   it("keeps CRLF line endings of an updated file", async () => {

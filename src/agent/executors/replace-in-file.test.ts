@@ -1,4 +1,5 @@
-import { readdir } from "node:fs/promises"
+import { lstat, readdir, symlink } from "node:fs/promises"
+import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { type TempWorkspace, tempWorkspace, textOf } from "./test-helpers/workspace.js"
 
@@ -32,6 +33,15 @@ describe("replace_in_file", () => {
     expect(out.touched).toEqual([{ path: "math.js", access: "write" }])
     expect(await ws.read("math.js")).toBe(source.replace("a + b", "b + a").replace("a * b", "b * a"))
     expect(textOf(out)).toContain("block 1: now line 2")
+  })
+
+  it("edits the target of a symlink and keeps the link", async () => {
+    await ws.write("lib/math.js", source)
+    await symlink("lib/math.js", path.join(ws.root, "math.js"))
+    const out = await ws.run("replace_in_file", { path: "math.js", diff: block("  return a - b", "  return b - a") })
+    expect(out.isError).toBe(false)
+    expect(await ws.read("lib/math.js")).toBe(source.replace("a - b", "b - a"))
+    expect((await lstat(path.join(ws.root, "math.js"))).isSymbolicLink()).toBe(true)
   })
 
   it("names the one failing block among three, applies the other two, and saves", async () => {

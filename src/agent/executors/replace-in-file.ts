@@ -75,7 +75,8 @@ export const replaceInFileExecutor = defineExecutor({
     const next = bom + (crlf ? applied.text.replace(/\n/g, "\r\n") : applied.text)
     if (next !== original || !info) {
       try {
-        await writeFileAtomic(where.absolute, next)
+        // The real path: a symlink is written through, not replaced by a regular file.
+        await writeFileAtomic(where.real, next)
       } catch (error) {
         return failure(`Could not write ${shown}: ${(error as Error).message}`, `edit ${shown} failed`)
       }

@@ -1,4 +1,4 @@
-import { readFile, stat, symlink } from "node:fs/promises"
+import { lstat, readFile, readlink, stat, symlink } from "node:fs/promises"
 import path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { type TempWorkspace, tempWorkspace, textOf } from "./test-helpers/workspace.js"
@@ -31,6 +31,16 @@ describe("write_to_file", () => {
     expect(await ws.read("run.sh")).toBe("echo new")
     expect((await stat(file)).mode & 0o777).toBe(0o755)
     expect(await readdir(ws.root)).toEqual(["run.sh"])
+  })
+
+  it("writes through a symlink to its target and keeps the link", async () => {
+    await ws.write("AGENTS.md", "old rules\n")
+    await symlink("AGENTS.md", path.join(ws.root, "CLAUDE.md"))
+    const out = await ws.run("write_to_file", { path: "CLAUDE.md", content: "new rules\n" })
+    expect(out).toMatchObject({ isError: false, summary: "replaced CLAUDE.md (1 line)" })
+    expect(await ws.read("AGENTS.md")).toBe("new rules\n")
+    expect((await lstat(path.join(ws.root, "CLAUDE.md"))).isSymbolicLink()).toBe(true)
+    expect(await readlink(path.join(ws.root, "CLAUDE.md"))).toBe("AGENTS.md")
   })
 
   it("refuses a write outside the workspace, and the file is not created", async () => {

@@ -24,7 +24,8 @@ export const writeToFileExecutor = defineExecutor({
       return failure(`${shown} is a folder; write_to_file needs a file path.`, `write ${shown}: a folder`)
     }
     try {
-      await writeFileAtomic(where.absolute, input.content)
+      // The real path: a symlink is written through, not replaced by a regular file.
+      await writeFileAtomic(where.real, input.content)
     } catch (error) {
       return failure(`Could not write ${shown}: ${(error as Error).message}`, `write ${shown} failed`)
     }
