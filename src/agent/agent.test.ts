@@ -49,7 +49,11 @@ interface Setup {
   session?: Session
   history?: Awaited<ReturnType<typeof Session.resume>>["history"]
   abortOn?: (e: AgentEvent) => boolean
+  maxTurns?: number
 }
+
+/** Waits the agent asked for between attempts after a failed stream (the test does not wait). */
+const sleeps: number[] = []
 
 async function runAgent(
   setup: Setup,
@@ -89,7 +93,10 @@ async function runAgent(
     ...(setup.history ? { history: setup.history } : {}),
     approve: setup.approve ?? "all",
     ...(setup.confirm ? { confirm: (s: string) => setup.confirm!(s) } : {}),
-    maxTurns: 10,
+    maxTurns: setup.maxTurns ?? 10,
+    sleep: async (ms) => {
+      sleeps.push(ms)
+    },
     now: () => ++clock,
     today: setup.today ?? (() => "2026-11-29"),
     onEvent: (e) => {
@@ -152,14 +159,15 @@ describe("the agent loop", () => {
   })
 
   it("retries a rate limit and truncates harder after a context overflow", async () => {
-    const cwd = await workspace({ "a.txt": "hello\n" })
+    const cwd = await workspace({ "a.txt": "hello\n".repeat(2000) })
+    const read = { toolCalls: [{ name: "read_file", input: { path: "a.txt" } }] }
     const { result, events, server } = await runAgent({
       cwd,
       turns: [
-        {
-          toolCalls: [{ name: "read_file", input: { path: "a.txt" } }],
-          faults: [{ kind: "rate-limit", retryAfter: 1 }],
-        },
+        { ...read, faults: [{ kind: "rate-limit", retryAfter: 1 }] },
+        read,
+        read,
+        read,
         { ...complete, faults: [{ kind: "context-overflow" }] },
       ],
     })
@@ -167,6 +175,62 @@ describe("the agent loop", () => {
     expect(result.reason).toBe("completed")
     expect(events.filter((e) => e.type === "retry")).toHaveLength(1)
     expect(events.some((e) => e.type === "notice" && e.message.includes("context overflow"))).toBe(true)
+    // The request after the overflow is much smaller than the one that overflowed (older copies of the
+    // file read four times were replaced by a notice).
+    const sizes = server.requests.map((r) => JSON.stringify(r.body).length)
+    expect(sizes.at(-1)!).toBeLessThan(sizes.at(-2)! / 2)
+  })
+
+  it("asks again when the stream is cut mid-way, discarding the partial answer", async () => {
+    const cwd = await workspace({})
+    sleeps.length = 0
+    const { result, events, server } = await runAgent({
+      cwd,
+      turns: [{ text: "Finishing now.", ...complete, faults: [{ kind: "disconnect" }] }],
+    })
+    expect(server.divergences).toEqual([])
+    expect(result.reason).toBe("completed")
+    expect(events.filter((e) => e.type === "retry")).toHaveLength(1)
+    expect(sleeps).toEqual([1000])
+    expect(result.history.filter((m) => m.role === "assistant")).toHaveLength(1)
+  })
+
+  it("counts the turn limit per run, so a stopped session can be continued", async () => {
+    const cwd = await workspace({})
+    const first = await runAgent({
+      cwd,
+      maxTurns: 1,
+      turns: [{ toolCalls: [{ name: "list_files", input: { path: "." } }] }],
+    })
+    expect(first.result.reason).toBe("max_turns")
+    const resumed = await Session.resume(cwd, first.session.id)
+    const second = await runAgent({
+      cwd,
+      maxTurns: 1,
+      session: resumed.session,
+      history: resumed.history,
+      turns: [complete],
+    })
+    expect(second.result).toMatchObject({ reason: "completed", turns: 1 })
+  })
+
+  it("a session resumed on a later day is told the new date, its first message unchanged", async () => {
+    const cwd = await workspace({})
+    const first = await runAgent({
+      cwd,
+      turns: [{ toolCalls: [{ name: "list_files", input: { path: "." } }] }],
+      abortOn: (e) => e.type === "tool_result",
+    })
+    const resumed = await Session.resume(cwd, first.session.id)
+    const second = await runAgent({
+      cwd,
+      session: resumed.session,
+      history: resumed.history,
+      today: () => "2026-12-01",
+      turns: [{ ...complete, expect: { userText: "/date is now 2026-12-01/" } }],
+    })
+    expect(second.server.divergences).toEqual([])
+    expect(second.result.reason).toBe("completed")
   })
 
   it("retries a context overflow only once", async () => {

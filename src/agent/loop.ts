@@ -6,7 +6,7 @@ import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import type { BuiltPrompt, PromptBuilder } from "../prompt/builder.js"
-import { Accumulator } from "../providers/accumulate.js"
+import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
 import { type EncodeOptions, encodeRequest } from "../providers/encode.js"
 import { ProviderError } from "../providers/errors.js"
 import type { StreamEvent, Usage } from "../providers/stream.js"
@@ -14,9 +14,10 @@ import { withXmlToolCalls } from "../tools/xml-parser.js"
 import type { ApprovalPolicy, ConfirmCall } from "./approval.js"
 import type { AgentEvent } from "./events.js"
 import type { ExecutorEnv } from "./executors/index.js"
-import { addUsage, figuresOf, ZERO_USAGE } from "./figures.js"
+import { addUsage, costOf, figuresOf, ZERO_USAGE } from "./figures.js"
 import type { Session } from "./session.js"
 import { runToolCalls } from "./tool-runner.js"
+import { abortableSleep, type Sleep } from "./transport/retry.js"
 
 /** One request to the provider; resolves with its stream of events (retries happen inside). */
 export type SendRequest = (request: {
@@ -42,6 +43,8 @@ export interface AgentConfig {
   /** Asks the person a question (ask_followup_question, replies to a plan); absent when nobody can answer. */
   ask?: ExecutorEnv["ask"]
   maxTurns: number
+  /** Waits between attempts after a failed stream (tests pass one that does not wait). */
+  sleep?: Sleep
   now: () => number
   /** Today as YYYY-MM-DD; checked every turn so a session that runs past midnight says so. */
   today: () => string
@@ -69,6 +72,12 @@ interface TurnResponse {
   errors: { kind?: string; message: string; toolCallId?: string; raw?: string }[]
 }
 
+/** Stream failures worth asking again for: the request was fine, the delivery was not. */
+const RETRY_STREAM: ReadonlySet<string> = new Set(["network", "server", "rate-limit", "truncated"])
+
+/** How many times a failed stream is asked for again before the run gives up. */
+const STREAM_RETRIES = 3
+
 const NUDGE =
   "You answered without calling a tool. If the task is done, call the completion tool with the result; otherwise continue with the next tool call."
 
@@ -94,31 +103,42 @@ export class Agent {
   #lastHash: string | undefined
   #lastUsage: { promptTokens: number; messages: number } | undefined
   #usage: Usage = ZERO_USAGE
+  /** Summed per request: prices can depend on each request's size. */
+  #cost: number | undefined
+  /** Turns so far in the session (numbers XML call ids); `#firstTurn` is where this run began. */
   #turn = 0
+  #firstTurn = 0
   #ids = 0
 
   constructor(config: AgentConfig) {
     this.#c = config
-    this.#context = config.context
     this.#history = [...(config.history ?? [])]
+    // A resumed session goes on from the date and mode it last stated; a new day is then appended.
+    const meta = config.session.meta
+    this.#context =
+      this.#history.length > 0
+        ? { ...config.context, ...(meta.date ? { date: meta.date } : {}), ...(meta.mode ? { mode: meta.mode } : {}) }
+        : config.context
     this.#files = config.files ?? new FileTracker(config.context.cwd)
     this.#instructions = new InstructionTracker(config.context)
     this.#instructions.markGiven(config.session.meta.instructionsGiven)
     this.#signal = config.signal ?? new AbortController().signal
     this.#turn = this.#history.filter((m) => m.role === "assistant").length
+    this.#firstTurn = this.#turn
   }
 
   #emit(event: AgentEvent): void {
     this.#c.onEvent?.(event)
-    void this.#c.session.appendEvent(event)
+    // Streamed deltas are shown, not logged: the assembled message lands in the history.
+    if (event.type !== "text" && event.type !== "thinking") void this.#c.session.appendEvent(event)
   }
 
   #id(role: string): string {
     return `${this.#c.session.id}-${role}-${this.#history.length}-${++this.#ids}`
   }
 
-  async #append(role: Message["role"], content: Block[]): Promise<Message> {
-    const message: Message = { id: this.#id(role), role, content, ts: this.#c.now() }
+  async #append(role: Message["role"], content: Block[], id = this.#id(role)): Promise<Message> {
+    const message: Message = { id, role, content, ts: this.#c.now() }
     this.#history.push(message)
     await this.#c.session.appendMessage(message)
     return message
@@ -167,8 +187,10 @@ export class Agent {
         "The session was interrupted before this call finished; it may not have run. Check before relying on it.",
       isError: true,
     }))
+    // What changed while the session was away (a new day, files edited meanwhile) goes first.
+    blocks.push(...(await this.#updates()))
     if (task) blocks.push({ type: "text", text: task })
-    else if (last.role === "assistant")
+    else if (last.role === "assistant" || blocks.length > 0)
       blocks.push({ type: "text", text: "The session was resumed. Continue the task." })
     if (blocks.length > 0) await this.#append("user", blocks)
   }
@@ -203,7 +225,7 @@ export class Agent {
     let nudged = false
     for (;;) {
       if (this.#signal.aborted) return this.#done("aborted")
-      if (this.#turn >= this.#c.maxTurns) return this.#done("max_turns")
+      if (this.#turn - this.#firstTurn >= this.#c.maxTurns) return this.#done("max_turns")
       this.#turn++
       this.#emit({ type: "turn_start", turn: this.#turn })
       const built = this.#build()
@@ -279,33 +301,63 @@ export class Agent {
     }
   }
 
-  /** One model turn: fit, encode, send, decode; a context overflow truncates harder and retries once. */
+  /**
+   * One model turn: fit, encode, send, decode. A context overflow truncates harder and retries once; a
+   * stream that fails before it completes (cut connection, overload or server error mid-stream) is
+   * discarded and asked for again, up to STREAM_RETRIES times. The accepted answer is appended.
+   */
   async #request(built: BuiltPrompt): Promise<TurnResponse> {
     let overflow: number | undefined
-    for (let attempt = 0; ; attempt++) {
+    let overflowed = false
+    for (let failures = 0; ; ) {
       const fit = this.#fit(built, overflow)
-      let response: TurnResponse | undefined
-      let message: string
+      let response: AssembledResponse | undefined
+      let failure: { kind?: string; message: string } | undefined
       try {
         response = await this.#stream(built, fit)
-        const overflowed = response.errors.find((e) => e.kind === "context-overflow")
-        if (!overflowed || response.message.content.length > 0) return response
-        message = overflowed.message
+        failure = response.complete ? undefined : response.errors.find((e) => RETRY_STREAM.has(e.kind ?? ""))
+        const tooLong = response.errors.find((e) => e.kind === "context-overflow")
+        if (tooLong && response.message.content.length === 0) failure = tooLong
       } catch (error) {
         if (!(error instanceof ProviderError && error.kind === "context-overflow")) throw error
-        message = error.message
+        failure = { kind: error.kind, message: error.message }
       }
-      // A context overflow (an HTTP error, or an error event before any content): cut harder, retry once.
-      if (attempt > 0) {
-        if (response) return response
-        throw new ProviderError("context-overflow", message)
+      if (failure?.kind === "context-overflow" && !overflowed && !this.#signal.aborted) {
+        overflowed = true
+        overflow = Math.max(reportedTokens(failure.message) ?? 0, built.model.contextWindow + 1)
+        this.#emit({
+          type: "notice",
+          message: "the provider reported a context overflow; truncating harder and retrying",
+        })
+        continue
       }
-      overflow = reportedTokens(message) ?? built.model.contextWindow + 1
-      this.#emit({
-        type: "notice",
-        message: "the provider reported a context overflow; truncating harder and retrying",
-      })
+      if (failure && failure.kind !== "context-overflow" && failures < STREAM_RETRIES && !this.#signal.aborted) {
+        failures++
+        const delayMs = 1000 * 2 ** (failures - 1)
+        this.#emit({ type: "retry", attempt: failures, delayMs, reason: `the response failed: ${failure.message}` })
+        await (this.#c.sleep ?? abortableSleep)(delayMs, this.#signal).catch(() => undefined)
+        continue
+      }
+      if (!response) throw new ProviderError("context-overflow", failure?.message ?? "context overflow")
+      return this.#accept(built, fit, response)
     }
+  }
+
+  /** Appends an answer to the history and reports its figures. */
+  async #accept(built: BuiltPrompt, fit: FitResult, response: AssembledResponse): Promise<TurnResponse> {
+    const message = await this.#append("assistant", response.message.content, response.message.id)
+    this.#usage = addUsage(this.#usage, response.usage)
+    const cost = costOf(response.usage, built.model)
+    if (cost !== undefined) this.#cost = (this.#cost ?? 0) + cost
+    const prompt = response.usage.input + response.usage.cacheRead + response.usage.cacheWrite
+    if (prompt > 0) this.#lastUsage = { promptTokens: prompt, messages: fit.messages.length }
+    this.#emit({
+      type: "turn_end",
+      turn: this.#turn,
+      stopReason: response.stopReason,
+      ...figuresOf(response.usage, built.model),
+    })
+    return { message, stopReason: response.stopReason, errors: response.errors }
   }
 
   #fit(built: BuiltPrompt, overflowTokens: number | undefined): FitResult {
@@ -316,7 +368,11 @@ export class Agent {
       model: built.model,
       now: this.#c.now(),
       system: built.text,
-      tools: built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+      // In the XML dialect the tools are documented inside the system prompt, already counted.
+      tools:
+        built.toolCalling === "native"
+          ? built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
+          : [],
       wireFormat: this.#c.format ?? built.wireFormat,
       ...(usage ? { usage } : {}),
     })
@@ -325,7 +381,8 @@ export class Agent {
     return fit
   }
 
-  async #stream(built: BuiltPrompt, fit: FitResult): Promise<TurnResponse> {
+  /** Encodes, sends and decodes one request, showing text as it arrives; appends nothing. */
+  async #stream(built: BuiltPrompt, fit: FitResult): Promise<AssembledResponse> {
     const format = this.#c.format ?? built.wireFormat
     const encoded = encodeRequest(format, {
       prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
@@ -357,23 +414,7 @@ export class Agent {
     for (const e of response.errors) {
       if (e.kind !== "context-overflow") this.#emit({ type: "notice", message: `stream: ${e.message}` })
     }
-    const overflowOnly =
-      response.message.content.length === 0 && response.errors.some((e) => e.kind === "context-overflow")
-    if (!overflowOnly) {
-      const message = { ...response.message, ts: this.#c.now() }
-      this.#history.push(message)
-      await this.#c.session.appendMessage(message)
-      this.#usage = addUsage(this.#usage, response.usage)
-      const prompt = response.usage.input + response.usage.cacheRead + response.usage.cacheWrite
-      if (prompt > 0) this.#lastUsage = { promptTokens: prompt, messages: fit.messages.length }
-      this.#emit({
-        type: "turn_end",
-        turn: this.#turn,
-        stopReason: response.stopReason,
-        ...figuresOf(response.usage, built.model),
-      })
-    }
-    return { message: response.message, stopReason: response.stopReason, errors: response.errors }
+    return response
   }
 
   async #done(reason: RunResult["reason"], result?: string, error?: string): Promise<RunResult> {
@@ -391,14 +432,14 @@ export class Agent {
       reason,
       ...(result !== undefined ? { result } : {}),
       ...(error !== undefined ? { error } : {}),
-      turns: this.#turn,
-      ...figuresOf(this.#usage, model),
+      turns: this.#turn - this.#firstTurn,
+      ...figuresOf(this.#usage, model, this.#cost),
     })
     await this.#c.session.flush()
     return {
       reason,
       ...(result !== undefined ? { result } : {}),
-      turns: this.#turn,
+      turns: this.#turn - this.#firstTurn,
       usage: this.#usage,
       history: this.#history,
     }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto"
-import { mkdir, open, readFile } from "node:fs/promises"
+import { mkdir, open, readFile, truncate } from "node:fs/promises"
 import { join } from "node:path"
 import { z } from "zod"
 import { writeFileAtomic } from "../atomic-write.js"
@@ -56,6 +56,10 @@ export function newSessionId(now: number): string {
   return `${iso.slice(0, 10).replace(/-/g, "")}-${iso.slice(11, 19).replace(/:/g, "")}-${randomBytes(4).toString("hex")}`
 }
 
+/**
+ * Reads a JSON-lines file. A last line cut short by a crash is skipped and cut off the file, so the
+ * next append starts on a line of its own instead of being glued to the torn one.
+ */
 async function readLines<T>(path: string, parse: (value: unknown) => T, diagnostics: Diagnostic[]): Promise<T[]> {
   let raw: string
   try {
@@ -64,6 +68,8 @@ async function readLines<T>(path: string, parse: (value: unknown) => T, diagnost
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return []
     throw error
   }
+  if (raw !== "" && !raw.endsWith("\n"))
+    await truncate(path, Buffer.byteLength(raw.slice(0, raw.lastIndexOf("\n") + 1)))
   const out: T[] = []
   const lines = raw.split("\n")
   for (const [i, line] of lines.entries()) {

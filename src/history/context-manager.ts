@@ -161,7 +161,7 @@ export class ContextManager {
         ),
       )
       const share = freed / Math.max(1, counted)
-      const after = before - freed
+      const after = count(view)
       if (after <= budget.effective) return result()
       // Cline's rule: enough freed means no cut this turn, if the request still fits the window with
       // room for an answer (the reserve is a margin, the window is the hard limit).
