@@ -40,7 +40,10 @@ export type GatherOptions = Omit<PromptContextInput, Gathered> & {
   mcpTimeoutMs?: number
   /** False: list MCP servers without starting or connecting to any. Default true. */
   mcp?: boolean
-  /** Let `@path` imports read files outside the workspace and home. Default false. */
+  /**
+   * Let `@path` imports read files anywhere. Default false: project files import only from the workspace,
+   * user files from the workspace and home.
+   */
   allowImportsOutside?: boolean
   /** Cap on folders walked below cwd when looking for nested instruction files. */
   walkLimit?: number
@@ -106,9 +109,11 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
       budget: instructionBudget,
       imports: {
         home,
-        allowed: [root, home],
+        workspace: root,
         allowOutside: allowImportsOutside,
-        display: (a) => display(a, isInside(root, a) ? "project" : "user"),
+        // A file outside both the workspace and home is named by its full path.
+        display: (a) =>
+          isInside(root, a) ? display(a, "project") : isInside(home, a) ? display(a, "user") : toPosix(a),
       },
       ...(walkLimit === undefined ? {} : { walkLimit }),
     }),

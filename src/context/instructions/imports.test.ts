@@ -13,25 +13,53 @@ beforeEach(async () => {
   ws = await realpath(await tempDir())
   home = await realpath(await tempDir())
   outside = await realpath(await tempDir())
-  scope = { home, allowed: [ws, home], display: (abs) => abs.replace(`${ws}/`, "").replace(home, "~") }
+  scope = { home, workspace: ws, display: (abs) => abs.replace(`${ws}/`, "").replace(home, "~") }
 })
 afterEach(async () => {
   for (const d of [ws, home, outside]) await cleanup(d)
 })
 
-const expand = (file: string, text: string, s: ImportScope = scope) => expandImports(text, join(ws, file), s)
+/** Expands `text` as if it were the project file `file` of the workspace. */
+const expand = (file: string, text: string, s: ImportScope = scope) => expandImports(text, join(ws, file), s, "project")
 
 describe("expandImports", () => {
-  it("replaces relative and home imports with the files' text, recursively, frontmatter removed", async () => {
+  it("replaces relative imports with the files' text, recursively, frontmatter removed", async () => {
     await writeTree(ws, {
       "docs/a.md": "A says @b.md",
       "docs/b.md": "---\nx: 1\n---\nB text\n",
     })
-    await writeTree(home, { "notes.md": "home notes" })
-    const r = await expand("CLAUDE.md", "Start @docs/a.md.\nAlso @~/notes.md")
-    expect(r.text).toBe("Start A says B text.\nAlso home notes")
-    expect(r.imported).toEqual([join(ws, "docs/a.md"), join(ws, "docs/b.md"), join(home, "notes.md")])
+    const r = await expand("CLAUDE.md", "Start @docs/a.md.")
+    expect(r.text).toBe("Start A says B text.")
+    expect(r.imported).toEqual([join(ws, "docs/a.md"), join(ws, "docs/b.md")])
     expect(r.diagnostics).toEqual([])
+  })
+
+  it("lets a user file import from home and the workspace", async () => {
+    await writeTree(ws, { "docs/b.md": "B text" })
+    await writeTree(home, { "notes.md": "home notes @more.md", "more.md": "and more" })
+    const r = await expandImports(`@~/notes.md, @${ws}/docs/b.md`, join(home, "CLAUDE.md"), scope, "user")
+    expect(r.text).toBe("home notes and more, B text")
+    expect(r.diagnostics).toEqual([])
+  })
+
+  it("lets a project file, and a workspace file a user file imports, import nothing from home", async () => {
+    await writeTree(ws, { "docs/b.md": "B @~/notes.md" })
+    await writeTree(home, { "notes.md": "home notes" })
+    const project = await expand("CLAUDE.md", "x\n@~/notes.md")
+    expect(project.text).toBe("x\n@~/notes.md")
+    expect(project.diagnostics).toEqual([
+      {
+        level: "warning",
+        code: "import-outside",
+        message:
+          "`@~/notes.md` not imported: ~/notes.md lies outside the workspace, and a project file imports only from it",
+        path: "CLAUDE.md",
+        line: 2,
+      },
+    ])
+    const user = await expandImports(`@${ws}/docs/b.md`, join(home, "CLAUDE.md"), scope, "user")
+    expect(user.text).toBe("B @~/notes.md")
+    expect(user.diagnostics).toEqual([expect.objectContaining({ code: "import-outside", path: "docs/b.md" })])
   })
 
   it("ignores imports inside code spans and fenced blocks, and e-mail addresses", async () => {

@@ -9,11 +9,15 @@ import { readTextFile } from "./read.js"
 /** Imports nest at most this many hops below the file that starts them. */
 export const MAX_IMPORT_DEPTH = 5
 
-/** Where imports may come from and how files are named in diagnostics. */
+/**
+ * Where imports may come from and how files are named in diagnostics. A file inside the workspace (and any
+ * file a project file starts) imports only from the workspace; a user file also from home. `allowOutside`
+ * lifts both limits.
+ */
 export interface ImportScope {
   home: string
-  /** Imported files must lie inside one of these folders (the workspace and home), unless `allowOutside`. */
-  allowed: string[]
+  /** The workspace root. */
+  workspace: string
   allowOutside?: boolean
   display: (abs: string) => string
 }
@@ -36,10 +40,19 @@ function lineAt(text: string, offset: number): number {
   return line
 }
 
+/** Why an import of `real` is refused, or undefined when it may be read; `narrow`: the workspace only. */
+function refusal(real: string, scope: ImportScope, narrow: boolean): string | undefined {
+  if (scope.allowOutside || isInside(scope.workspace, real)) return undefined
+  if (narrow) return `${scope.display(real)} lies outside the workspace, and a project file imports only from it`
+  if (isInside(scope.home, real)) return undefined
+  return `${scope.display(real)} lies outside the workspace and home`
+}
+
 async function expand(
   text: string,
   fromAbs: string,
   scope: ImportScope,
+  narrow: boolean,
   chain: string[],
   out: ImportResult,
 ): Promise<string> {
@@ -65,15 +78,9 @@ async function expand(
       out.diagnostics.push(diagnostic("info", "import-not-found", `\`@${spec}\` names no file; left as text`, where))
       continue
     }
-    if (!scope.allowOutside && !scope.allowed.some((root) => isInside(root, real))) {
-      out.diagnostics.push(
-        diagnostic(
-          "warning",
-          "import-outside",
-          `\`@${spec}\` lies outside the workspace and home; not imported`,
-          where,
-        ),
-      )
+    const refused = refusal(real, scope, narrow)
+    if (refused !== undefined) {
+      out.diagnostics.push(diagnostic("warning", "import-outside", `\`@${spec}\` not imported: ${refused}`, where))
       continue
     }
     if (chain.includes(real)) {
@@ -101,15 +108,23 @@ async function expand(
     }
     out.imported.push(real)
     const body = splitFrontmatter(read.text).body.trimEnd()
-    const expanded = await expand(body, real, scope, [...chain, real], out)
+    const expanded = await expand(body, real, scope, narrow || isInside(scope.workspace, real), [...chain, real], out)
     result += text.slice(last, start) + expanded
     last = start + 1 + spec.length
   }
   return result + text.slice(last)
 }
 
-/** Replaces each `@path` import (outside code) with the file's text, recursively, within the limits. */
-export async function expandImports(text: string, fromAbs: string, scope: ImportScope): Promise<ImportResult> {
+/**
+ * Replaces each `@path` import (outside code) with the file's text, recursively, within the limits;
+ * `from` is the scope of the file the text comes from.
+ */
+export async function expandImports(
+  text: string,
+  fromAbs: string,
+  scope: ImportScope,
+  from: "user" | "project",
+): Promise<ImportResult> {
   const out: ImportResult = { text: "", imported: [], diagnostics: [] }
   let start = fromAbs
   try {
@@ -117,6 +132,7 @@ export async function expandImports(text: string, fromAbs: string, scope: Import
   } catch {
     // the caller already read it; keep the given path
   }
-  out.text = await expand(text, fromAbs, scope, [start], out)
+  const narrow = from === "project" || isInside(scope.workspace, fromAbs)
+  out.text = await expand(text, fromAbs, scope, narrow, [start], out)
   return out
 }

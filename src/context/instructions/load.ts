@@ -101,7 +101,7 @@ export async function loadCandidate(c: Candidate, env: LoadEnv): Promise<Loaded>
   diagnostics.push(...decided.diagnostics)
   let text = fm.body
   if (c.imports) {
-    const expanded = await expandImports(text, c.abs, env.imports)
+    const expanded = await expandImports(text, c.abs, env.imports, c.scope)
     text = expanded.text
     diagnostics.push(...expanded.diagnostics)
     if (expanded.imported.length > 0) notes.push(`${expanded.imported.length} import(s)`)
