@@ -1,8 +1,9 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Block, Message, TextBlock } from "../history/message.js"
+import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
-import { IMAGE_OMITTED_TEXT, MISSING_RESULT_TEXT, portHistory } from "./portability.js"
+import { IMAGE_OMITTED_TEXT, isSameModel, MISSING_RESULT_TEXT, portHistory } from "./portability.js"
 
 const target: ModelInfo = {
   id: "target-model",
@@ -52,6 +53,29 @@ describe("portHistory", () => {
       "signature-dropped",
       "thinking-as-text",
     ])
+  })
+
+  it("knows a model by any id the catalog resolves to the same row", () => {
+    const forms = [
+      "claude-sonnet-4-5-20250929",
+      "claude-sonnet-4-5",
+      "claude-sonnet-4.5",
+      "anthropic/claude-sonnet-4.5",
+    ]
+    for (const targetId of forms) {
+      const model = resolveModel(targetId).model
+      for (const recorded of forms) expect(isSameModel(recorded, model), `${recorded} vs ${targetId}`).toBe(true)
+      expect(isSameModel("claude-opus-4-1", model)).toBe(false)
+      expect(isSameModel("claude-sonnet-4-5-unknown-variant", model)).toBe(false)
+    }
+    const history = [assistant("a", { type: "thinking", text: "t", signature: "s", model: "claude-sonnet-4-5" })]
+    const { messages } = portHistory(history, resolveModel("claude-sonnet-4-5-20250929").model)
+    expect(messages[0]!.content[0]).toEqual({ type: "thinking", text: "t", signature: "s", model: "claude-sonnet-4-5" })
+  })
+
+  it("compares raw ids when the catalog knows neither", () => {
+    expect(isSameModel("house-model", { ...target, id: "house-model" })).toBe(true)
+    expect(isSameModel("house-model-2", { ...target, id: "house-model" })).toBe(false)
   })
 
   it("treats blocks without a model as the target's, unless told otherwise", () => {

@@ -6,6 +6,7 @@
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import type { Block, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
+import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import type { EncodeInput, ToolCalling } from "./encode.js"
 import { toXmlDialect } from "./xml-dialect.js"
@@ -36,15 +37,26 @@ export const IMAGE_OMITTED_TEXT = "[image omitted: this model does not accept im
 
 const ID_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
 
-/** True when `model` (as recorded on a block) names the target model. */
+/**
+ * The catalog's id for a model id (`claude-sonnet-4.5` and `claude-sonnet-4-5` → the dated row), or
+ * the id itself when the catalog does not know it. A match on a mere prefix (a warning) is no match:
+ * a longer id may name a different model.
+ */
+function canonicalIdOf(id: string): string {
+  const resolved = resolveModel(id)
+  if (!resolved.known || resolved.diagnostics.some((d) => d.level === "warning")) return id
+  return resolved.model.canonicalId ?? resolved.model.id
+}
+
+/** True when `model` (as recorded on a block) names the target model, in any of the forms the catalog knows. */
 export function isSameModel(
   recorded: string | undefined,
   target: ModelInfo,
   unknownOrigin: Origin = "target",
 ): boolean {
   if (recorded === undefined) return unknownOrigin === "target"
-  if (recorded === target.id) return true
-  return target.aliases?.includes(recorded) ?? false
+  if (recorded === target.id || recorded === target.canonicalId || target.aliases?.includes(recorded)) return true
+  return canonicalIdOf(recorded) === (target.canonicalId ?? canonicalIdOf(target.id))
 }
 
 /** FNV-1a, 32 bits, as 7 base-36 characters: a short, stable suffix for rewritten ids. */
