@@ -10,20 +10,40 @@ export interface SeenFile {
   hash: string
   /** Modification time in ms, 0 when the file did not exist. */
   mtime: number
+  /** Size in bytes, 0 when the file did not exist (absent in states saved before it was recorded). */
+  size?: number
   /** How the agent last touched it. */
   via: "read" | "write"
   /** When (ms, supplied by the caller). */
   at: number
 }
 
-async function snapshot(file: string): Promise<{ hash: string; mtime: number }> {
+/** A file's mtime and size; zeros when it does not exist. */
+async function stamp(file: string): Promise<{ mtime: number; size: number }> {
   try {
-    const [content, info] = await Promise.all([readFile(file), stat(file)])
-    return { hash: createHash("sha256").update(content).digest("hex"), mtime: info.mtimeMs }
+    const info = await stat(file)
+    return { mtime: info.mtimeMs, size: info.size }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { hash: "", mtime: 0 }
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { mtime: 0, size: 0 }
     throw error
   }
+}
+
+/** sha256 of a file's content, hex; "" when it does not exist. */
+async function hashOf(file: string): Promise<string> {
+  try {
+    return createHash("sha256")
+      .update(await readFile(file))
+      .digest("hex")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return ""
+    throw error
+  }
+}
+
+async function snapshot(file: string): Promise<{ hash: string; mtime: number; size: number }> {
+  const [hash, when] = await Promise.all([hashOf(file), stamp(file)])
+  return { hash, ...when }
 }
 
 /**
@@ -63,13 +83,22 @@ export class FileTracker {
     return [...this.files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   }
 
-  /** Tracked files whose content changed (or that appeared or vanished) since the agent saw them, sorted. */
+  /**
+   * Tracked files whose content changed (or that appeared or vanished) since the agent saw them, sorted.
+   * A file is read and hashed only when its mtime or size differ from what was seen, so a rewrite that
+   * keeps both the size and the mtime (to the filesystem's precision) goes unnoticed: the price of not
+   * reading every tracked file every turn. A file touched but unchanged keeps its seen hash and takes
+   * the new mtime, so it is not hashed again.
+   */
   async changedSinceSeen(): Promise<string[]> {
     const changed: string[] = []
     for (const f of this.list()) {
-      const now = await snapshot(this.resolve(f.path))
-      if (now.mtime === f.mtime && now.hash === f.hash) continue
-      if (now.hash !== f.hash) changed.push(f.path)
+      const file = this.resolve(f.path)
+      const now = await stamp(file)
+      if (now.mtime === f.mtime && now.size === f.size) continue
+      const hash = await hashOf(file)
+      if (hash !== f.hash) changed.push(f.path)
+      else this.files.set(f.path, { ...f, ...now })
     }
     return changed
   }
