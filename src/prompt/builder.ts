@@ -59,6 +59,9 @@ const CUSTOM = "custom-prompt"
 
 const sha = (text: string): string => hash("sha256", text, "hex")
 
+/** The tag that wraps a volatile section in the context message. */
+const tagOf = (component: Component | undefined, id: string): string => component?.tag ?? id.replace(/-/g, "_")
+
 function toolSet(list: EnabledTool[], byKind: Record<ToolKind, string>): ToolSet {
   const ids = new Set(list.map((t) => t.id))
   return {
@@ -108,6 +111,8 @@ export class PromptBuilder {
   readonly #toolStages = new RecentResults<ToolStage>(16)
   readonly #systemText = new RecentResults<{ text: string; hash: string }>(4)
   readonly #wrapped = new WeakMap<BuiltSection, string>()
+  /** The tags of every volatile component: none of them may appear raw inside a wrapped section. */
+  readonly #tags: string[]
   readonly #hashes = new BoundedMap<string, string>(4096)
   readonly #cacheableChoice: boolean
 
@@ -119,6 +124,7 @@ export class PromptBuilder {
     ]
     this.#components = new Map([...BUILTIN_COMPONENTS, ...(options.components ?? [])].map((c) => [c.id, c]))
     this.#tools = options.tools ?? BUILTIN_TOOLS
+    this.#tags = [...this.#components.values()].filter((c) => c.volatile).map((c) => tagOf(c, c.id))
     this.#models = options.models
     // A custom matcher may read any field, so its choice cannot be keyed by the fields below.
     this.#cacheableChoice = !this.#variants.some((v) => v.match.some((m) => m.custom))
@@ -204,17 +210,20 @@ export class PromptBuilder {
       hash: prefix.hash,
     }
     if (volatile.length > 0) {
-      const tags = volatile.map((s) => this.#components.get(s.id)?.tag ?? s.id.replace(/-/g, "_"))
-      built.contextMessage = volatile.map((s, i) => this.#wrap(s, tags[i]!, tags)).join("\n\n")
+      built.contextMessage = volatile.map((s) => this.#wrap(s)).join("\n\n")
     }
     return built
   }
 
-  /** A volatile section wrapped in its tag, our tags inside it neutralized (remembered per section). */
-  #wrap(section: BuiltSection, tag: string, tags: string[]): string {
+  /**
+   * A volatile section wrapped in its tag, with every tag the builder can wrap neutralized inside it
+   * (a fixed set, so the result depends on the section alone and is remembered per section).
+   */
+  #wrap(section: BuiltSection): string {
     let wrapped = this.#wrapped.get(section)
     if (wrapped === undefined) {
-      wrapped = `<${tag}>\n${neutralizeTags(section.text, tags)}\n</${tag}>`
+      const tag = tagOf(this.#components.get(section.id), section.id)
+      wrapped = `<${tag}>\n${neutralizeTags(section.text, this.#tags)}\n</${tag}>`
       this.#wrapped.set(section, wrapped)
     }
     return wrapped

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { createContext, type PromptContext } from "../context/prompt-context.js"
+import { createContext, type PromptContext, parseContext } from "../context/prompt-context.js"
 import { build, PromptBuilder } from "./builder.js"
 
 const text = fc.string({ maxLength: 40 })
@@ -68,6 +68,9 @@ const arbitraryContext: fc.Arbitrary<PromptContext> = fc
     }),
   )
 
+/** One generated context, for the list of its fields. */
+const arbitraryContextSample = (): PromptContext => fc.sample(arbitraryContext, { numRuns: 1, seed: 1 })[0]!
+
 describe("determinism (property)", () => {
   it("the same context gives the same bytes, whatever was built before with the same builder", () => {
     const shared = new PromptBuilder()
@@ -79,6 +82,30 @@ describe("determinism (property)", () => {
         expect(warm).toBe(fresh)
       }),
       { numRuns: 150 },
+    )
+  })
+
+  it("a context changed field by field, as an agent changes it, builds the same bytes as a fresh one", () => {
+    // Unchanged fields keep their identity, so the builder's memoized stages are reused: a stage that
+    // reads a field it did not declare would return stale text here.
+    const shared = new PromptBuilder()
+    const fields = Object.keys(arbitraryContextSample()) as (keyof PromptContext)[]
+    fc.assert(
+      fc.property(
+        arbitraryContext,
+        arbitraryContext,
+        fc.subarray(fields, { minLength: 1, maxLength: 2 }),
+        (a, b, changed) => {
+          shared.build(b)
+          const mixed = { ...b } as Record<string, unknown>
+          for (const f of changed) mixed[f] = a[f]
+          const next = mixed as PromptContext
+          const warm = JSON.stringify(shared.build(next))
+          const fresh = JSON.stringify(build(parseContext(JSON.parse(JSON.stringify(next)))))
+          expect(warm).toBe(fresh)
+        },
+      ),
+      { numRuns: 300 },
     )
   })
 
