@@ -96,6 +96,40 @@ describe("Anthropic request bodies", () => {
     expect(fresh.body.output_config).toEqual({ effort: "low" })
   })
 
+  it("finds the turn's start past tool results that also carry text blocks", () => {
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "list files" }] },
+      {
+        id: "a1",
+        role: "assistant",
+        ts: 2,
+        content: [{ type: "tool_use", id: "call_1", name: "list_files", input: { path: "." } }],
+      },
+      {
+        id: "r1",
+        role: "user",
+        ts: 3,
+        content: [
+          { type: "tool_result", toolUseId: "call_1", content: "a.ts" },
+          { type: "text", text: "<environment_update>a.ts changed</environment_update>" },
+        ],
+      },
+      {
+        id: "a2",
+        role: "assistant",
+        ts: 4,
+        content: [
+          { type: "thinking", text: "read it", signature: "c2ln", model: model.id },
+          { type: "tool_use", id: "call_2", name: "read_file", input: { path: "a.ts" }, model: model.id },
+        ],
+      },
+      { id: "r2", role: "user", ts: 5, content: [{ type: "tool_result", toolUseId: "call_2", content: "x" }] },
+    ]
+    const result = encodeAnthropic(input({ messages, options: { thinking: { budgetTokens: 2048 } } }))
+    expect(result.body.thinking).toBeUndefined()
+    expect(result.diagnostics.map((d) => d.code)).toContain("thinking-turn-unsigned")
+  })
+
   it("caps a thinking budget that does not fit under max_tokens", () => {
     const result = encodeAnthropic(input({ options: { maxTokens: 3000, thinking: { budgetTokens: 8000 } } }))
     expect(result.body.thinking).toEqual({ type: "enabled", budget_tokens: 2999 })

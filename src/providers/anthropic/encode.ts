@@ -159,8 +159,9 @@ function thinkingConfig(
     return undefined
   }
   // The assistant turn being continued must start with thinking when thinking is on; a turn made by another
-  // model (or without thinking) has none, and the API would refuse the request.
-  const lastUser = findLastIndex(history, (m) => m.role === "user" && m.content.some((b) => b.type === "text"))
+  // model (or without thinking) has none, and the API would refuse the request. The turn starts at the last
+  // user message that answers no tool call (results may carry text blocks too: notes, environment updates).
+  const lastUser = findLastIndex(history, (m) => m.role === "user" && !m.content.some((b) => b.type === "tool_result"))
   const open = history
     .slice(lastUser + 1)
     .find((m) => m.role === "assistant" && m.content.some((b) => b.type === "tool_use"))
