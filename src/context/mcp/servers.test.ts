@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { gather } from "../gather.js"
 import { cleanup, EVERYTHING_SERVER, tempDir, writeTree } from "../test-helpers/workspace.js"
+import { toolsServer } from "./test-helpers.js"
 
 let ws: string
 let home: string
@@ -63,5 +64,34 @@ describe("gather with MCP servers", () => {
     const { context, report } = await gather({ cwd: ws, home, env: {}, trust: true, model, mcp: false })
     expect(context.mcpServers).toEqual([])
     expect(report.mcpServers.find((e) => e.path === "everything")?.reason).toBe("MCP connections are switched off")
+  })
+})
+
+describe("gather with a server that lists a tool the context would reject", () => {
+  it("still gathers: the bad tool is left out, a server with an empty name refused, each with a diagnostic", async () => {
+    const dir = await tempDir()
+    const emptyHome = await tempDir("promptline-home-")
+    try {
+      const odd = toolsServer([{ name: "", inputSchema: { type: "object" } }])
+      const fine = toolsServer([{ name: "ok", inputSchema: { type: "object" } }])
+      await writeTree(dir, { ".mcp.json": JSON.stringify({ mcpServers: { odd, "": fine } }) })
+      const { context, report, diagnostics } = await gather({ cwd: dir, home: emptyHome, env: {}, trust: true, model })
+      expect(context.mcpServers).toEqual([{ name: "odd", tools: [], resources: [], resourceTemplates: [] }])
+      expect(report.mcpServers).toEqual([
+        expect.objectContaining({ path: "odd", status: "loaded", reason: "1 invalid tool left out" }),
+        expect.objectContaining({
+          path: "",
+          status: "failed",
+          reason: expect.stringMatching(/^its snapshot is not valid \(name: /),
+        }),
+      ])
+      expect(diagnostics.map((d) => [d.code, d.level])).toEqual([
+        ["mcp-tool-invalid", "warning"],
+        ["mcp-server-invalid", "error"],
+      ])
+    } finally {
+      await cleanup(dir)
+      await cleanup(emptyHome)
+    }
   })
 })

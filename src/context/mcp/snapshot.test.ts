@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { cleanup, EVERYTHING_SERVER, tempDir } from "../test-helpers/workspace.js"
 import { snapshotServers } from "./snapshot.js"
-import { alive, eventually, stdioConfig } from "./test-helpers.js"
+import { alive, eventually, stdioConfig, toolsServer } from "./test-helpers.js"
 
 let dir: string
 beforeEach(async () => {
@@ -66,5 +66,38 @@ describe("snapshotServers", () => {
     const hang = silent("hang")
     const result = await snapshotServers([{ ...hang.config, timeoutMs: 300 }], { cwd: dir, timeoutMs: 60_000 })
     expect(result.diagnostics[0]?.message).toBe("MCP server `hang`: no answer within 300 ms")
+  })
+
+  it("leaves out a tool the context would reject, with a warning, and keeps the server's other tools", async () => {
+    const schema = { type: "object", properties: {} }
+    const server = toolsServer([
+      { name: "", description: "no name", inputSchema: schema },
+      { name: "ok", description: "fine", inputSchema: schema },
+    ])
+    const result = await snapshotServers([stdioConfig("odd", server.command, server.args)], {
+      cwd: dir,
+      timeoutMs: 30_000,
+    })
+    expect(result.servers).toEqual([
+      {
+        name: "odd",
+        tools: [{ name: "ok", description: "fine", inputSchema: schema }],
+        resources: [],
+        resourceTemplates: [],
+      },
+    ])
+    expect(result.configs.map((c) => c.name)).toEqual(["odd"])
+    expect(result.entries).toEqual([
+      expect.objectContaining({
+        path: "odd",
+        status: "loaded",
+        reason: "1 invalid tool left out",
+        detail: "1 tool, 0 resources, 0 resource templates; from .mcp.json",
+      }),
+    ])
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ level: "warning", code: "mcp-tool-invalid", path: ".mcp.json" }),
+    ])
+    expect(result.diagnostics[0]?.message).toMatch(/^MCP server `odd`: tool "" left out \(name: .+\)$/)
   })
 })

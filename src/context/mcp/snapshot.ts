@@ -4,6 +4,7 @@ import type { McpServerInfo } from "../prompt-context.js"
 import type { GatherEntry } from "../report.js"
 import { McpConnectError, McpConnection } from "./client.js"
 import type { McpServerConfig } from "./config.js"
+import { checkSnapshot } from "./validate.js"
 
 /** The default time each MCP server gets to connect and list everything: 10 s. */
 export const DEFAULT_MCP_TIMEOUT_MS = 10_000
@@ -70,11 +71,21 @@ export async function snapshotServers(
       detail: `from ${config.source}`,
     }
     const result = results[i]
+    const checked = result?.info ? checkSnapshot(result.info) : undefined
+    if (checked) {
+      for (const tool of checked.droppedTools) {
+        const name = tool.name === undefined ? "a tool without a name" : `tool ${JSON.stringify(tool.name)}`
+        const message = `MCP server \`${config.name}\`: ${name} left out (${tool.problems})`
+        out.diagnostics.push(diagnostic("warning", "mcp-tool-invalid", message, { path: config.source }))
+      }
+      if (checked.droppedTools.length > 0)
+        entry.reason = `${counted(checked.droppedTools.length, "invalid tool")} left out`
+    }
     if (!result) {
       entry.status = "skipped"
       entry.reason = "disabled in its config"
-    } else if (result.info) {
-      const s = result.info
+    } else if (checked?.info) {
+      const s = checked.info
       const parts = [counted(s.tools.length, "tool"), counted(s.resources.length, "resource")]
       parts.push(counted(s.resourceTemplates.length, "resource template"))
       entry.detail = `${parts.join(", ")}; from ${config.source}`
@@ -82,8 +93,12 @@ export async function snapshotServers(
       out.configs.push(config)
     } else {
       entry.status = "failed"
-      entry.reason = result.error ?? "unknown error"
-      const code = result.timedOut ? "mcp-server-timeout" : "mcp-server-failed"
+      entry.reason = checked?.problem ?? result.error ?? "unknown error"
+      const code = checked?.problem
+        ? "mcp-server-invalid"
+        : result.timedOut
+          ? "mcp-server-timeout"
+          : "mcp-server-failed"
       out.diagnostics.push(
         diagnostic("error", code, `MCP server \`${config.name}\`: ${entry.reason}`, { path: config.source }),
       )

@@ -1,6 +1,7 @@
 // Helpers for MCP tests: real server processes. Not part of the public API.
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
+import { pathToFileURL } from "node:url"
 import { EVERYTHING_SERVER } from "../test-helpers/workspace.js"
 import type { McpServerConfig } from "./config.js"
 
@@ -20,6 +21,26 @@ export function stdioConfig(name: string, command: string, args: string[], extra
     ...extra,
   }
   return config
+}
+
+const SDK = new URL("../../../node_modules/@modelcontextprotocol/sdk/dist/esm/server/", import.meta.url)
+
+/**
+ * The command and arguments of a real stdio MCP server (the SDK's own server class) that lists exactly
+ * `tools`, as given: a test can serve tools the SDK lets through but promptline must not trust.
+ */
+export function toolsServer(tools: readonly Record<string, unknown>[]): { command: string; args: string[] } {
+  const url = (file: string) => JSON.stringify(pathToFileURL(new URL(file, SDK).pathname).href)
+  const script = `
+    import { Server } from ${url("index.js")}
+    import { StdioServerTransport } from ${url("stdio.js")}
+    import { ListToolsRequestSchema } from ${url("../types.js")}
+    const tools = ${JSON.stringify(tools)}
+    const server = new Server({ name: "tools", version: "1.0.0" }, { capabilities: { tools: {} } })
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+    await server.connect(new StdioServerTransport())
+  `
+  return { command: process.execPath, args: ["--input-type=module", "-e", script] }
 }
 
 /** A port nothing listens on right now. */
