@@ -343,9 +343,11 @@ describe("sizes", () => {
     const local = { model: { id: "qwen3-coder:30b", provider: "ollama" } }
     const p = build(basicContext(local), strict)
     expect(p.variant).toBe("compact")
-    expect(encode(p.text).length).toBeLessThanOrEqual(1200)
+    const limit = BUILTIN_VARIANTS.find((v) => v.id === "compact")!.maxTokens!
+    expect(limit).toBe(1200)
+    expect(encode(p.text).length).toBeLessThanOrEqual(limit)
     const inline = build(basicContext({ ...local, placement: "system", instructions: [] }), strict)
-    expect(encode(inline.text).length).toBeLessThanOrEqual(1200)
+    expect(encode(inline.text).length).toBeLessThanOrEqual(limit)
   })
 })
 

@@ -7,7 +7,7 @@ const CAPABILITIES = `# Capabilities
 \${% endif %}\${% if tools.by_kind.execute %}- \${{ tools.by_kind.execute }} runs shell commands: builds, tests, linters, git, package managers. Prefer commands that finish on their own; pass flags that avoid interactive prompts and pagers.
 \${% endif %}\${% if tools.by_kind.browse %}- \${{ tools.by_kind.browse }} drives a browser to check a web page or app you built, through screenshots and console output.
 \${% endif %}\${% if tools.by_kind.fetch %}- \${{ tools.by_kind.fetch }} reads a web page\${% if tools.by_kind.web_search %} and \${{ tools.by_kind.web_search }} searches the web\${% endif %}: use them for documentation you do not know.
-\${% endif %}\${% if has_mcp %}- Tools and resources from connected MCP servers extend what you can do; they are listed with the other tools.
+\${% endif %}\${% if has_mcp %}- Connected MCP servers extend what you can do: their tools are listed with the other tools, their resources with the servers.
 \${% endif %}`
 
 /** What the enabled tools let the agent do, one line per capability. */

@@ -73,6 +73,8 @@ export const SNAPSHOT_CONTEXTS: Record<string, (variant: string) => PromptContex
   "no-task-progress": (variant) =>
     basicContext({ variant, features: { browser: true, webTools: true, subagents: true } }),
   autonomous: (variant) => basicContext({ variant, autonomy: "auto", interactive: false }),
+  plan: (variant) => basicContext({ variant, mode: "plan" }),
+  "plan-autonomous": (variant) => basicContext({ variant, mode: "plan", autonomy: "auto", interactive: false }),
   subagent: (variant) => basicContext({ variant, audience: "subagent" }),
   "custom-prompt": (variant) =>
     basicContext({ variant, customPrompt: { mode: "replace", text: "You are Shopbot. Keep the cart code simple." } }),

@@ -8,7 +8,7 @@ export const accessMcpResource = defineTool({
   snippet: "Read a resource of a connected MCP server by URI.",
   description:
     "Reads a resource (a document, a record, some data) that a connected MCP server offers. The resources and " +
-    "URI templates of each server are listed in this prompt; fill in a template's placeholders to form a URI.",
+    "URI templates of each server are listed with the MCP servers; fill in a template's placeholders to form a URI.",
   parameters: {
     server_name: {
       schema: { type: "string", description: "The server's name, as listed." },

@@ -9,8 +9,7 @@ export const planModeRespond = defineTool({
   snippet: "Reply to the user in plan mode: findings, questions, the plan.",
   description:
     "Sends your reply to the user in plan mode: what you found, your questions, and the plan you propose. " +
-    "Explore the code first so the plan rests on what is really there. The user discusses the plan with you " +
-    "and switches to act mode when it is ready.",
+    "Explore the code first so the plan rests on what is really there.",
   parameters: {
     response: {
       schema: { type: "string", description: "The reply, in markdown." },

@@ -36,8 +36,8 @@ export const replaceInFile = defineTool({
   variants: {
     compact: {
       description:
-        "Changes parts of a file with one or more SEARCH/REPLACE blocks, as in the example. The SEARCH part " +
-        "must match whole lines of the file exactly.",
+        "Changes parts of a file. Each block is a line `<<<<<<< SEARCH`, the exact whole lines now in the file, " +
+        "`=======`, the new lines, and `>>>>>>> REPLACE`.",
       parameters: {
         diff: {
           schema: { type: "string", description: "The SEARCH/REPLACE blocks." },

@@ -1,8 +1,8 @@
 import type { GateInput, ParameterSpec } from "../spec.js"
 
-/** True when the context turns the task progress checklist on. */
+/** True when the context turns the task progress checklist on for an agent a person watches (not a subagent). */
 export function taskProgressOn({ context }: GateInput): boolean {
-  return context.features.taskProgress === true
+  return context.features.taskProgress === true && context.audience === "primary"
 }
 
 /**

@@ -8,7 +8,7 @@ export const useMcpTool = defineTool({
   snippet: "Call a tool of a connected MCP server.",
   description:
     "Calls a tool that a connected MCP server provides and returns its result. The servers, their tools and " +
-    "each tool's input schema are listed in this prompt; call only tools listed there.",
+    "each tool's input schema are listed with the MCP servers; call only tools listed there.",
   parameters: {
     server_name: {
       schema: { type: "string", description: "The server's name, as listed." },

@@ -7,7 +7,7 @@ export const useSkill = defineTool({
   kind: "skill",
   snippet: "Load the instructions of a listed skill.",
   description:
-    "Loads the full instructions of one of the skills listed in this prompt. When a task matches a skill's " +
+    "Loads the full instructions of one of the skills in the skills list. When a task matches a skill's " +
     "description, load the skill before starting and follow its instructions.",
   parameters: {
     skill_name: {
