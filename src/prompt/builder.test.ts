@@ -377,3 +377,15 @@ describe("variant choice by model", () => {
     expect(explain(basicContext({ model: { id, provider } })).variant.id).toBe(variant)
   })
 })
+
+describe("tool name clashes", () => {
+  it("drops a tool whose new name is taken before its kind counts, so a fallback tool can step in", () => {
+    // replace_in_file renamed onto read_file's name is dropped; apply_patch (kind edit) then takes its place.
+    const tools = { include: ["apply_patch"], rename: { replace_in_file: "read_file" } }
+    const p = build(basicContext({ variant: "generic", tools }), strict)
+    expect(p.diagnostics).toContainEqual(expect.objectContaining({ code: "tool-name-collision" }))
+    const ids = p.tools.map((t) => t.id)
+    expect(ids).not.toContain("replace_in_file")
+    expect(ids).toContain("apply_patch")
+  })
+})

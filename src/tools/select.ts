@@ -105,8 +105,17 @@ export function selectTools(input: SelectInput): Selection {
   const kinds = new Set<ToolKind>()
   const gate: GateInput = { context, variant: variant.id, kinds }
   const chosen: ToolSpec[] = []
+  const names = new Set<string>()
   for (const spec of candidates) {
     if (exclude.has(spec.id)) continue
+    // A name clash drops the tool before its kind counts, so no gate relies on a tool that is not offered.
+    const name = rename[spec.id] ?? spec.id
+    if (names.has(name)) {
+      diagnostics.push(
+        diagnostic("error", "tool-name-collision", `tool "${spec.id}" cannot be named "${name}": the name is taken`),
+      )
+      continue
+    }
     if (spec.when && !spec.when(gate)) {
       if (include.has(spec.id))
         diagnostics.push(
@@ -114,12 +123,12 @@ export function selectTools(input: SelectInput): Selection {
         )
       continue
     }
+    names.add(name)
     chosen.push(spec)
     kinds.add(spec.kind)
   }
 
   const tools: SelectedTool[] = []
-  const names = new Set<string>()
   for (const spec of chosen) {
     const patched = applyPatch(spec, variant.id)
     for (const [name, param] of Object.entries(patched.parameters)) {
@@ -129,15 +138,7 @@ export function selectTools(input: SelectInput): Selection {
         delete patched.parameterNames[name]
       }
     }
-    const name = rename[spec.id] ?? spec.id
-    if (names.has(name)) {
-      diagnostics.push(
-        diagnostic("error", "tool-name-collision", `tool "${spec.id}" cannot be named "${name}": the name is taken`),
-      )
-      continue
-    }
-    names.add(name)
-    tools.push({ ...patched, name })
+    tools.push({ ...patched, name: rename[spec.id] ?? spec.id })
   }
 
   const byKind = Object.fromEntries(ALL_KINDS.map((k) => [k, ""])) as Record<ToolKind, string>
