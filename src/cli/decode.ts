@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
-import { FileError } from "../errors.js"
+import { FileError, PromptlineError } from "../errors.js"
 import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
 import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
 import {
@@ -63,7 +63,8 @@ export const decodeCommand: CommandFactory = (io, setExit) =>
         )
       }
       const ts = Number(flags.ts)
-      if (!Number.isFinite(ts)) throw new FileError("invalid-option", file, `--ts must be a number, not ${flags.ts}`)
+      if (!Number.isFinite(ts))
+        throw new PromptlineError("invalid-option", `--ts must be a number (got ${JSON.stringify(flags.ts)})`)
       const shape = flags.shape ?? recordingShape(text)
       const { events, stats } = await decodeFile(flags.format, shape, path, text)
       if (flags.events) {

@@ -17,6 +17,18 @@ afterAll(async () => {
 })
 
 describe("promptline fit", () => {
+  it("rejects a bad option value as an option error, naming the flag and the value, not the history", async () => {
+    const history = join(fixtures, "small-history.json")
+    const bad = await runCli(["fit", "--history", history, "--model", "claude-sonnet-4-5", "--reserve", "x"])
+    expect(bad).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: 'promptline: --reserve must be a number of 0 or more (got "x")\n',
+    })
+    const now = await runCli(["fit", "--history", history, "--model", "claude-sonnet-4-5", "--now", "later"])
+    expect(now.stderr).toBe('promptline: --now must be a number (got "later")\n')
+  })
+
   it("prints tokens, budget and edits for a history that fits", async () => {
     const r = await runCli(["fit", "--history", join(fixtures, "small-history.json"), "--model", "claude-sonnet-4-5"])
     expect(r.code).toBe(0)

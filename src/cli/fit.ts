@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
-import { FileError } from "../errors.js"
+import { PromptlineError } from "../errors.js"
 import { ChangeLog } from "../history/change-log.js"
 import { ContextManager } from "../history/context-manager.js"
 import type { Edit } from "../history/edits.js"
@@ -73,13 +73,16 @@ export const fitCommand: CommandFactory = (io) =>
     .option("--verbose", "also print info diagnostics")
     .action(async (flags: FitFlags) => {
       const at = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p))
-      const history = await readHistory(at(flags.history))
       const reserve = flags.reserve === undefined ? undefined : Number(flags.reserve)
       if (reserve !== undefined && !(reserve >= 0))
-        throw new FileError("invalid-option", flags.history, `--reserve must be a number, not ${flags.reserve}`)
+        throw new PromptlineError(
+          "invalid-option",
+          `--reserve must be a number of 0 or more (got ${JSON.stringify(flags.reserve)})`,
+        )
+      if (flags.now !== undefined && !Number.isFinite(Number(flags.now)))
+        throw new PromptlineError("invalid-option", `--now must be a number (got ${JSON.stringify(flags.now)})`)
+      const history = await readHistory(at(flags.history))
       const now = flags.now === undefined ? (history.at(-1)?.ts ?? 0) + 1 : Number(flags.now)
-      if (!Number.isFinite(now))
-        throw new FileError("invalid-option", flags.history, `--now must be a number, not ${flags.now}`)
       const changeLog = flags.changeLog ? await ChangeLog.load(at(flags.changeLog), history) : new ChangeLog()
       const manager = await ContextManager.create({ changeLog, strategy: flags.strategy, reserve })
       const result = manager.fit(history, { model: flags.model, now })

@@ -82,7 +82,7 @@ describe("promptline request", () => {
   it("reports a bad option or a bad history file in one line", async () => {
     const bad = await runCli(["request", "--context", contextFile, "--max-tokens", "lots"])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toBe("promptline: --max-tokens: not a valid value: lots\n")
+    expect(bad.stderr).toBe('promptline: --max-tokens must be a positive integer (got "lots")\n')
     const broken = join(dir, "broken.json")
     await writeFile(broken, '[{"id": "m1", "role": "robot", "content": [], "ts": 1}]')
     const r = await runCli(["request", "--context", contextFile, "--history", broken])

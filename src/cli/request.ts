@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
-import { FileError } from "../errors.js"
+import { PromptlineError } from "../errors.js"
 import { readHistory } from "../history/history-file.js"
 import type { Message } from "../history/message.js"
 import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
@@ -68,20 +68,30 @@ export const requestCommand: CommandFactory = (io, setExit) => {
   return command
 }
 
-function number(flag: string, value: string | undefined, test: (n: number) => boolean): number | undefined {
+function number(
+  flag: string,
+  value: string | undefined,
+  what: string,
+  test: (n: number) => boolean,
+): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (!test(n)) throw new FileError("invalid-option", flag, `not a valid value: ${value}`)
+  if (!test(n)) throw new PromptlineError("invalid-option", `${flag} must be ${what} (got ${JSON.stringify(value)})`)
   return n
 }
 
 function options(flags: RequestFlags): EncodeOptions {
   const out: EncodeOptions = { stream: flags.stream }
-  const maxTokens = number("--max-tokens", flags.maxTokens, (n) => Number.isInteger(n) && n > 0)
+  const maxTokens = number("--max-tokens", flags.maxTokens, "a positive integer", (n) => Number.isInteger(n) && n > 0)
   if (maxTokens !== undefined) out.maxTokens = maxTokens
-  const temperature = number("--temperature", flags.temperature, (n) => n >= 0 && n <= 2)
+  const temperature = number("--temperature", flags.temperature, "a number from 0 to 2", (n) => n >= 0 && n <= 2)
   if (temperature !== undefined) out.temperature = temperature
-  const budget = number("--thinking-budget", flags.thinkingBudget, (n) => Number.isInteger(n) && n >= 0)
+  const budget = number(
+    "--thinking-budget",
+    flags.thinkingBudget,
+    "an integer of 0 or more",
+    (n) => Number.isInteger(n) && n >= 0,
+  )
   if (flags.thinking === "off") out.thinking = false
   else if (flags.thinking || budget !== undefined)
     out.thinking = {
