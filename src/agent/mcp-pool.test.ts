@@ -1,8 +1,10 @@
+import { execFileSync } from "node:child_process"
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { gather } from "../context/gather.js"
+import type { McpServerConfig } from "../context/mcp/config.js"
 import { EVERYTHING_SERVER } from "../context/test-helpers/workspace.js"
 import { ContextManager } from "../history/context-manager.js"
 import { PromptBuilder } from "../prompt/builder.js"
@@ -85,5 +87,73 @@ describe("MCP tools in the agent loop", () => {
     expect(server.divergences).toEqual([])
     expect(result.reason).toBe("completed")
     expect(events.find((e) => e.type === "tool_result")).toMatchObject({ isError: false })
+  })
+})
+
+/** The process ids of the everything servers this test process started. */
+function serverPids(): number[] {
+  const lines = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
+  return lines
+    .split("\n")
+    .filter((line) => line.includes(EVERYTHING_SERVER))
+    .map((line) => Number(line.trim().split(/\s+/)[0]))
+}
+
+/** Kills a process and waits until it is gone. */
+async function killAndWait(pid: number): Promise<void> {
+  process.kill(pid, "SIGKILL")
+  for (let i = 0; i < 250; i++) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  throw new Error(`process ${pid} did not end`)
+}
+
+describe.runIf(process.platform === "linux")("McpPool after a server crash", () => {
+  const config: McpServerConfig = {
+    name: "everything",
+    source: ".mcp.json",
+    format: "claude",
+    scope: "project",
+    transport: "stdio",
+    command: process.execPath,
+    args: [EVERYTHING_SERVER, "stdio"],
+    env: {},
+    headers: {},
+    disabled: false,
+  }
+  const signal = new AbortController().signal
+  const text = (result: { content: { type: string; text?: string }[] }) => result.content[0]?.text
+
+  it("reconnects on the next call when the server died between calls", async () => {
+    const pool = new McpPool([config], tmpdir())
+    cleanup.push(() => pool.close())
+    expect(text(await pool.callTool("everything", "echo", { message: "one" }, { signal }))).toBe("Echo: one")
+    const [first] = serverPids()
+    expect(first).toBeGreaterThan(0)
+    await killAndWait(first!)
+    expect(text(await pool.callTool("everything", "echo", { message: "two" }, { signal }))).toBe("Echo: two")
+    const now = serverPids()
+    expect(now).toHaveLength(1)
+    expect(now[0]).not.toBe(first)
+  })
+
+  it("fails the call that was out when the server died, and the next call reconnects", async () => {
+    const pool = new McpPool([config], tmpdir())
+    cleanup.push(() => pool.close())
+    expect(text(await pool.callTool("everything", "echo", { message: "one" }, { signal }))).toBe("Echo: one")
+    const [first] = serverPids()
+    const long = pool
+      .callTool("everything", "trigger-long-running-operation", { duration: 20, steps: 2 }, { signal })
+      .catch((error: Error) => error)
+    await new Promise((r) => setTimeout(r, 200))
+    await killAndWait(first!)
+    expect(await long).toBeInstanceOf(Error)
+    expect(((await long) as Error).message).toMatch(/connection closed/i)
+    expect(text(await pool.callTool("everything", "echo", { message: "two" }, { signal }))).toBe("Echo: two")
   })
 })

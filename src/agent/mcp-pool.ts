@@ -1,3 +1,4 @@
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { McpConnection } from "../context/mcp/client.js"
 import type { McpServerConfig } from "../context/mcp/config.js"
 import { PromptlineError } from "../errors.js"
@@ -6,9 +7,21 @@ import type { McpCaller, McpContent, McpResourceContents } from "./executors/ind
 /** How long a server gets to connect when a call first needs it. */
 const CONNECT_TIMEOUT_MS = 10_000
 
+/** The SDK refused to send because the transport had already closed: nothing reached the server. */
+function isNotConnected(error: unknown): boolean {
+  return error instanceof Error && !(error instanceof McpError) && error.message === "Not connected"
+}
+
+/** The connection closed while the request was out (the server may have acted on it). */
+function isConnectionClosed(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+}
+
 /**
  * Live connections to the MCP servers a session uses, opened on the first call to each server and
- * kept for the session. `close()` ends them all (and stops stdio servers' processes).
+ * kept for the session. A connection found closed (a stdio server that crashed, say) is dropped and
+ * the next call opens a new one; a call that never left because of it is sent once more on the new
+ * one. `close()` ends them all (and stops stdio servers' processes).
  */
 export class McpPool implements McpCaller {
   readonly #configs: Map<string, McpServerConfig>
@@ -34,15 +47,34 @@ export class McpPool implements McpCaller {
     return pending
   }
 
+  /** Runs one request on the server's connection, dropping the connection when it turns out closed. */
+  async #request<T>(server: string, signal: AbortSignal, request: (connection: McpConnection) => Promise<T>) {
+    for (let attempt = 0; ; attempt++) {
+      const pending = this.#connection(server, signal)
+      const connection = await pending
+      try {
+        return await request(connection)
+      } catch (error) {
+        const unsent = isNotConnected(error)
+        // A cancelled request also ends in ConnectionClosed; the connection itself is fine then.
+        if (signal.aborted || !(unsent || isConnectionClosed(error))) throw error
+        if (this.#open.get(server) === pending) this.#open.delete(server)
+        await connection.close().catch(() => undefined)
+        if (!unsent || attempt > 0) throw error
+      }
+    }
+  }
+
   async callTool(server: string, tool: string, args: Record<string, unknown>, options: { signal: AbortSignal }) {
-    const connection = await this.#connection(server, options.signal)
-    const result = await connection.callTool(tool, args, { signal: options.signal })
+    const result = await this.#request(server, options.signal, (c) =>
+      c.callTool(tool, args, { signal: options.signal }),
+    )
     return result as { content: McpContent[]; isError?: boolean; structuredContent?: unknown }
   }
 
   async readResource(server: string, uri: string, options: { signal: AbortSignal }) {
-    const connection = await this.#connection(server, options.signal)
-    return (await connection.readResource(uri, { signal: options.signal })) as { contents: McpResourceContents[] }
+    const result = await this.#request(server, options.signal, (c) => c.readResource(uri, { signal: options.signal }))
+    return result as { contents: McpResourceContents[] }
   }
 
   /** Closes every connection. */
