@@ -4,8 +4,6 @@ import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { OVERHEADS, type TokenCounter } from "../history/tokens.js"
 import type { TokenizerFamily } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
-import type { Component } from "../prompt/component.js"
-import { BUILTIN_COMPONENTS } from "../prompt/components/index.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { renderXmlTool } from "../tools/xml.js"
 import { compareToolOrder, type LastRun } from "./last-run.js"
@@ -37,8 +35,6 @@ export interface InspectInput {
   previous?: LastRun
   /** Share of the model's window above which the prompt gets a warning (default 0.1). */
   maxShare?: number
-  /** Components, to know which sections are volatile (default: the built-in ones). */
-  components?: readonly Component[]
   /** Diagnostics from before the build (gathering, reading the last run). */
   diagnostics?: readonly Diagnostic[]
 }
@@ -172,7 +168,6 @@ export function inspectReport(input: InspectInput): InspectReport {
   const { built, context, counter } = input
   const family = built.model.tokenizer
   const count = (text: string) => counter.countText(text, family)
-  const volatileIds = new Set((input.components ?? BUILTIN_COMPONENTS).filter((c) => c.volatile).map((c) => c.id))
   const overhead = OVERHEADS[built.wireFormat]
 
   const tools = toolReports(built, counter, family)
@@ -185,7 +180,7 @@ export function inspectReport(input: InspectInput): InspectReport {
   const sections: SectionReport[] = built.sections.map((s, i) => ({
     id: s.id,
     placement: s.placement,
-    volatile: volatileIds.has(s.id),
+    volatile: s.volatile,
     tokens: sectionTokens[i]!,
     share: shareOf(sectionTokens[i]!),
     hash: s.hash,

@@ -12,6 +12,8 @@ export interface BuiltSection {
   text: string
   /** Where the section went: the system prompt or the context message. */
   placement: "system" | "context-message"
+  /** True for per-project or per-day facts (instructions, date, cwd), wherever they were placed. */
+  volatile: boolean
   /** Hash of the text: a section whose hash did not change did not move the cached prefix. */
   hash: string
 }
@@ -50,6 +52,7 @@ export function makeSection(
     id,
     text,
     placement: isVolatile && placement === "context-message" ? "context-message" : "system",
+    volatile: isVolatile,
     hash: hashOf(text),
   }
 }
