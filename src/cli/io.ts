@@ -1,3 +1,4 @@
+import { localDate } from "../context/gather.js"
 /** Where a command writes; tests pass buffers, the bin passes the process streams. */
 export interface CliIO {
   stdout: (text: string) => void
@@ -33,11 +34,7 @@ export function processIO(): CliIO {
     stderr: (t) => process.stderr.write(t),
     cwd: process.cwd(),
     env: process.env,
-    today: () => {
-      const d = new Date()
-      const pad = (n: number) => String(n).padStart(2, "0")
-      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
-    },
+    today: () => localDate(),
     now: () => Date.now(),
     isTTY: process.stdout.isTTY === true,
     ...(process.stdin.isTTY ? { question: terminalQuestion } : {}),

@@ -87,6 +87,11 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
     const interactive = io.question !== undefined && !flags.json && !flags.auto
     const gathered = await contextFrom({ ...flags, cwd }, io)
     mcp = new McpPool(gathered.mcpConfigs ?? [], gathered.context.cwd)
+    // A context file names MCP servers but not how to reach them: offering their tools would only fail.
+    if (!gathered.mcpConfigs && gathered.context.mcpServers.length > 0) {
+      io.stderr("note: the context file's MCP servers are not offered (run without --context to connect to them)\n")
+      gathered.context = { ...gathered.context, mcpServers: [] }
+    }
     const context = {
       ...gathered.context,
       interactive,
@@ -123,7 +128,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
     let history: Awaited<ReturnType<typeof Session.resume>>["history"] = []
     let files = new FileTracker(context.cwd)
     if (flags.resume) {
-      const resumed = await Session.resume(cwd, flags.resume)
+      const resumed = await Session.resume(context.cwd, flags.resume)
       session = resumed.session
       history = resumed.history
       manager.changeLog.add(resumed.changeLog.edits)
@@ -132,7 +137,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
     } else {
       const task = taskArg || replay?.task
       if (!task) throw new PromptlineError("no-task", 'give a task: promptline run "what to do" (or --replay SCRIPT)')
-      session = await Session.create(cwd, {
+      session = await Session.create(context.cwd, {
         id: newSessionId(now()),
         created: now(),
         cwd: context.cwd,
@@ -188,9 +193,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
       process.off("SIGINT", onSigint)
     }
     if (result.reason === "aborted" && !flags.json)
-      io.stderr(
-        `session saved: resume with  promptline run --resume ${session.id}${flags.cwd ? ` --cwd ${flags.cwd}` : ""}\n`,
-      )
+      io.stderr(`session saved: resume with  promptline run --resume ${session.id} --cwd ${context.cwd}\n`)
     if (replay) {
       try {
         replay.server.assertComplete()
