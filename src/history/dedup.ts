@@ -1,5 +1,5 @@
 import type { BlockEdit } from "./edits.js"
-import type { Block, Message, TextBlock } from "./message.js"
+import { type Block, type Message, type TextBlock, textOf } from "./message.js"
 
 /**
  * Dedup of repeated file contents. A file's content reaches the conversation as a read tool's result
@@ -37,10 +37,6 @@ const MENTION = /<file_content path="([^"]+)">([\s\S]*?)<\/file_content>/g
 const FINAL = /<final_file_content path="([^"]+)">([\s\S]*?)<\/final_file_content>/g
 const CLINE_READ = /^\[read_file for '([^']+)'\] Result:/
 
-function textOfResult(content: string | Block[]): string {
-  return typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("\n")
-}
-
 function rangeOf(input: Record<string, unknown>): string | undefined {
   const start = input.start_line
   const end = input.end_line
@@ -65,7 +61,7 @@ function occurrences(view: readonly Message[], readTools: ReadonlySet<string>): 
           out.push({ message: mi, block: bi, path, range: rangeOf(call.input), where: "result" })
           return
         }
-        text = textOfResult(b.content)
+        text = textOf(b, { separator: "\n", image: "" })
       } else if (b.type === "text") text = b.text
       if (text === undefined) return
       const cline = CLINE_READ.exec(text)
@@ -140,7 +136,7 @@ function replacement(block: Block, paths: ReadonlySet<string>, where: Occurrence
     return text === block.text ? undefined : { type: "text", text }
   }
   if (block.type === "tool_result") {
-    const before = textOfResult(block.content)
+    const before = textOf(block, { separator: "\n", image: "" })
     const text = replaceElements(before, paths)
     return text === before ? undefined : { ...block, content: text }
   }

@@ -1,4 +1,4 @@
-import type { Block, Message, TextBlock } from "./message.js"
+import { type Block, type Message, type TextBlock, textOf } from "./message.js"
 
 /**
  * Edits of the view. The full history is never changed; what is sent is the history with the
@@ -156,6 +156,6 @@ function orphanUse(name: string, input: unknown): TextBlock {
 }
 
 function orphanResult(content: string | Block[]): TextBlock {
-  const text = typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("\n")
+  const text = textOf({ content }, { separator: "\n", image: "" })
   return { type: "text", text: `[result of an earlier tool call whose request was removed]\n${text}` }
 }

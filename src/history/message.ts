@@ -68,13 +68,22 @@ export interface Message {
 /** Creates a text block. */
 export const text = (value: string): TextBlock => ({ type: "text", text: value })
 
-/** The text of a message's (or a tool result's) text blocks, joined by blank lines. */
-export function textOf(holder: { content: string | readonly Block[] }): string {
+/** How `textOf` joins blocks: the separator (default a blank line) and what stands for an image (default nothing). */
+export interface TextOfOptions {
+  separator?: string
+  /** When given, each image block adds this text in its place. */
+  image?: string
+}
+
+/** The text of a message's (or a tool result's) text blocks, joined by blank lines unless told otherwise. */
+export function textOf(holder: { content: string | readonly Block[] }, options: TextOfOptions = {}): string {
   if (typeof holder.content === "string") return holder.content
-  return holder.content
-    .filter((b): b is TextBlock => b.type === "text")
-    .map((b) => b.text)
-    .join("\n\n")
+  const parts: string[] = []
+  for (const b of holder.content) {
+    if (b.type === "text") parts.push(b.text)
+    else if (b.type === "image" && options.image !== undefined) parts.push(options.image)
+  }
+  return parts.join(options.separator ?? "\n\n")
 }
 
 /** The tool_use blocks of a message, in order. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import type { TokenizerFamily, WireFormat } from "../models/types.js"
-import type { Block, Message } from "./message.js"
+import { type Block, type Message, textOf } from "./message.js"
 
 /**
  * Token counting. OpenAI encodings (o200k, cl100k) are counted exactly with gpt-tokenizer; other
@@ -223,8 +223,6 @@ export function blockText(block: Block): string {
     case "tool_use":
       return `${block.name} ${JSON.stringify(block.input ?? {})}`
     case "tool_result":
-      return typeof block.content === "string"
-        ? block.content
-        : block.content.map((p) => (p.type === "text" ? p.text : "")).join("\n")
+      return textOf(block, { separator: "\n", image: "" })
   }
 }

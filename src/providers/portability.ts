@@ -5,7 +5,15 @@
  * a note. The input is never modified.
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
-import type { Block, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
+import {
+  type Block,
+  type ImageBlock,
+  type Message,
+  type TextBlock,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  textOf,
+} from "../history/message.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import type { EncodeInput, ToolCalling } from "./encode.js"
@@ -303,10 +311,7 @@ function orphanResults(message: Message, diagnostics: Diagnostic[], index: numbe
 }
 
 function resultAsText(block: ToolResultBlock): TextBlock {
-  const body =
-    typeof block.content === "string"
-      ? block.content
-      : block.content.map((b) => (b.type === "text" ? b.text : "[image]")).join("\n")
+  const body = textOf(block, { separator: "\n", image: "[image]" })
   return { type: "text", text: `Result of tool call ${block.toolUseId}${block.isError ? " (error)" : ""}:\n${body}` }
 }
 
