@@ -22,6 +22,18 @@ export interface ContextFlags {
   mcp?: boolean
 }
 
+/** Gather options from a command's workspace flags: the CLI trusts the folder it is pointed at by default. */
+export function workspaceOptions(flags: Pick<ContextFlags, "cwd" | "trust" | "mcp">, io: CliIO) {
+  return {
+    cwd: resolve(io.cwd, flags.cwd ?? "."),
+    date: io.today(),
+    env: io.env,
+    ...(io.env.HOME ? { home: io.env.HOME } : {}),
+    trust: flags.trust ?? true,
+    mcp: flags.mcp ?? true,
+  }
+}
+
 /** Adds the context flags to a command. */
 export function contextOptions(): Option[] {
   return [
@@ -70,12 +82,7 @@ export async function contextFrom(
     return { context: applyFlags(await loadContext(resolve(io.cwd, flags.context)), flags), diagnostics: [] }
   const id = flags.model ?? DEFAULT_MODEL
   const gathered = await gather({
-    cwd: resolve(io.cwd, flags.cwd ?? "."),
-    date: io.today(),
-    env: io.env,
-    ...(io.env.HOME ? { home: io.env.HOME } : {}),
-    trust: flags.trust ?? true,
-    mcp: flags.mcp ?? true,
+    ...workspaceOptions(flags, io),
     model: { id, provider: flags.provider ?? providerOf(id) ?? "anthropic" },
     ...(flags.variant ? { variant: flags.variant } : {}),
     ...(flags.toolCalling ? { toolCalling: flags.toolCalling } : {}),

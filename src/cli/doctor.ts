@@ -1,8 +1,8 @@
-import { resolve } from "node:path"
 import { Command } from "commander"
 import { type GatherResult, gather } from "../context/gather.js"
 import type { GatherEntry } from "../context/report.js"
 import { type Diagnostic, diagnostic, formatDiagnostic } from "../diagnostics.js"
+import { workspaceOptions } from "./context-source.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
 
@@ -83,16 +83,9 @@ export const doctorCommand: CommandFactory = (io: CliIO, setExit) =>
     .option("--no-mcp", "list MCP servers without starting or connecting to them")
     .option("--json", "print the report as JSON")
     .action(async (flags: DoctorFlags) => {
-      const trusted = flags.trust ?? true
-      const result = await gather({
-        cwd: resolve(io.cwd, flags.cwd ?? "."),
-        date: io.today(),
-        env: io.env,
-        ...(io.env.HOME ? { home: io.env.HOME } : {}),
-        trust: trusted,
-        mcp: flags.mcp ?? true,
-        model: NO_MODEL,
-      })
+      const options = workspaceOptions(flags, io)
+      const trusted = options.trust
+      const result = await gather({ ...options, model: NO_MODEL })
       const missing = missingInstructions(result)
       const diagnostics = missing ? [...result.diagnostics, missing] : result.diagnostics
       if (flags.json) {
