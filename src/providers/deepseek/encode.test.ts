@@ -44,6 +44,18 @@ describe("DeepSeek request bodies", () => {
     expect(JSON.stringify(result.body)).not.toContain("image_url")
   })
 
+  it("sends the tool choice and the stream settings as the OpenAI Chat encoder does", () => {
+    const named = encodeDeepSeek(input({ options: { toolChoice: { name: "read_file" }, stream: false } })).body
+    expect(named.tool_choice).toEqual({ type: "function", function: { name: "read_file" } })
+    expect(named.stream).toBe(false)
+    expect(named.stream_options).toBeUndefined()
+    const required = encodeDeepSeek(input({ options: { toolChoice: "required" } })).body
+    expect(required.tool_choice).toBe("required")
+    expect(required.stream).toBe(true)
+    expect(required.stream_options).toEqual({ include_usage: true })
+    expect(encodeDeepSeek(input({ options: {} })).body.tool_choice).toBeUndefined()
+  })
+
   it("echoes reasoning in tool-calling turns (empty when unknown) and leaves it out elsewhere", () => {
     const { body } = encodeDeepSeek(input({ messages: own, prompt: { text: "sys", tools: [] } }))
     const assistants = body.messages.filter((m) => m.role === "assistant")

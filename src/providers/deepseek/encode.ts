@@ -14,7 +14,9 @@ import type { ModelInfo } from "../../models/types.js"
 import { toOpenAIChatTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeResult } from "../encode.js"
 import {
+  applyStream,
   type ChatMessage,
+  chatToolChoice,
   compatFor,
   effortOf,
   encodeChatMessages,
@@ -64,9 +66,8 @@ export function encodeDeepSeek(input: EncodeInput): EncodeResult<DeepSeekRequest
   const body: DeepSeekRequest = { model: input.model.id, messages }
   if (native) {
     body.tools = toOpenAIChatTools(input.prompt.tools)
-    const choice = options.toolChoice
-    if (choice !== undefined)
-      body.tool_choice = typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } }
+    const choice = chatToolChoice(options)
+    if (choice) body.tool_choice = choice
     if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
   }
   body.max_tokens = options.maxTokens ?? input.model.maxOutput
@@ -75,9 +76,7 @@ export function encodeDeepSeek(input: EncodeInput): EncodeResult<DeepSeekRequest
     body.thinking = { type: options.thinking === false ? "disabled" : "enabled" }
     if (options.thinking !== false) body.reasoning_effort = effortOf(options.thinking)
   }
-  const stream = options.stream ?? true
-  body.stream = stream
-  if (stream && compat.streamUsage) body.stream_options = { include_usage: true }
+  applyStream(body, options, compat)
   return { body, diagnostics, breakpoints: [] }
 }
 

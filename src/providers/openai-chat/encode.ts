@@ -188,7 +188,8 @@ function imagePart(block: ImageBlock): ChatCompletionContentPart {
   return { type: "image_url", image_url: { url: `data:${block.mediaType};base64,${block.data}` } }
 }
 
-function chatToolChoice(options: EncodeOptions): ChatCompletionToolChoiceOption | undefined {
+/** The requested tool choice in Chat Completions form (shared with the DeepSeek encoder). */
+export function chatToolChoice(options: EncodeOptions): ChatCompletionToolChoiceOption | undefined {
   const choice = options.toolChoice
   if (choice === undefined || typeof choice === "string") return choice
   return { type: "function", function: { name: choice.name } }
@@ -228,7 +229,8 @@ function applySampling(
   body.reasoning_effort = thinking === false ? "none" : effortOf(thinking)
 }
 
-function applyStream(body: OpenAIChatRequest, options: EncodeOptions, compat: Required<OpenAICompat>): void {
+/** Sets `stream` (on unless turned off) and asks for usage in the stream when the provider supports it. */
+export function applyStream(body: OpenAIChatRequest, options: EncodeOptions, compat: Required<OpenAICompat>): void {
   const stream = options.stream ?? true
   body.stream = stream
   if (stream && compat.streamUsage) body.stream_options = { include_usage: true }
