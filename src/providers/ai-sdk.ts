@@ -20,7 +20,7 @@ import type { Diagnostic } from "../diagnostics.js"
 import type { Block, Message } from "../history/message.js"
 import type { ModelInfo } from "../models/types.js"
 import type { EnabledTool } from "../tools/spec.js"
-import { type CacheBreakpoint, type CacheTtl, estimateTokens, planBreakpoints } from "./cache.js"
+import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "./cache.js"
 import type { EncodeInput } from "./encode.js"
 import { prepareHistory } from "./portability.js"
 
@@ -194,8 +194,4 @@ function applyCache(
     }
   }
   return plan.breakpoints
-}
-
-function cacheControl(ttl: CacheTtl): { type: "ephemeral"; ttl?: "1h" } {
-  return ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" }
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import type { ModelInfo } from "../models/types.js"
 import {
   type CacheLayout,
+  cacheControl,
   DEFAULT_MIN_CACHE_TOKENS,
   estimateTokens,
   IMAGE_TOKEN_ESTIMATE,
@@ -148,6 +149,13 @@ describe("planBreakpoints", () => {
         }
       }),
     )
+  })
+})
+
+describe("cacheControl", () => {
+  it("writes the one-hour lifetime and leaves the five-minute default implicit", () => {
+    expect(cacheControl("1h")).toEqual({ type: "ephemeral", ttl: "1h" })
+    expect(cacheControl("5m")).toEqual({ type: "ephemeral" })
   })
 })
 

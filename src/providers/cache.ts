@@ -9,6 +9,11 @@ import type { ModelInfo } from "../models/types.js"
 
 export type CacheTtl = "5m" | "1h"
 
+/** Anthropic's `cache_control` marker for a breakpoint with this lifetime (5 minutes is the default, so left out). */
+export function cacheControl(ttl: CacheTtl): { type: "ephemeral"; ttl?: "1h" } {
+  return ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" }
+}
+
 /** Where explicit breakpoints go: after the tools, after the system prompt, on the last N user messages. */
 export interface BreakpointPolicy {
   tools?: boolean

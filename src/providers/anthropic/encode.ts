@@ -17,7 +17,7 @@ import type {
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { toAnthropicTools } from "../../tools/native.js"
-import { type CacheBreakpoint, type CacheTtl, estimateTokens, planBreakpoints } from "../cache.js"
+import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "../cache.js"
 import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort } from "../encode.js"
 import { prepareHistory } from "../portability.js"
 
@@ -224,8 +224,4 @@ function applyCache(
     }
   }
   return plan.breakpoints
-}
-
-function cacheControl(ttl: CacheTtl): CacheControlEphemeral {
-  return ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" }
 }
