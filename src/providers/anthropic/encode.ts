@@ -161,7 +161,7 @@ function thinkingConfig(
   // The assistant turn being continued must start with thinking when thinking is on; a turn made by another
   // model (or without thinking) has none, and the API would refuse the request. The turn starts at the last
   // user message that answers no tool call (results may carry text blocks too: notes, environment updates).
-  const lastUser = findLastIndex(history, (m) => m.role === "user" && !m.content.some((b) => b.type === "tool_result"))
+  const lastUser = history.findLastIndex((m) => m.role === "user" && !m.content.some((b) => b.type === "tool_result"))
   const open = history
     .slice(lastUser + 1)
     .find((m) => m.role === "assistant" && m.content.some((b) => b.type === "tool_use"))
@@ -187,11 +187,6 @@ function thinkingConfig(
     return { type: "enabled", budget_tokens: budget }
   }
   return { type: "adaptive" }
-}
-
-function findLastIndex<T>(list: readonly T[], test: (item: T) => boolean): number {
-  for (let i = list.length - 1; i >= 0; i--) if (test(list[i]!)) return i
-  return -1
 }
 
 /** Writes the planned `cache_control` breakpoints into the body. */
