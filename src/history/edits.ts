@@ -1,3 +1,4 @@
+import { CONTINUATION_PROMPT } from "../prompt/continuation.js"
 import { type Block, type Message, type TextBlock, textOf } from "./message.js"
 
 /**
@@ -92,7 +93,7 @@ export const summaryMessageId = (e: CompactionEdit): string => `summary-${e.ts}-
 
 /** The text of a compaction summary message. */
 export function summaryText(summary: string): string {
-  return `<conversation_summary>\nThe earlier part of this conversation was condensed into this summary.\n\n${summary}\n</conversation_summary>`
+  return `<conversation_summary>\n${summary}\n</conversation_summary>\n\n${CONTINUATION_PROMPT}`
 }
 
 /**
