@@ -49,7 +49,7 @@ export interface Variant {
   /** Template values, the lowest layer of the template scope. */
   values?: Record<string, unknown>
   patches?: Record<string, ComponentPatch>
-  /** Hard limit on the prompt's size in o200k tokens, checked by tests and `inspect`. */
+  /** Hard limit on the system prompt's size in o200k tokens (instruction files not counted), checked by the tests. */
   maxTokens?: number
 }
 
