@@ -3,6 +3,8 @@
  * not care which provider (or which tool-calling dialect) produced an answer.
  */
 
+import type { ProviderErrorKind } from "./errors.js"
+
 /** Why the model stopped. */
 export type StopReason = "end" | "tool_use" | "length" | "refusal" | "error"
 
@@ -22,18 +24,7 @@ export interface Usage {
  * (a tool call was cut off), `invalid-arguments` (tool-call arguments are not valid JSON),
  * `malformed` (a payload that is not JSON or not the expected shape).
  */
-export type StreamErrorKind =
-  | "context-overflow"
-  | "rate-limit"
-  | "quota"
-  | "auth"
-  | "invalid-request"
-  | "server"
-  | "network"
-  | "truncated"
-  | "partial-call"
-  | "invalid-arguments"
-  | "malformed"
+export type StreamErrorKind = ProviderErrorKind | "truncated" | "partial-call" | "invalid-arguments" | "malformed"
 
 export type StreamEvent =
   /** A response began. A `start` while a response is still open means the provider restarted it: discard the partial one. */
