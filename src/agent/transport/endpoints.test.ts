@@ -166,7 +166,8 @@ describe("the provider registry", () => {
   })
 
   it("every provider speaks its default format, and every format has a provider", () => {
-    for (const info of Object.values(PROVIDERS)) expect(info.paths[info.defaultFormat], info.id).toBeDefined()
+    for (const info of Object.values(PROVIDERS))
+      expect(info.paths[wireFormatOf({ provider: info.id, family: "" })], info.id).toBeDefined()
     for (const format of WIRE_FORMATS)
       expect(
         Object.values(PROVIDERS).some((p) => p.paths[format] !== undefined),

@@ -1,5 +1,6 @@
 import { PromptlineError } from "../../errors.js"
 import type { WireFormat } from "../../models/types.js"
+import { wireFormatOf } from "../../models/wire.js"
 
 /** How a provider takes its key: Anthropic's header, a Bearer token, Google's header, or not at all. */
 export type AuthStyle = "x-api-key" | "bearer" | "x-goog-api-key" | "none"
@@ -12,8 +13,6 @@ export interface ProviderInfo {
   name: string
   /** The default base URL, without a trailing slash. */
   baseUrl: string
-  /** The wire format used when none is asked for. */
-  defaultFormat: WireFormat
   /** The path under the base URL per wire format it speaks (streamed answers); `{model}` stands for the model id. */
   paths: Partial<Record<WireFormat, string>>
   /** Where the path differs for an answer that is not streamed (Gemini); otherwise `paths` serves both. */
@@ -38,7 +37,6 @@ const compatible = (id: string, name: string, baseUrl: string, keyEnv: string[],
   id,
   name,
   baseUrl,
-  defaultFormat: "openai-chat",
   paths: COMPATIBLE_PATHS,
   auth: keyEnv.length > 0 ? "bearer" : "none",
   keyEnv,
@@ -49,7 +47,6 @@ const GEMINI: ProviderInfo = {
   id: "gemini",
   name: "Gemini",
   baseUrl: "https://generativelanguage.googleapis.com",
-  defaultFormat: "gemini",
   paths: { gemini: "/v1beta/models/{model}:streamGenerateContent?alt=sse" },
   unaryPaths: { gemini: "/v1beta/models/{model}:generateContent" },
   auth: "x-goog-api-key",
@@ -62,7 +59,6 @@ export const PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
     id: "anthropic",
     name: "Anthropic",
     baseUrl: "https://api.anthropic.com",
-    defaultFormat: "anthropic",
     paths: { anthropic: "/v1/messages" },
     auth: "x-api-key",
     keyEnv: ["ANTHROPIC_API_KEY"],
@@ -73,7 +69,6 @@ export const PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
     id: "openai",
     name: "OpenAI",
     baseUrl: "https://api.openai.com/v1",
-    defaultFormat: "openai-responses",
     paths: { "openai-responses": RESPONSES, "openai-chat": CHAT },
     auth: "bearer",
     keyEnv: ["OPENAI_API_KEY"],
@@ -85,7 +80,6 @@ export const PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
     id: "deepseek",
     name: "DeepSeek",
     baseUrl: "https://api.deepseek.com",
-    defaultFormat: "deepseek",
     paths: { deepseek: CHAT, "openai-chat": CHAT },
     auth: "bearer",
     keyEnv: ["DEEPSEEK_API_KEY"],
@@ -164,7 +158,8 @@ export function endpointFor(request: EndpointRequest): Endpoint {
     )
   }
   const info = known ?? compatible(request.provider, request.provider, request.baseUrl ?? "", [])
-  const format = request.format ?? info.defaultFormat
+  // The default format is the model catalog's rule for the provider (one rule, in models/wire.ts).
+  const format = request.format ?? wireFormatOf({ provider: info.id, family: "" })
   if (info.paths[format] === undefined) {
     const spoken = Object.keys(info.paths).join(", ")
     throw new EndpointError(
