@@ -113,7 +113,6 @@ export class PromptBuilder {
   readonly #wrapped = new WeakMap<BuiltSection, string>()
   /** The tags of every volatile component: none of them may appear raw inside a wrapped section. */
   readonly #tags: string[]
-  readonly #hashes = new BoundedMap<string, string>(4096)
   readonly #cacheableChoice: boolean
 
   constructor(options: BuilderOptions = {}) {
@@ -162,9 +161,8 @@ export class PromptBuilder {
     return result
   }
 
-  readonly #hash = (text: string): string => {
-    return this.#hashes.get(text) ?? this.#hashes.set(text, sha(text))
-  }
+  // Sections are memoized upstream, so a section's text is hashed only when it is rendered anew.
+  readonly #hash = sha
 
   #build(context: PromptContext): BuiltPrompt {
     const choice = this.explain(context)
