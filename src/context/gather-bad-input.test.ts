@@ -80,9 +80,9 @@ describe("bad input gives a diagnostic and never a crash", () => {
     ])
   })
 
-  it.skipIf(process.platform !== "linux")("skips a file whose read fails", () => {
-    expect(entry(".github/copilot-instructions.md")).toMatchObject({ status: "failed" })
-    expect(diag(".github/copilot-instructions.md")).toEqual(["instruction-unreadable"])
+  it.skipIf(process.platform !== "linux")("refuses a link to a device outside the workspace before reading it", () => {
+    expect(entry(".github/copilot-instructions.md")).toMatchObject({ status: "skipped" })
+    expect(diag(".github/copilot-instructions.md")).toEqual(["link-outside"])
   })
 
   it("loads a file with broken frontmatter as written, with a warning and its line", () => {

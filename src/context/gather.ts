@@ -8,6 +8,7 @@ import { findRepositoryRoot, readGit } from "./git.js"
 import { GitignoreRules } from "./gitignore.js"
 import { DEFAULT_INSTRUCTION_BUDGET } from "./instructions/budget.js"
 import { collectInstructions } from "./instructions/collect.js"
+import { LinkGuard } from "./link-guard.js"
 import type { McpServerConfig } from "./mcp/config.js"
 import { gatherMcp } from "./mcp/servers.js"
 import { displayPath, isInside, toPosix } from "./paths.js"
@@ -98,9 +99,10 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   const root = (await findRepositoryRoot(cwd)) ?? cwd
   const display = (abs: string, scope: "user" | "project") => displayPath(abs, cwd, home, scope)
   const dirs = new DirCache()
-  const gitignore = new GitignoreRules(root, dirs, (abs) => display(abs, "project"))
+  const links = new LinkGuard(root, home, env)
+  const gitignore = new GitignoreRules(root, dirs, (abs) => display(abs, "project"), links)
   const roots = new Set(userRoots)
-  const shared = { cwd, root, home, env, trust, userRoots: roots, dirs, gitignore, display }
+  const shared = { cwd, root, home, env, trust, userRoots: roots, dirs, gitignore, links, display }
   const [platform, git, instructions, skills, servers] = await Promise.all([
     readPlatform(env, home),
     readGit(cwd),

@@ -2,6 +2,7 @@ import { dirname, join, relative } from "node:path"
 import ignore, { type Ignore } from "ignore"
 import type { DirCache } from "./dir-cache.js"
 import { readTextFile } from "./instructions/read.js"
+import type { LinkGuard } from "./link-guard.js"
 import { foldersBetween, isInside, toPosix } from "./paths.js"
 
 interface Layer {
@@ -17,6 +18,8 @@ export class GitignoreRules {
     private readonly root: string,
     private readonly dirs: DirCache,
     private readonly display: (abs: string) => string,
+    /** When given, a .gitignore linked out of the workspace is not read (as git itself does not follow it). */
+    private readonly links?: LinkGuard,
   ) {}
 
   private layer(dir: string): Promise<Layer | undefined> {
@@ -35,7 +38,9 @@ export class GitignoreRules {
     let any = false
     for (const file of files) {
       if (file.endsWith(".gitignore") && (await this.dirs.kind(dir, ".gitignore")) !== "file") continue
-      const read = await readTextFile(file)
+      const link = this.links ? await this.links.check(file, "project") : { ok: true as const, real: file }
+      if (!link.ok) continue
+      const read = await readTextFile(link.real)
       if (!read.ok) continue
       const shown = this.display(file)
       read.text.split("\n").forEach((line, i) => {

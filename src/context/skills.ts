@@ -4,6 +4,7 @@ import type { DirCache } from "./dir-cache.js"
 import type { GitignoreRules } from "./gitignore.js"
 import { splitFrontmatter } from "./instructions/frontmatter.js"
 import { readTextFile } from "./instructions/read.js"
+import { type LinkGuard, linkDiagnostic } from "./link-guard.js"
 import { foldersBetween } from "./paths.js"
 import type { SkillInfo } from "./prompt-context.js"
 import type { EntryStatus, GatherEntry } from "./report.js"
@@ -27,6 +28,8 @@ export interface SkillsInput {
   userRoots: ReadonlySet<UserRoot>
   dirs: DirCache
   gitignore: GitignoreRules
+  /** Refuses SKILL.md files whose symbolic links lead out of the workspace or the user's config folders. */
+  links: LinkGuard
   display: (abs: string, scope: "user" | "project") => string
 }
 
@@ -69,8 +72,10 @@ interface Parsed {
   diagnostics: Diagnostic[]
 }
 
-async function parseSkill(abs: string, scope: "user" | "project", path: string): Promise<Parsed> {
-  const read = await readTextFile(abs)
+async function parseSkill(abs: string, scope: "user" | "project", path: string, links: LinkGuard): Promise<Parsed> {
+  const link = await links.check(abs, scope)
+  if (!link.ok) return { status: "skipped", reason: link.reason, diagnostics: [linkDiagnostic(link, path)] }
+  const read = await readTextFile(link.real)
   if (!read.ok) {
     const d = diagnostic("warning", "skill-unreadable", `skill skipped: ${read.message}`, { path })
     return { status: "failed", reason: read.message, diagnostics: [d] }
@@ -133,7 +138,7 @@ export async function collectSkills(input: SkillsInput): Promise<CollectedSkills
       out.entries.push(entry("ignored", ignored))
       continue
     }
-    const parsed = await parseSkill(abs, scope, path)
+    const parsed = await parseSkill(abs, scope, path, input.links)
     out.diagnostics.push(...parsed.diagnostics)
     const skill = parsed.skill
     if (!skill) {

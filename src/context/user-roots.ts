@@ -1,4 +1,4 @@
-import { isAbsolute, join } from "node:path"
+import { dirname, isAbsolute, join } from "node:path"
 
 /** A family of user-level files (instructions, skills, MCP config) that can be switched on or off. */
 export type UserRoot = "promptline" | "claude" | "codex" | "gemini" | "cline" | "cursor"
@@ -10,4 +10,27 @@ export const USER_ROOTS: readonly UserRoot[] = ["promptline", "claude", "codex",
 export function promptlineUserDir(home: string, env: Record<string, string | undefined>): string {
   const xdg = env.XDG_CONFIG_HOME
   return join(xdg && isAbsolute(xdg) ? xdg : join(home, ".config"), "promptline")
+}
+
+/**
+ * The user's own config folders, which user-level files (instructions, skills, MCP configs) may lead into
+ * through symbolic links: every root's folder, whether or not it is switched on.
+ */
+export function userConfigFolders(home: string, env: Record<string, string | undefined>): string[] {
+  const storage = join("User", "globalStorage", "saoudrizwan.claude-dev")
+  const out = [
+    promptlineUserDir(home, env),
+    join(home, ".claude"),
+    join(home, ".codex"),
+    join(home, ".agents"),
+    join(home, ".gemini"),
+    join(home, ".cline"),
+    join(home, ".cursor"),
+    join(home, "Documents", "Cline"),
+    join(home, ".config", "Code", storage),
+    join(home, "Library", "Application Support", "Code", storage),
+  ]
+  const cline = env.CLINE_MCP_SETTINGS_PATH
+  if (cline && isAbsolute(cline)) out.push(dirname(cline))
+  return out
 }

@@ -1,5 +1,6 @@
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { GitignoreRules } from "../gitignore.js"
+import { type LinkGuard, linkDiagnostic } from "../link-guard.js"
 import type { InstructionFile } from "../prompt-context.js"
 import type { EntryStatus, GatherEntry } from "../report.js"
 import type { Candidate } from "./candidate.js"
@@ -12,6 +13,8 @@ export interface LoadEnv {
   trust: boolean
   gitignore: GitignoreRules
   imports: ImportScope
+  /** Refuses files whose symbolic links lead out of the workspace or the user's config folders. */
+  links: LinkGuard
   /** Display path of a file or folder for the context and reports. */
   display: (abs: string, scope: "user" | "project") => string
 }
@@ -64,7 +67,10 @@ export async function loadCandidate(c: Candidate, env: LoadEnv): Promise<Loaded>
     if (ignored && !c.personal) return { entry: entry("ignored", ignored), diagnostics: [] }
     if (ignored) notes.push("gitignored, read as a personal file")
   }
-  const read = await readTextFile(c.abs)
+  const link = await env.links.check(c.abs, c.scope)
+  if (!link.ok) return { entry: entry("skipped", link.reason), diagnostics: [linkDiagnostic(link, path)] }
+  // The checked real path is read, so a link swapped after the check cannot lead elsewhere.
+  const read = await readTextFile(link.real)
   if (!read.ok) {
     const d = diagnostic("warning", FAILURE_CODES[read.failure], `skipped: ${read.message}`, { path })
     return { entry: entry("failed", read.message), diagnostics: [d] }

@@ -3,6 +3,7 @@ import { findNodeAtLocation, getNodeValue, type ParseError, parseTree, printPars
 import { z } from "zod"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import { readTextFile } from "../instructions/read.js"
+import { LinkGuard, linkDiagnostic } from "../link-guard.js"
 import { promptlineUserDir, type UserRoot } from "../user-roots.js"
 import { type ExpandVars, expandVars } from "./expand.js"
 
@@ -185,12 +186,19 @@ export function parseMcpConfig(
   return { servers, diagnostics }
 }
 
-/** Reads one config file; a missing file gives nothing, a broken one a diagnostic. */
+/**
+ * Reads one config file; a missing file gives nothing, a broken one a diagnostic. A file whose symbolic links
+ * lead out of its place (see LinkGuard) is refused with a warning; without `links`, the workspace is
+ * `vars.workspace` and the user's folders follow from `vars.home`.
+ */
 export async function readMcpConfig(
   source: McpConfigSource & { path: string },
   vars: ExpandVars,
+  links: LinkGuard = new LinkGuard(vars.workspace, vars.home, vars.env),
 ): Promise<{ servers: McpServerConfig[]; diagnostics: Diagnostic[]; found: boolean }> {
-  const read = await readTextFile(source.abs)
+  const link = await links.check(source.abs, source.scope)
+  if (!link.ok) return { servers: [], diagnostics: [linkDiagnostic(link, source.path)], found: true }
+  const read = await readTextFile(link.real)
   if (!read.ok) {
     if (read.failure === "vanished") return { servers: [], diagnostics: [], found: false }
     const d = diagnostic("error", "mcp-config-unreadable", `cannot read the MCP config: ${read.message}`, {

@@ -1,4 +1,5 @@
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import { LinkGuard } from "../link-guard.js"
 import type { GatherEntry } from "../report.js"
 import type { UserRoot } from "../user-roots.js"
 import { type McpConfigSource, type McpServerConfig, mcpConfigSources, readMcpConfig } from "./config.js"
@@ -16,6 +17,8 @@ export interface McpInput {
   /** False: read the configs and list the servers, but connect to none. */
   connect: boolean
   timeoutMs?: number
+  /** Refuses config files linked out of their place; default: a guard for `root`, `home` and `env`. */
+  links?: LinkGuard
   display: (abs: string, scope: "user" | "project") => string
 }
 
@@ -29,7 +32,8 @@ export async function readMcpServers(input: McpInput): Promise<{ items: McpItem[
     path: input.display(s.abs, s.scope),
   }))
   const vars: ExpandVars = { env: input.env, home: input.home, workspace: input.root }
-  const read = await Promise.all(sources.map((s) => readMcpConfig(s, vars)))
+  const links = input.links ?? new LinkGuard(input.root, input.home, input.env)
+  const read = await Promise.all(sources.map((s) => readMcpConfig(s, vars, links)))
   const items: McpItem[] = []
   const diagnostics: Diagnostic[] = []
   const taken = new Map<string, string>()

@@ -1,0 +1,67 @@
+import { realpath } from "node:fs/promises"
+import { resolve } from "node:path"
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { isInside, toPosix } from "./paths.js"
+import { userConfigFolders } from "./user-roots.js"
+
+/** Where a file the workspace or the user names leads: the real path to read, or why it is refused. */
+export type LinkCheck =
+  | { ok: true; real: string }
+  | {
+      ok: false
+      /** The real path the symbolic link leads to (POSIX form). */
+      target: string
+      /** Why it is refused, in words, for a report entry. */
+      reason: string
+    }
+
+/**
+ * Refuses files whose symbolic links lead out of the place they belong to: a project file out of the
+ * workspace, a user file out of the user's config folders. The one check every reader in context/ uses.
+ * Holds the real paths of those places, resolved once.
+ */
+export class LinkGuard {
+  readonly #places = new Map<"user" | "project", Promise<string[]>>()
+
+  /** `workspace` is the workspace root (real path); user folders follow from `home` and `env`. */
+  constructor(
+    private readonly workspace: string,
+    private readonly home: string,
+    private readonly env: Record<string, string | undefined>,
+  ) {}
+
+  #placesOf(scope: "user" | "project"): Promise<string[]> {
+    let places = this.#places.get(scope)
+    if (!places) {
+      const given = scope === "project" ? [this.workspace] : userConfigFolders(this.home, this.env)
+      // A place that is itself a link (a dotfiles checkout) is also allowed where it leads.
+      places = Promise.all(given.map(async (p) => [p, await realpath(p).catch(() => p)])).then((pairs) => pairs.flat())
+      this.#places.set(scope, places)
+    }
+    return places
+  }
+
+  /**
+   * Where `abs` leads. A path that cannot be resolved is returned as given, for the reader to report; a path
+   * with no link on the way is never refused.
+   */
+  async check(abs: string, scope: "user" | "project"): Promise<LinkCheck> {
+    let real: string
+    try {
+      real = await realpath(abs)
+    } catch {
+      return { ok: true, real: abs }
+    }
+    if (real === resolve(abs)) return { ok: true, real }
+    const places = await this.#placesOf(scope)
+    if (places.some((p) => isInside(p, real))) return { ok: true, real }
+    const where = scope === "project" ? "the workspace" : "the user's config folders"
+    const target = toPosix(real)
+    return { ok: false, target, reason: `a symbolic link to ${target}, outside ${where}; not read` }
+  }
+}
+
+/** The warning for a refused link: names the file (its display path) and where the link leads. */
+export function linkDiagnostic(refused: { reason: string }, path: string): Diagnostic {
+  return diagnostic("warning", "link-outside", `refused: ${refused.reason}`, { path })
+}
