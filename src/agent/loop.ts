@@ -10,6 +10,7 @@ import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
 import { type EncodeOptions, encodeRequest } from "../providers/encode.js"
 import { ProviderError } from "../providers/errors.js"
 import type { StreamEvent, Usage } from "../providers/stream.js"
+import { wrapTag } from "../tag-wrap.js"
 import { withXmlToolCalls } from "../tools/xml-parser.js"
 import type { ApprovalPolicy, ConfirmCall } from "./approval.js"
 import type { AgentEvent } from "./events.js"
@@ -211,7 +212,7 @@ export class Agent {
     if (today !== this.#context.date) {
       this.#context = { ...this.#context, date: today }
       await this.#c.session.update({ date: today })
-      out.push({ type: "text", text: `<environment_update>Today's date is now ${today}.</environment_update>` })
+      out.push({ type: "text", text: wrapTag("environment_update", `Today's date is now ${today}.`, { inline: true }) })
     }
     const changed = await this.#files.changedSinceSeen()
     if (changed.length > 0) {
@@ -288,7 +289,10 @@ export class Agent {
         if (/^(\/?act|switch to act mode)$/i.test(reply.trim())) {
           this.#context = { ...this.#context, mode: "act" }
           await this.#c.session.update({ mode: "act" })
-          extra.push({ type: "text", text: "<environment_update>Mode: act. Carry out the plan.</environment_update>" })
+          extra.push({
+            type: "text",
+            text: wrapTag("environment_update", "Mode: act. Carry out the plan.", { inline: true }),
+          })
         } else if (reply.trim()) extra.push({ type: "text", text: reply })
       }
       await this.#append("user", [...round.results, ...extra])

@@ -2,6 +2,7 @@ import type { InstructionTracker } from "../context/activate.js"
 import type { InstructionFile, PromptContext } from "../context/prompt-context.js"
 import type { FileTracker } from "../history/file-tracker.js"
 import type { TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
+import { wrapTag } from "../tag-wrap.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { type ApprovalPolicy, type ConfirmCall, deniedMessage, needsApproval } from "./approval.js"
 import type { AgentEvent } from "./events.js"
@@ -37,11 +38,16 @@ function outcomeFailure(content: string, summary: string): ToolOutcome {
   return { content, isError: true, summary, touched: [] }
 }
 
-/** The instruction files that apply to a file, rendered for the model (they are data from the project). */
-function renderInstructions(files: readonly InstructionFile[]): TextBlock[] {
+/**
+ * The instruction files that apply to a file, rendered for the model. They are data from the project: the
+ * wrapper neutralizes our tags inside them and escapes the path.
+ */
+export function renderInstructions(files: readonly InstructionFile[]): TextBlock[] {
   return files.map((f) => ({
     type: "text",
-    text: `<instructions path="${f.path}">\nThese instructions apply to files under ${f.base ?? "."}:\n\n${f.text.trim()}\n</instructions>`,
+    text: wrapTag("instructions", `These instructions apply to files under ${f.base ?? "."}:\n\n${f.text.trim()}`, {
+      attributes: { path: f.path },
+    }),
   }))
 }
 

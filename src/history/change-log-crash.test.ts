@@ -26,6 +26,7 @@ const SOURCES = [
   "src/history/edits.ts",
   "src/history/message.ts",
   "src/prompt/continuation.ts",
+  "src/tag-wrap.ts",
 ]
 
 /** The state number k: a few small edits plus one large one (about 80 kB), so a write takes a while. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
 import { readFile, stat } from "node:fs/promises"
 import { isAbsolute, join } from "node:path"
+import { wrapTag } from "../tag-wrap.js"
 
 /** What the agent last saw of a file. */
 export interface SeenFile {
@@ -121,5 +122,8 @@ export class FileTracker {
 export function renderChangedFiles(paths: readonly string[]): string {
   if (paths.length === 0) return ""
   const list = paths.map((p) => `- ${p}`).join("\n")
-  return `<files_changed_externally>\nThese files changed since you last read or wrote them; read them again before editing:\n${list}\n</files_changed_externally>`
+  return wrapTag(
+    "files_changed_externally",
+    `These files changed since you last read or wrote them; read them again before editing:\n${list}`,
+  )
 }

@@ -4,6 +4,7 @@ import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import { wireFormatOf } from "../models/wire.js"
+import { neutralizeTags, WRAPPER_TAGS } from "../tag-wrap.js"
 import { BUILTIN_TOOLS } from "../tools/catalog/index.js"
 import { mcpToolSpecs } from "../tools/mcp.js"
 import { toNativeTools } from "../tools/native.js"
@@ -13,7 +14,6 @@ import type { Component, ComponentEnv, ToolSet } from "./component.js"
 import { BUILTIN_COMPONENTS } from "./components/index.js"
 import { enableTool } from "./enable-tool.js"
 import { BoundedMap, RecentResults } from "./memo.js"
-import { neutralizeTags } from "./placement.js"
 import { chooseVariant, type VariantChoice } from "./registry.js"
 import { stableScope } from "./scope.js"
 import { type BuiltSection, makeSection, renderComponent, type Scopes, type SectionStage } from "./section.js"
@@ -123,7 +123,9 @@ export class PromptBuilder {
     ]
     this.#components = new Map([...BUILTIN_COMPONENTS, ...(options.components ?? [])].map((c) => [c.id, c]))
     this.#tools = options.tools ?? BUILTIN_TOOLS
-    this.#tags = [...this.#components.values()].filter((c) => c.volatile).map((c) => tagOf(c, c.id))
+    // Its own section tags, and every tag the conversation wraps text in later.
+    const own = [...this.#components.values()].filter((c) => c.volatile).map((c) => tagOf(c, c.id))
+    this.#tags = [...new Set([...WRAPPER_TAGS, ...own])]
     this.#models = options.models
     // A custom matcher may read any field, so its choice cannot be keyed by the fields below.
     this.#cacheableChoice = !this.#variants.some((v) => v.match.some((m) => m.custom))

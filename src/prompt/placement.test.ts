@@ -5,8 +5,8 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import { gather } from "../context/gather.js"
+import { neutralizeTags } from "../tag-wrap.js"
 import { PromptBuilder } from "./builder.js"
-import { neutralizeTags } from "./placement.js"
 
 const git = promisify(execFile)
 

@@ -7,6 +7,7 @@
  */
 import type { Block, Message, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import { textOf } from "../history/message.js"
+import { wrapTag } from "../tag-wrap.js"
 
 /** A tool call as the XML text a model writes: one line per parameter, values unescaped. */
 export function toolCallToXml(call: Pick<ToolUseBlock, "name" | "input">): string {
@@ -28,7 +29,8 @@ export function toolCallToXml(call: Pick<ToolUseBlock, "name" | "input">): strin
 export function toolResultToXml(toolName: string, result: Pick<ToolResultBlock, "content" | "isError">): string {
   const text = textOf(result)
   const body = result.isError ? `Error: ${text}` : text
-  return `<tool_result tool="${toolName}">\n${body}\n</tool_result>`
+  // The result is outside text: it must not close the wrapper or pose as another of our tags.
+  return wrapTag("tool_result", body, { attributes: { tool: toolName } })
 }
 
 /**
