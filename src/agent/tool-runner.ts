@@ -42,7 +42,7 @@ function outcomeFailure(content: string, summary: string): ToolOutcome {
  * The instruction files that apply to a file, rendered for the model. They are data from the project: the
  * wrapper neutralizes our tags inside them and escapes the path.
  */
-export function renderInstructions(files: readonly InstructionFile[]): TextBlock[] {
+function renderInstructions(files: readonly InstructionFile[]): TextBlock[] {
   return files.map((f) => ({
     type: "text",
     text: wrapTag("instructions", `These instructions apply to files under ${f.base ?? "."}:\n\n${f.text.trim()}`, {
