@@ -112,40 +112,79 @@ export function treeAlive(tree: ProcessTree): boolean {
   return groupAlive(tree.pid)
 }
 
-/** Sends a signal to the tree's process group and to every other process of the tree. */
-export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): void {
+/** Whether one process is running (on Linux a zombie counts as ended). */
+function running(pid: number): boolean {
+  if (hasProc) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      const state = stat.slice(stat.lastIndexOf(")") + 2)[0]
+      return state !== "Z" && state !== "X"
+    } catch {
+      return false
+    }
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Whether any of these processes is still running (zombies count as ended on Linux). */
+export function anyRunning(pids: Iterable<number>): boolean {
+  for (const pid of pids) if (running(pid)) return true
+  return false
+}
+
+/** Sends a signal to the tree's process group and to every other process of the tree; returns those signalled. */
+export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): number[] {
   if (isWindows) {
     spawn("taskkill", ["/pid", String(tree.pid), "/T", "/F"], { stdio: "ignore", windowsHide: true })
-    return
+    return []
   }
+  // Looked up before the group is signalled: a descendant that cleared its mark is only found through
+  // its parent, and once the parent dies it is reparented out of reach.
+  const members = treeMembers(tree)
   try {
     process.kill(-tree.pid, signal)
   } catch {
     // The group is already gone.
   }
-  for (const pid of treeMembers(tree)) {
+  for (const pid of members) {
     try {
       process.kill(pid, signal)
     } catch {
       // Ended meanwhile, or not ours.
     }
   }
+  return members
 }
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
 /**
  * SIGKILLs the tree and looks again until no process of it is left (a process may fork between the look
- * and the kill; its child carries the mark and is found in the next round). Resolves with whether the
- * tree is gone; gives up after `rounds` looks, 20 ms apart.
+ * and the kill; its child carries the mark and is found in the next round). A process once found is
+ * watched until it is gone, even when it stops looking like a member (it cleared its environment and
+ * its parent died first); `known` adds processes found earlier (by a SIGTERM round). Resolves with whether all are gone; gives up after `rounds` looks, 20 ms apart.
  */
-export async function killTree(tree: ProcessTree, rounds = 100): Promise<boolean> {
+export async function killTree(tree: ProcessTree, known: Iterable<number> = [], rounds = 100): Promise<boolean> {
+  const seen = new Set<number>(known)
+  const left = () => treeAlive(tree) || [...seen].some(running)
   for (let round = 0; round < rounds; round++) {
-    signalTree(tree, "SIGKILL")
-    if (!treeAlive(tree)) return true
+    for (const pid of signalTree(tree, "SIGKILL")) seen.add(pid)
+    for (const pid of seen) {
+      try {
+        process.kill(pid, "SIGKILL")
+      } catch {
+        seen.delete(pid)
+      }
+    }
+    if (!left()) return true
     await pause(20)
   }
-  return !treeAlive(tree)
+  return !left()
 }
 
 /** Waits up to `ms` for the tree to end on its own; resolves with whether it did. */

@@ -1,7 +1,15 @@
 import { spawn } from "node:child_process"
 import { stripVTControlCharacters } from "node:util"
 import { z } from "zod"
-import { killTree, markEnv, newProcessMark, type ProcessTree, signalTree, treeAlive } from "../../process-tree.js"
+import {
+  anyRunning,
+  killTree,
+  markEnv,
+  newProcessMark,
+  type ProcessTree,
+  signalTree,
+  treeAlive,
+} from "../../process-tree.js"
 import { childEnv } from "../child-env.js"
 import { booleanArg, positiveNumberArg, taskProgressArg } from "./args.js"
 import { failure, oneLine, success } from "./outcome.js"
@@ -80,6 +88,8 @@ function run(command: string, env: ResolvedEnv, timeoutMs: number): Promise<RunR
     let poll: NodeJS.Timeout | undefined
     let drain: NodeJS.Timeout | undefined
     let stopping = false
+    /** The processes the SIGTERM reached: waited for too, even those that no longer look like the tree's. */
+    let signalled: number[] = []
     let exited = false
     let closed = false
     let delivered = false
@@ -98,14 +108,14 @@ function run(command: string, env: ResolvedEnv, timeoutMs: number): Promise<RunR
     const stop = () => {
       if (stopping || !tree) return
       stopping = true
-      signalTree(tree, "SIGTERM")
-      grace = setTimeout(() => void killTree(tree).then(settle), env.limits.killGraceMs)
+      signalled = signalTree(tree, "SIGTERM")
+      grace = setTimeout(() => void killTree(tree, signalled).then(settle), env.limits.killGraceMs)
     }
     // The result waits for the shell to exit and the tree to be empty; then for the pipes to close,
     // unless a process we cannot see holds them: that wait is cut after half a second.
     const settle = () => {
       if (delivered || !exited) return
-      if (tree && treeAlive(tree)) {
+      if (tree && (treeAlive(tree) || anyRunning(signalled))) {
         poll ??= setInterval(settle, 50)
         return
       }

@@ -177,8 +177,8 @@ export class ProcessTransport implements Transport {
   async #stopTree(grace: number): Promise<void> {
     const tree = this.#tree
     if (tree && treeAlive(tree)) {
-      signalTree(tree, "SIGTERM")
-      if (!(await waitTreeGone(tree, grace))) await killTree(tree)
+      const signalled = signalTree(tree, "SIGTERM")
+      if (!(await waitTreeGone(tree, grace))) await killTree(tree, signalled)
     }
     this.#end()
   }
