@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { gather } from "../context/gather.js"
 import type { McpServerConfig } from "../context/mcp/config.js"
+import { processesRunning, shellScript, stdioConfig } from "../context/mcp/test-helpers.js"
 import { EVERYTHING_SERVER } from "../context/test-helpers/workspace.js"
 import { ContextManager } from "../history/context-manager.js"
 import { PromptBuilder } from "../prompt/builder.js"
@@ -155,5 +156,46 @@ describe.runIf(process.platform === "linux")("McpPool after a server crash", () 
     expect(await long).toBeInstanceOf(Error)
     expect(((await long) as Error).message).toMatch(/connection closed/i)
     expect(text(await pool.callTool("everything", "echo", { message: "two" }, { signal }))).toBe("Echo: two")
+  })
+})
+
+describe.runIf(process.platform === "linux")("McpPool and the processes and environment of its servers", () => {
+  const signal = new AbortController().signal
+
+  it("stops a server's setsid grandchild when the pool closes", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "pl-mcp-pool-"))
+    const script = await shellScript(dir, "wrapper.sh", 'setsid sleep 327 >/dev/null 2>&1 &\nexec "$@"')
+    const pool = new McpPool([stdioConfig("wrapped", script, [process.execPath, EVERYTHING_SERVER, "stdio"])], dir)
+    try {
+      const echoed = await pool.callTool("wrapped", "echo", { message: "hi" }, { signal })
+      expect(echoed.content[0]).toMatchObject({ text: "Echo: hi" })
+      expect(processesRunning("sleep 327")).toHaveLength(1)
+    } finally {
+      await pool.close()
+    }
+    const left = processesRunning("sleep 327")
+    for (const pid of left) process.kill(pid, "SIGKILL")
+    expect(left).toEqual([])
+  })
+
+  it("gives a server no provider key nor a host-named secret unless its config passes it", async () => {
+    const config = stdioConfig("everything", process.execPath, [EVERYTHING_SERVER, "stdio"], {
+      env: { OPENAI_API_KEY: "passed-on-purpose" },
+    })
+    process.env.ANTHROPIC_API_KEY = "sk-ant-must-not-leak"
+    process.env.OPENAI_API_KEY = "sk-oai-must-not-leak"
+    const pool = new McpPool([config], tmpdir(), { secretEnv: ["HOME"] })
+    try {
+      const result = await pool.callTool("everything", "get-env", {}, { signal })
+      const env = JSON.parse((result.content[0] as { text: string }).text) as Record<string, string>
+      expect(env.ANTHROPIC_API_KEY).toBeUndefined()
+      expect(env.OPENAI_API_KEY).toBe("passed-on-purpose")
+      expect(env.HOME).toBeUndefined()
+      expect(env.PATH).toBe(process.env.PATH)
+    } finally {
+      delete process.env.ANTHROPIC_API_KEY
+      delete process.env.OPENAI_API_KEY
+      await pool.close()
+    }
   })
 })

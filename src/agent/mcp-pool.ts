@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { McpConnection } from "../context/mcp/client.js"
 import type { McpServerConfig } from "../context/mcp/config.js"
 import { PromptlineError } from "../errors.js"
+import { agentSecretPolicy, type SecretEnvOptions } from "./child-env.js"
 import type { McpCaller, McpContent, McpResourceContents } from "./executors/index.js"
 
 /** How long a server gets to connect when a call first needs it. */
@@ -21,17 +22,22 @@ function isConnectionClosed(error: unknown): boolean {
  * Live connections to the MCP servers a session uses, opened on the first call to each server and
  * kept for the session. A connection found closed (a stdio server that crashed, say) is dropped and
  * the next call opens a new one; a call that never left because of it is sent once more on the new
- * one. `close()` ends them all (and stops stdio servers' processes).
+ * one. `close()` ends them all, and stops every process a stdio server started. A stdio server inherits
+ * no secret: provider keys, `options.secretEnv` and secret-looking names are removed from what it inherits
+ * (only what its config's `env` names passes).
  */
 export class McpPool implements McpCaller {
   readonly #configs: Map<string, McpServerConfig>
   readonly #open = new Map<string, Promise<McpConnection>>()
+  readonly #options: SecretEnvOptions
 
   constructor(
     configs: readonly McpServerConfig[],
     private readonly cwd: string,
+    options: SecretEnvOptions = {},
   ) {
     this.#configs = new Map(configs.map((c) => [c.name, c]))
+    this.#options = options
   }
 
   #connection(server: string, signal: AbortSignal): Promise<McpConnection> {
@@ -39,7 +45,8 @@ export class McpPool implements McpCaller {
     if (!pending) {
       const config = this.#configs.get(server)
       if (!config) throw new PromptlineError("mcp-unknown-server", `no connected MCP server named "${server}"`)
-      pending = McpConnection.open(config, { cwd: this.cwd, signal, timeout: CONNECT_TIMEOUT_MS })
+      const secretEnv = agentSecretPolicy(this.#options)
+      pending = McpConnection.open(config, { cwd: this.cwd, signal, timeout: CONNECT_TIMEOUT_MS, secretEnv })
       // A failed connection is forgotten, so the next call tries again.
       pending.catch(() => this.#open.delete(server))
       this.#open.set(server, pending)

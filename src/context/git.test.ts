@@ -4,6 +4,7 @@ import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { findRepositoryRoot, MAX_GIT_STATUS, readGit, summarizeStatus } from "./git.js"
+import { processesRunning } from "./mcp/test-helpers.js"
 import { cleanup, git, tempDir, writeTree } from "./test-helpers/workspace.js"
 
 describe("readGit", () => {
@@ -163,6 +164,28 @@ describe.skipIf(process.platform === "win32")("readGit with a git that does not 
         expect.objectContaining({ level: "warning", code: "git-timeout", message: expect.stringContaining("300 ms") }),
       ])
     } finally {
+      await cleanup(dir)
+    }
+  })
+})
+
+describe.runIf(process.platform === "linux")("readGit with a git that leaves processes behind", () => {
+  it("stops every process the git started at the timeout, a setsid one too", async () => {
+    const dir = await tempDir()
+    const path = process.env.PATH
+    try {
+      // A stand-in `git` first on PATH: it starts a background and a setsid child, then hangs.
+      const bin = join(dir, "bin")
+      await writeTree(dir, { "bin/git": "#!/bin/sh\nsleep 361 &\nsetsid sleep 362 &\nsleep 363\n" })
+      await chmod(join(bin, "git"), 0o755)
+      process.env.PATH = `${bin}:${path}`
+      const result = await readGit(dir, { timeoutMs: 300 })
+      expect(result.diagnostics.map((d) => d.code)).toEqual(["git-timeout"])
+      for (const sleep of ["sleep 361", "sleep 362", "sleep 363"]) expect(processesRunning(sleep)).toEqual([])
+    } finally {
+      process.env.PATH = path
+      for (const sleep of ["sleep 361", "sleep 362", "sleep 363"])
+        for (const pid of processesRunning(sleep)) process.kill(pid, "SIGKILL")
       await cleanup(dir)
     }
   })

@@ -3,6 +3,7 @@ import { lstat } from "node:fs/promises"
 import { devNull } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { killTree, markEnv, newProcessMark, type ProcessTree, signalTree } from "../process-tree.js"
 import { headAtLineEnd } from "./instructions/budget.js"
 
 /** The longest git status summary kept in the context, in characters. */
@@ -45,17 +46,24 @@ function git(
 ): Promise<Run> {
   const limit = options.limit ?? 1 << 20
   return new Promise((done) => {
+    const mark = newProcessMark()
     const child = spawn("git", [...LOCKED_DOWN, ...(options.config ?? []), ...args], {
       cwd,
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C", GIT_TERMINAL_PROMPT: "0", ...markEnv(mark) },
       stdio: ["ignore", "pipe", "ignore"],
+      // Its own process group, so a stop reaches whatever git started too.
+      detached: process.platform !== "win32",
     })
+    const tree: ProcessTree | undefined = child.pid === undefined ? undefined : { pid: child.pid, mark }
     let stdout = ""
     let overflow = false
-    // A hung git (a blocking file, a stuck network mount) must not hang the gather: answer without it.
+    // A hung git (a blocking file, a stuck network mount) must not hang the gather: answer without it,
+    // after stopping it and what it started, and without waiting on a pipe a leftover process holds.
+    let gaveUp = false
     const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      done({ code: null, stdout: "", timedOut: true })
+      gaveUp = true
+      child.stdout.destroy()
+      void (tree ? killTree(tree) : Promise.resolve(true)).then(() => done({ code: null, stdout: "", timedOut: true }))
     }, options.timeoutMs)
     child.stdout.setEncoding("utf8")
     child.stdout.on("data", (chunk: string) => {
@@ -63,7 +71,7 @@ function git(
       stdout += chunk
       if (stdout.length > limit) {
         overflow = true
-        child.kill()
+        if (tree) signalTree(tree, "SIGTERM")
       }
     })
     child.on("error", (error: NodeJS.ErrnoException) => {
@@ -72,7 +80,7 @@ function git(
     })
     child.on("close", (code) => {
       clearTimeout(timer)
-      done({ code, stdout, overflow })
+      if (!gaveUp) done({ code, stdout, overflow })
     })
   })
 }

@@ -4,6 +4,18 @@ import { cleanOutput } from "./execute-command.js"
 import { tempWorkspace, textOf } from "./test-helpers/workspace.js"
 
 const posix = process.platform !== "win32"
+const linux = process.platform === "linux"
+const STOPPED_NOTE = "[background processes the command left running were stopped]"
+
+/** The pids a command printed as `<label> <pid>` lines. */
+function pidsOf(text: string, label: string): number[] {
+  return [...text.matchAll(new RegExp(`^${label} (\\d+)$`, "gm"))].map((m) => Number(m[1]))
+}
+
+/** Kills what a failed test left behind. */
+function reap(pids: number[]): void {
+  for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL")
+}
 
 /** Whether a process id is still running (a zombie waiting to be reaped counts as ended). */
 function alive(pid: number): boolean {
@@ -154,15 +166,21 @@ describe.runIf(posix)("execute_command", () => {
     }
   })
 
-  it("does not wait for background processes that keep the output open", async () => {
+  it("stops background processes left running when the command exits", async () => {
     const ws = await tempWorkspace()
+    let pid = 0
     try {
-      const out = await ws.run("execute_command", { command: "(sleep 5; echo late) & echo now" })
+      const out = await ws.run("execute_command", { command: "(sleep 5; echo late) & echo child $!; echo now" })
       expect(textOf(out)).toContain("now")
       expect(textOf(out)).not.toMatch(/^late$/m)
-      expect(textOf(out)).toContain("[background processes still hold the output; later output is not shown]")
-      expect(out.details).toMatchObject({ exitCode: 0 })
+      expect(textOf(out)).toContain(STOPPED_NOTE)
+      expect(out.isError).toBe(false)
+      expect(out.details).toMatchObject({ exitCode: 0, stoppedBackground: true })
+      pid = Number(/child (\d+)/.exec(textOf(out))?.[1])
+      expect(pid).toBeGreaterThan(0)
+      expect(alive(pid)).toBe(false)
     } finally {
+      if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL")
       await ws.dispose()
     }
   })
@@ -187,6 +205,91 @@ describe.runIf(posix)("execute_command", () => {
       expect(textOf(await ws.run("execute_command", {}))).toContain("missing required parameter 'command'")
       expect(textOf(await ws.run("execute_command", { command: "true", timeout: -1 }))).toContain("parameter 'timeout'")
     } finally {
+      await ws.dispose()
+    }
+  })
+})
+
+describe.runIf(linux)("execute_command and processes that leave the process group", () => {
+  it("kills a setsid daemon whose parent exited when the command times out", async () => {
+    const ws = await tempWorkspace()
+    let pids: number[] = []
+    try {
+      const out = await ws.run(
+        "execute_command",
+        {
+          command: "setsid sh -c 'sleep 301 & echo daemon $!'; setsid sleep 302 & echo daemon $!; sleep 60",
+          timeout: 0.5,
+        },
+        { limits: { killGraceMs: 300 } },
+      )
+      expect(out.details).toMatchObject({ timedOut: true })
+      pids = pidsOf(textOf(out), "daemon")
+      expect(pids).toHaveLength(2)
+      expect(pids.filter(alive)).toEqual([])
+    } finally {
+      reap(pids)
+      await ws.dispose()
+    }
+  })
+
+  it("kills a setsid daemon left behind by a command that exited normally", async () => {
+    const ws = await tempWorkspace()
+    let pids: number[] = []
+    try {
+      const out = await ws.run("execute_command", {
+        command: "setsid sh -c 'sleep 303 >/dev/null 2>&1 & echo daemon $!'; echo done",
+      })
+      pids = pidsOf(textOf(out), "daemon")
+      expect(out.isError).toBe(false)
+      expect(textOf(out)).toContain(STOPPED_NOTE)
+      expect(pids).toHaveLength(1)
+      expect(pids.filter(alive)).toEqual([])
+    } finally {
+      reap(pids)
+      await ws.dispose()
+    }
+  })
+})
+
+describe.runIf(posix)("execute_command and secrets in the environment", () => {
+  it("removes provider keys, secret-looking names and the host's secret names from a command's environment", async () => {
+    const ws = await tempWorkspace()
+    try {
+      const processEnv = {
+        PATH: process.env.PATH,
+        ANTHROPIC_API_KEY: "sk-ant-1",
+        OPENAI_API_KEY: "sk-oai-2",
+        GEMINI_API_KEY: "g-3",
+        DASHSCOPE_API_KEY: "d-4",
+        DEPLOY_TOKEN: "t-5",
+        session_secret: "s-6",
+        COMPANY_CREDENTIALS: "c-7",
+        GH_TOKEN: "gh-8",
+        PLAIN_SETTING: "visible",
+      }
+      const out = await ws.run(
+        "execute_command",
+        { command: "env" },
+        { processEnv, secretEnv: ["COMPANY_CREDENTIALS"], keepEnv: ["GH_TOKEN"] },
+      )
+      const text = textOf(out)
+      expect(text).toContain("PLAIN_SETTING=visible")
+      expect(text).toContain("GH_TOKEN=gh-8")
+      for (const value of ["sk-ant-1", "sk-oai-2", "g-3", "d-4", "t-5", "s-6", "c-7"]) expect(text).not.toContain(value)
+    } finally {
+      await ws.dispose()
+    }
+  })
+
+  it("removes them from the agent's own environment when no processEnv is given", async () => {
+    const ws = await tempWorkspace()
+    process.env.XAI_API_KEY = "xai-secret-value"
+    try {
+      const out = await ws.run("execute_command", { command: "printenv XAI_API_KEY; echo end" })
+      expect(textOf(out)).toBe("end\n[exit code 0]")
+    } finally {
+      delete process.env.XAI_API_KEY
       await ws.dispose()
     }
   })

@@ -1,6 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { stripVTControlCharacters } from "node:util"
 import { z } from "zod"
+import {
+  anyRunning,
+  killTree,
+  markEnv,
+  newProcessMark,
+  type ProcessTree,
+  signalTree,
+  treeAlive,
+} from "../../process-tree.js"
+import { childEnv } from "../child-env.js"
 import { booleanArg, positiveNumberArg, taskProgressArg } from "./args.js"
 import { failure, oneLine, success } from "./outcome.js"
 import { OutputBuffer } from "./output-buffer.js"
@@ -22,35 +32,6 @@ function shellOf(env: ResolvedEnv): string | true {
   return (env.processEnv ?? process.env).SHELL || "/bin/sh"
 }
 
-/** Sends a signal to the child's whole process group (the child leads its own group). */
-function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return
-  if (isWindows) {
-    spawn("taskkill", ["/pid", String(child.pid), "/T", "/F"], { stdio: "ignore", windowsHide: true })
-    return
-  }
-  try {
-    process.kill(-child.pid, signal)
-  } catch {
-    // The group is already gone.
-  }
-}
-
-/**
- * Whether any process is left in the child's process group (never probed on Windows). A member that
- * died but was not yet reaped still counts, so a wait on this may run to the end of the grace period.
- */
-function groupAlive(child: ChildProcess): boolean {
-  if (isWindows || child.pid === undefined) return false
-  try {
-    process.kill(-child.pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: a member exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
 /** Turns terminal output into plain text: no colour codes, progress-bar rewrites collapsed. */
 export function cleanOutput(text: string): string {
   return stripVTControlCharacters(text)
@@ -67,51 +48,83 @@ interface RunResult {
   cancelled: boolean
   output: OutputBuffer
   error?: Error
-  /** Output pipes were still held open by background processes when the command exited. */
+  /** Processes the command started were still running when it exited, and were stopped. */
+  stoppedBackground: boolean
+  /** Output pipes stayed open after every process we can see had ended. */
   detachedOutput: boolean
 }
 
+/**
+ * Runs the command as the leader of its own process group, marked (see src/process-tree.ts) so that
+ * every process it starts is found again, even one that left the group with setsid. The result comes
+ * once the shell has exited and no process of the tree is left: at the timeout or on cancel the tree
+ * gets SIGTERM, then SIGKILL after the grace period; processes still running when the shell exits on
+ * its own are stopped the same way.
+ */
 function run(command: string, env: ResolvedEnv, timeoutMs: number): Promise<RunResult> {
   const output = new OutputBuffer(env.limits.commandOutputBytes)
-  const base = env.processEnv ?? process.env
+  const base = childEnv(env.processEnv ?? process.env, env)
+  const mark = newProcessMark()
   const child = spawn(command, {
     cwd: env.workspace,
     shell: shellOf(env),
     detached: !isWindows,
     stdio: ["ignore", "pipe", "pipe"],
     windowsHide: true,
-    env: { PAGER: "cat", GIT_PAGER: "cat", ...base },
+    env: { PAGER: "cat", GIT_PAGER: "cat", ...base, ...markEnv(mark) },
   })
+  const tree: ProcessTree | undefined = child.pid === undefined ? undefined : { pid: child.pid, mark }
   const result: RunResult = {
     exitCode: null,
     signal: null,
     timedOut: false,
     cancelled: false,
     output,
+    stoppedBackground: false,
     detachedOutput: false,
   }
   return new Promise((resolve) => {
     let grace: NodeJS.Timeout | undefined
     let poll: NodeJS.Timeout | undefined
-    let killed = false
-    let settled = false
+    let drain: NodeJS.Timeout | undefined
+    let stopping = false
+    /** The processes the SIGTERM reached: waited for too, even those that no longer look like the tree's. */
+    let signalled: number[] = []
+    let exited = false
+    let closed = false
     let delivered = false
     const deliver = () => {
       if (delivered) return
       delivered = true
+      clearTimeout(timer)
       clearTimeout(grace)
+      clearTimeout(drain)
       clearInterval(poll)
+      env.signal.removeEventListener("abort", onAbort)
+      child.stdout?.destroy()
+      child.stderr?.destroy()
       resolve(result)
     }
     const stop = () => {
-      if (grace) return
-      killTree(child, "SIGTERM")
-      grace = setTimeout(() => {
-        killed = true
-        killTree(child, "SIGKILL")
-        if (settled) deliver()
-      }, env.limits.killGraceMs)
-      grace.unref()
+      if (stopping || !tree) return
+      stopping = true
+      signalled = signalTree(tree, "SIGTERM")
+      grace = setTimeout(() => void killTree(tree, signalled).then(settle), env.limits.killGraceMs)
+    }
+    // The result waits for the shell to exit and the tree to be empty; then for the pipes to close,
+    // unless a process we cannot see holds them: that wait is cut after half a second.
+    const settle = () => {
+      if (delivered || !exited) return
+      if (tree && (treeAlive(tree) || anyRunning(signalled))) {
+        poll ??= setInterval(settle, 50)
+        return
+      }
+      clearInterval(poll)
+      if (closed) return deliver()
+      drain ??= setTimeout(() => {
+        result.detachedOutput = true
+        deliver()
+      }, 500)
     }
     const timer = setTimeout(() => {
       result.timedOut = true
@@ -123,42 +136,28 @@ function run(command: string, env: ResolvedEnv, timeoutMs: number): Promise<RunR
     }
     if (env.signal.aborted) onAbort()
     else env.signal.addEventListener("abort", onAbort, { once: true })
-    const finish = () => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      env.signal.removeEventListener("abort", onAbort)
-      // The shell may die on SIGTERM while a child that ignores it lives on in the group: the
-      // result then waits until the group is empty or the grace period ends in SIGKILL.
-      if (grace && !killed && groupAlive(child)) {
-        grace.ref()
-        poll = setInterval(() => {
-          if (!groupAlive(child)) deliver()
-        }, 50)
-        return
-      }
-      deliver()
-    }
     child.stdout?.on("data", (chunk: Buffer) => output.push(chunk))
     child.stderr?.on("data", (chunk: Buffer) => output.push(chunk))
     child.on("error", (error) => {
       result.error = error
-      finish()
+      if (tree) void killTree(tree)
+      deliver()
     })
     child.on("exit", (code, signal) => {
+      exited = true
       result.exitCode = code
       result.signal = signal
-      // Background processes may keep the pipes open; read what is there, then stop waiting.
-      setTimeout(() => {
-        if (!settled) {
-          result.detachedOutput = true
-          child.stdout?.destroy()
-          child.stderr?.destroy()
-          finish()
-        }
-      }, 500).unref()
+      clearTimeout(timer)
+      if (!stopping && tree && treeAlive(tree)) {
+        result.stoppedBackground = true
+        stop()
+      }
+      settle()
     })
-    child.on("close", finish)
+    child.on("close", () => {
+      closed = true
+      settle()
+    })
   })
 }
 
@@ -193,15 +192,17 @@ export const executeCommandExecutor = defineExecutor({
       status = `[exit code ${result.exitCode}]`
       brief = `exit ${result.exitCode}`
     }
-    const notes = result.detachedOutput
-      ? "\n[background processes still hold the output; later output is not shown]"
-      : ""
+    let notes = ""
+    if (result.stoppedBackground) notes += "\n[background processes the command left running were stopped]"
+    if (result.detachedOutput)
+      notes += "\n[a process outside the command's reach still holds the output; later output is not shown]"
     const content = `${text === "" ? "(no output)" : text}\n${status}${notes}`
     const details = {
       exitCode: result.exitCode,
       signal: result.signal,
       timedOut: result.timedOut,
       cancelled: result.cancelled,
+      stoppedBackground: result.stoppedBackground,
       omittedBytes: result.output.omitted,
     }
     const summary = `ran \`${short}\` (${brief})`

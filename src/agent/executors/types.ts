@@ -156,8 +156,12 @@ export interface ExecutorEnv {
   home?: string
   /** Shell for execute_command; defaults to $SHELL (or /bin/sh), cmd.exe on Windows. */
   shell?: string
-  /** Environment of commands and of the ripgrep lookup; defaults to process.env. */
+  /** Environment of commands and of the ripgrep lookup; defaults to process.env. Secrets are removed for commands. */
   processEnv?: Record<string, string | undefined>
+  /** Variables commands never inherit, besides every provider's key variables and names ending in `_API_KEY`, `_TOKEN`, `_SECRET`, ... */
+  secretEnv?: readonly string[]
+  /** Variables commands inherit although they look secret (e.g. `GH_TOKEN` for `gh`). */
+  keepEnv?: readonly string[]
   /** Path of `rg`, or false to force the JavaScript search; default: `rg` found on PATH. */
   ripgrep?: string | false
   /** fetch implementation for web_fetch; defaults to the global fetch. */

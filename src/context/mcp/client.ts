@@ -1,13 +1,15 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { PromptlineError } from "../../errors.js"
+import { type SecretEnvPolicy, withoutSecrets } from "../../secret-env.js"
 import { compareNames } from "../paths.js"
 import type { McpServerInfo } from "../prompt-context.js"
 import type { McpServerConfig } from "./config.js"
+import { ProcessTransport } from "./stdio-transport.js"
 
 /** How promptline introduces itself to MCP servers. */
 export const MCP_CLIENT_INFO = { name: "promptline", version: "0.1.0" }
@@ -16,6 +18,24 @@ export const MCP_CLIENT_INFO = { name: "promptline", version: "0.1.0" }
 const MAX_PAGES = 100
 /** How much of a stdio server's stderr is kept for error messages. */
 const STDERR_TAIL = 2000
+
+/** Options of McpConnection.open besides the SDK's request options. */
+export interface McpOpenOptions extends RequestOptions {
+  /** The folder a stdio server runs in when its config names none. */
+  cwd?: string
+  /** Which inherited variables a stdio server does not get (its config's own `env` always passes). */
+  secretEnv?: SecretEnvPolicy
+  /** How long a stdio server gets to exit after its stdin closes, and after SIGTERM (default 2 s). */
+  graceMs?: number
+}
+
+/**
+ * A stdio server's environment: the few variables the MCP SDK lets servers inherit (HOME, LOGNAME, PATH,
+ * SHELL, TERM, USER; a Windows set there) minus secrets, then everything its config's `env` names.
+ */
+export function stdioServerEnv(config: McpServerConfig, secretEnv?: SecretEnvPolicy): Record<string, string> {
+  return { ...withoutSecrets(getDefaultEnvironment(), secretEnv), ...config.env }
+}
 
 type Page<T> = { nextCursor?: string | undefined } & T
 
@@ -67,14 +87,16 @@ export class McpConnection {
   ) {}
 
   /** Connects to a server; `options.signal` or `options.timeout` abort the handshake. */
-  static async open(config: McpServerConfig, options: RequestOptions & { cwd?: string } = {}): Promise<McpConnection> {
+  static async open(config: McpServerConfig, options: McpOpenOptions = {}): Promise<McpConnection> {
     const stderr = { text: "" }
     const attempt = async (kind: "stdio" | "http" | "sse"): Promise<McpConnection> => {
       const client = new Client(MCP_CLIENT_INFO, { capabilities: {} })
-      const transport = McpConnection.transport(config, kind, options.cwd, stderr)
+      const transport = McpConnection.transport(config, kind, options, stderr)
       try {
         await client.connect(transport, options)
       } catch (error) {
+        // A server that did not answer is stopped at once, with everything it started.
+        if (transport instanceof ProcessTransport) await transport.terminate()
         await client.close().catch(() => undefined)
         await transport.close().catch(() => undefined)
         const message = (error as Error)?.message ?? String(error)
@@ -95,19 +117,30 @@ export class McpConnection {
   private static transport(
     config: McpServerConfig,
     kind: "stdio" | "http" | "sse",
-    cwd: string | undefined,
+    options: McpOpenOptions,
     stderr: { text: string },
   ): Transport {
     if (kind === "stdio") {
-      const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
-        command: config.command!,
-        args: config.args,
-        env: config.env,
-        stderr: "pipe",
-      }
-      const dir = config.cwd ?? cwd
-      if (dir) params.cwd = dir
-      const transport = new StdioClientTransport(params)
+      const env = stdioServerEnv(config, options.secretEnv)
+      const dir = config.cwd ?? options.cwd
+      // On POSIX our own transport, which stops the server's whole process tree; Windows keeps the
+      // SDK's, which resolves `npx`-style commands there (taskkill-based tree stops are not wired to it).
+      const transport =
+        process.platform === "win32"
+          ? new StdioClientTransport({
+              command: config.command!,
+              args: config.args,
+              env,
+              stderr: "pipe",
+              ...(dir ? { cwd: dir } : {}),
+            })
+          : new ProcessTransport({
+              command: config.command!,
+              args: config.args,
+              env,
+              ...(dir ? { cwd: dir } : {}),
+              ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+            })
       transport.stderr?.on("data", (chunk: Buffer | string) => {
         stderr.text = (stderr.text + chunk.toString()).slice(-STDERR_TAIL)
       })
@@ -180,10 +213,14 @@ export class McpConnection {
     return this.client.readResource({ uri }, options)
   }
 
-  /** Closes the connection (and stops a stdio server's process); safe to call twice. */
-  async close(): Promise<void> {
+  /**
+   * Closes the connection and stops a stdio server's processes, all of them; safe to call twice.
+   * `now`: do not give the server time to exit by itself (it stopped answering).
+   */
+  async close(options: { now?: boolean } = {}): Promise<void> {
     if (this.closed) return
     this.closed = true
+    if (options.now && this.transport instanceof ProcessTransport) await this.transport.terminate()
     if (this.transport instanceof StreamableHTTPClientTransport) {
       // Ends the session on the server too; a server that does not answer within a second is left to expire it.
       const ending = this.transport.terminateSession().catch(() => undefined)

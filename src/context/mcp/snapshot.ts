@@ -47,7 +47,7 @@ async function snapshotOne(
     return { error: tail ? `${message} (stderr: ${tail.split("\n").slice(-3).join(" | ")})` : message, timedOut }
   } finally {
     clearTimeout(timer)
-    await connection?.close()
+    await connection?.close({ now: timedOut })
   }
 }
 

@@ -1,6 +1,9 @@
 // Helpers for MCP tests: real server processes. Not part of the public API.
 import { type ChildProcess, spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import { writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
+import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { EVERYTHING_SERVER } from "../test-helpers/workspace.js"
 import type { McpServerConfig } from "./config.js"
@@ -109,4 +112,29 @@ export async function eventually(check: () => boolean, ms = 3000): Promise<boole
   const end = Date.now() + ms
   while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 50))
   return check()
+}
+
+/** The live (not zombie) processes whose command line contains `text` (Linux; empty elsewhere). */
+export function processesRunning(text: string): number[] {
+  if (process.platform !== "linux") return []
+  const out: number[] = []
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue
+      const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ")
+      if (args.includes(text)) out.push(Number(name))
+    } catch {
+      // ended while we looked
+    }
+  }
+  return out
+}
+
+/** Writes an executable shell script (a stand-in for an MCP server's wrapper script) and returns its path. */
+export async function shellScript(dir: string, name: string, body: string): Promise<string> {
+  const file = join(dir, name)
+  await writeFile(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 })
+  return file
 }
