@@ -1,4 +1,5 @@
 import type { Block, Message, TextBlock, ThinkingBlock, ToolUseBlock } from "../history/message.js"
+import { isErrorLevel } from "./completeness.js"
 import type { DecodeStats, StopReason, StreamErrorEvent, StreamEvent, Usage } from "./stream.js"
 
 /** What the assembled message needs that the stream does not carry. */
@@ -19,13 +20,19 @@ export interface AssembledResponse {
   stopReason: StopReason
   /** The provider's own stop reason, when it gave one. */
   rawStopReason?: string
+  /** The provider's explanation of its stop (a refusal's explanation, Gemini's finishMessage), when it gave one. */
+  stopMessage?: string
   /** The provider's response id. */
   responseId?: string
   /** The model the provider says answered. */
   model?: string
   /** Every error event, in order (invalid tool arguments, cut-off calls, provider errors, truncation). */
   errors: StreamErrorEvent[]
-  /** True when the provider ended the response normally (a stop that is not `error`). */
+  /**
+   * True when the response arrived whole: its format's completeness rule held, no error-level error
+   * (see isErrorLevel), and the stop is not `error`. When false, `stopReason` is `error` and `errors`
+   * holds at least one error-level error saying why.
+   */
   complete: boolean
   counters: {
     /** Events consumed for this response. */
@@ -46,7 +53,7 @@ interface Draft {
   textIndex: number | undefined
   thinkingIndex: number | undefined
   usage: Usage
-  stop?: { reason: StopReason; raw?: string }
+  stop?: { reason: StopReason; raw?: string; message?: string }
   errors: StreamErrorEvent[]
   responseId?: string
   model?: string
@@ -140,9 +147,11 @@ export class Accumulator {
         d.usage = usage
         return
       }
-      case "stop":
-        d.stop = event.raw === undefined ? { reason: event.reason } : { reason: event.reason, raw: event.raw }
+      case "stop": {
+        const { type: _, ...stop } = event
+        d.stop = stop
         return
+      }
       case "error":
         d.errors.push(event)
         return
@@ -199,16 +208,27 @@ export class Accumulator {
     const content = d.content.filter((b) => b.type !== "tool_use" || d.ended.has(b.id))
     const base = this.#options.id ?? d.responseId ?? `assistant-${this.#options.ts}`
     const id = this.#options.id && n > 0 ? `${base}-${n}` : base
-    const stopReason = d.stop?.reason ?? "error"
+    // One definition of complete (src/providers/completeness.ts); events from any source are held to it.
+    const errors = [...d.errors]
+    const failed = errors.some(isErrorLevel)
+    const complete = d.stop !== undefined && d.stop.reason !== "error" && !failed
+    if (!complete && !failed) {
+      errors.push(
+        d.stop === undefined
+          ? { type: "error", kind: "truncated", message: "the events ended before a stop" }
+          : { type: "error", kind: "server", message: `the provider stopped with ${d.stop.raw ?? "an error"}` },
+      )
+    }
     const result: AssembledResponse = {
       message: { id, role: "assistant", content, ts: this.#options.ts },
       usage: d.usage,
-      stopReason,
-      errors: d.errors,
-      complete: d.stop !== undefined && stopReason !== "error",
+      stopReason: complete ? d.stop!.reason : "error",
+      errors,
+      complete,
       counters: { events: d.events, restarts: d.restarts, orphans: d.orphans },
     }
     if (d.stop?.raw !== undefined) result.rawStopReason = d.stop.raw
+    if (complete && d.stop?.message) result.stopMessage = d.stop.message
     if (d.responseId) result.responseId = d.responseId
     if (d.model) result.model = d.model
     return result

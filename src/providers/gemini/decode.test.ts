@@ -94,7 +94,7 @@ describe("Gemini decoder", () => {
       },
     ])
     expect(response.errors).toEqual([
-      { type: "error", kind: "server", message: "The model is overloaded. Please try again later." },
+      { type: "error", kind: "server", message: "UNAVAILABLE: The model is overloaded. Please try again later." },
     ])
     expect(response.stopReason).toBe("error")
   })

@@ -79,7 +79,7 @@ describe("OpenAI Chat Completions decoder", () => {
       {
         type: "error",
         kind: "server",
-        message: "The server had an error while processing your request. Sorry about that!",
+        message: "server_error: The server had an error while processing your request. Sorry about that!",
       },
     ])
     expect(response.message.content).toEqual([{ type: "text", text: "Partial" }])
