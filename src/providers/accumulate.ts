@@ -52,6 +52,8 @@ interface Draft {
   ended: Set<string>
   textIndex: number | undefined
   thinkingIndex: number | undefined
+  /** Thinking blocks by stream index, so a late signature finds its block (Responses reasoning items). */
+  thinkingByIndex: Map<number, ThinkingBlock>
   usage: Usage
   stop?: { reason: StopReason; raw?: string; message?: string }
   errors: StreamErrorEvent[]
@@ -68,6 +70,7 @@ const emptyDraft = (restarts = 0): Draft => ({
   ended: new Set(),
   textIndex: undefined,
   thinkingIndex: undefined,
+  thinkingByIndex: new Map(),
   usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
   errors: [],
   events: 0,
@@ -185,6 +188,13 @@ export class Accumulator {
   #thinking(d: Draft, event: Extract<StreamEvent, { type: "thinking" }>): void {
     const last = d.content[d.content.length - 1]
     const model = this.#options.model ?? d.model
+    // A signature (and id) that arrives after other blocks belongs to the earlier block of its index.
+    const earlier = event.index === undefined ? undefined : d.thinkingByIndex.get(event.index)
+    if (event.delta === "" && earlier && earlier !== last && !earlier.signature && (event.signature || event.id)) {
+      if (event.signature) earlier.signature = event.signature
+      if (event.id) earlier.id = event.id
+      return
+    }
     const joins =
       last?.type === "thinking" &&
       d.thinkingIndex === event.index &&
@@ -202,6 +212,7 @@ export class Accumulator {
     if (model) block.model = model
     d.content.push(block)
     d.thinkingIndex = event.index
+    if (event.index !== undefined) d.thinkingByIndex.set(event.index, block)
   }
 
   #assemble(d: Draft, n: number): AssembledResponse {

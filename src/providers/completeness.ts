@@ -76,7 +76,10 @@ export function closeResponse(out: StreamEvent[], outcome: ResponseOutcome): boo
     complete = false
   }
   if (outcome.usage) out.push({ type: "usage", ...outcome.usage })
-  const ev: Extract<StreamEvent, { type: "stop" }> = { type: "stop", reason: complete ? (stop?.reason ?? "end") : "error" }
+  const ev: Extract<StreamEvent, { type: "stop" }> = {
+    type: "stop",
+    reason: complete ? (stop?.reason ?? "end") : "error",
+  }
   if (stop?.raw !== undefined) ev.raw = stop.raw
   if (complete && stop?.message) ev.message = stop.message
   out.push(ev)

@@ -27,7 +27,8 @@ export function createPayloadDecoder(format: WireFormat, options: DecodeOptions 
 /** What the decoder of the answer to an encoded request body must know (whether a usage chunk was asked for). */
 export function decodeOptionsFor(format: WireFormat, body: unknown): DecodeOptions {
   if (format !== "openai-chat" && format !== "deepseek") return {}
-  const streamOptions = typeof body === "object" && body !== null ? (body as Record<string, unknown>).stream_options : undefined
+  const streamOptions =
+    typeof body === "object" && body !== null ? (body as Record<string, unknown>).stream_options : undefined
   const includeUsage =
     typeof streamOptions === "object" && streamOptions !== null
       ? (streamOptions as Record<string, unknown>).include_usage

@@ -312,6 +312,10 @@ export function retryAfterInText(message: string): number | undefined {
   if (compact) return parseDuration(compact[1]!.toLowerCase())
   const words = /(?:try again|retry) in (\d+(?:\.\d+)?) ?(milliseconds?|seconds?|minutes?)\b/i.exec(message)
   if (!words) return undefined
-  const unit = words[2]!.toLowerCase().startsWith("milli") ? 1 : words[2]!.toLowerCase().startsWith("min") ? 60_000 : 1000
+  const unit = words[2]!.toLowerCase().startsWith("milli")
+    ? 1
+    : words[2]!.toLowerCase().startsWith("min")
+      ? 60_000
+      : 1000
   return Math.round(Number(words[1]) * unit)
 }

@@ -118,7 +118,12 @@ export class GeminiDecoder implements PayloadDecoder {
     const error = obj(chunk.error)
     if (error) {
       const status = typeof error.code === "number" ? error.code : undefined
-      out.push(streamErrorEvent(str(error.status) ?? "", str(error.message) ?? "stream error", { status, details: error.details }))
+      out.push(
+        streamErrorEvent(str(error.status) ?? "", str(error.message) ?? "stream error", {
+          status,
+          details: error.details,
+        }),
+      )
       this.#failed = true
       return
     }

@@ -148,4 +148,25 @@ describe("OpenAI Chat Completions decoder", () => {
       { type: "tool_use", id: "call_y", name: "read_file", input: {} },
     ])
   })
+
+  it("keeps an error payload's code and the wait its message names", () => {
+    const text = readFileSync(new URL("openai-text.chunks.txt", recorded), "utf8").split("\n").slice(0, 3)
+    const error = {
+      error: {
+        message: "Rate limit reached for gpt-4.1-nano. Please try again in 20ms.",
+        type: "requests",
+        code: "rate_limit_exceeded",
+      },
+    }
+    const response = assemble(decodePayloadLines("openai-chat", [...text, JSON.stringify(error)].join("\n")).events)
+    expect(response.errors).toEqual([
+      {
+        type: "error",
+        kind: "rate-limit",
+        message: "requests rate_limit_exceeded: Rate limit reached for gpt-4.1-nano. Please try again in 20ms.",
+        retryAfterMs: 20,
+      },
+    ])
+    expect(response.stopReason).toBe("error")
+  })
 })
