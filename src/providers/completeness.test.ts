@@ -193,7 +193,18 @@ describe("completeness: the cases that were reported complete", () => {
     const [response] = decodeBytes("openai-chat", new TextEncoder().encode(toSse("openai-chat", noFinish).text), {})
     expect(response!.complete).toBe(false)
     expect(response!.stopReason).toBe("error")
-    expect(response!.errors.map((e) => e.kind)).toEqual(["truncated"])
+    expect(response!.errors).toEqual([
+      { type: "error", kind: "truncated", message: "[DONE] arrived without a finish_reason" },
+    ])
+  })
+
+  it("an Anthropic message_stop without a stop_reason is not complete either", () => {
+    const noDelta = lines("anthropic", "anthropic-text.chunks.txt").filter((l) => !l.includes('"message_delta"'))
+    const [response] = decodeBytes("anthropic", new TextEncoder().encode(toSse("anthropic", noDelta).text), {})
+    expect([response!.complete, response!.stopReason]).toEqual([false, "error"])
+    expect(response!.errors).toEqual([
+      { type: "error", kind: "truncated", message: "message_stop arrived without a stop_reason" },
+    ])
   })
 
   it("the transport tells the decoder whether usage was requested", () => {

@@ -46,6 +46,8 @@ export interface StopFailure {
 export interface ResponseOutcome {
   /** What the format's rule still lacked (for example `message_stop`); undefined when the rule held. */
   missing?: string
+  /** The payload that ended the response although the rule did not hold (`message_stop`, `[DONE]`); default: the end of the body. */
+  endedBy?: string
   /** An error-level error was already reported for this response (an error payload, a failed response, a network failure). */
   failed: boolean
   /** The provider's stop reason, mapped; `message` is the provider's explanation when it gave one. */
@@ -64,7 +66,10 @@ export function closeResponse(out: StreamEvent[], outcome: ResponseOutcome): boo
   const { missing, failed, stop } = outcome
   let complete = missing === undefined && !failed
   if (missing !== undefined && !failed) {
-    out.push({ type: "error", kind: "truncated", message: `the stream ended before ${missing}` })
+    const message = outcome.endedBy
+      ? `${outcome.endedBy} arrived without ${missing}`
+      : `the stream ended before ${missing}`
+    out.push({ type: "error", kind: "truncated", message })
   } else if (complete && stop?.reason === "error") {
     out.push(
       outcome.stopError ?? {

@@ -310,15 +310,19 @@ export class AnthropicDecoder implements PayloadDecoder {
     // Blocks still open at message_stop are closed as the API would have.
     for (const block of this.#blocks.values()) if (block.kind === "tool") this.#endTool(block, out)
     this.#blocks.clear()
-    this.#close(out, !this.#open ? "message_start" : this.#stop === undefined ? "a stop_reason" : undefined)
+    this.#close(
+      out,
+      !this.#open ? "message_start" : this.#stop === undefined ? "a stop_reason" : undefined,
+      "message_stop",
+    )
     this.#open = false
   }
 
-  /** Ends the response by the completeness rule; `missing` is what the rule still lacked. */
-  #close(out: StreamEvent[], missing: string | undefined): void {
+  /** Ends the response by the completeness rule; `missing` is what the rule still lacked, `endedBy` what ended it anyway. */
+  #close(out: StreamEvent[], missing: string | undefined, endedBy?: string): void {
     const raw = this.#stop
     const stop = raw === undefined ? undefined : { reason: STOP[raw] ?? "end", raw, message: this.#stopMessage }
-    closeResponse(out, { missing, failed: this.#failed, stop, usage: this.#usage })
+    closeResponse(out, { missing, endedBy, failed: this.#failed, stop, usage: this.#usage })
     this.#done = true
   }
 

@@ -121,7 +121,7 @@ export class OpenAIChatDecoder implements PayloadDecoder {
 
   pushRaw(data: string, out: StreamEvent[]): void {
     if (data.trim() === "[DONE]") {
-      this.#complete(out)
+      this.#complete(out, "[DONE]")
       return
     }
     this.stats.malformed++
@@ -228,7 +228,7 @@ export class OpenAIChatDecoder implements PayloadDecoder {
   }
 
   /** Ends the response (at `[DONE]` or the end of the body) by CHAT_COMPLETENESS. */
-  #complete(out: StreamEvent[]): void {
+  #complete(out: StreamEvent[], endedBy?: string): void {
     if (this.#done) return
     this.#done = true
     const raw = this.#finish
@@ -247,6 +247,7 @@ export class OpenAIChatDecoder implements PayloadDecoder {
     if (reason === "end" && this.#refusal) reason = "refusal"
     closeResponse(out, {
       missing,
+      endedBy,
       failed: this.#failed,
       stop: raw === undefined ? undefined : { reason, raw },
       stopError: failure && raw ? stopFailureError(raw, failure) : undefined,
