@@ -41,23 +41,34 @@ export { TemplateEngine, TemplateError, type TemplateStrictness } from "./prompt
 export * from "./prompt/variant.js"
 export { BUILTIN_VARIANTS } from "./prompt/variants/index.js"
 export * from "./providers/accumulate.js"
-export { AnthropicDecoder, anthropicResponseEvents } from "./providers/anthropic/decode.js"
+export { ANTHROPIC_COMPLETENESS, AnthropicDecoder, anthropicResponseEvents } from "./providers/anthropic/decode.js"
 export * from "./providers/anthropic/encode.js"
 export * from "./providers/cache.js"
+export * from "./providers/completeness.js"
 export * from "./providers/decode.js"
 export { createDeepSeekDecoder, deepseekResponseEvents } from "./providers/deepseek/decode.js"
 export * from "./providers/deepseek/encode.js"
 export * from "./providers/encode.js"
 export * from "./providers/errors.js"
-export { GeminiDecoder, geminiResponseEvents } from "./providers/gemini/decode.js"
+export { GEMINI_COMPLETENESS, GeminiDecoder, geminiResponseEvents } from "./providers/gemini/decode.js"
 export * from "./providers/gemini/encode.js"
-export { type ChatDialect, chatResponseEvents, OpenAIChatDecoder } from "./providers/openai-chat/decode.js"
+export {
+  CHAT_COMPLETENESS,
+  type ChatDialect,
+  chatResponseEvents,
+  OpenAIChatDecoder,
+} from "./providers/openai-chat/decode.js"
 export * from "./providers/openai-chat/encode.js"
-export { OpenAIResponsesDecoder, responsesResponseEvents } from "./providers/openai-responses/decode.js"
+export {
+  OpenAIResponsesDecoder,
+  RESPONSES_COMPLETENESS,
+  responsesResponseEvents,
+} from "./providers/openai-responses/decode.js"
 export * from "./providers/openai-responses/encode.js"
 export * from "./providers/portability.js"
 export * from "./providers/sse.js"
 export type {
+  DecodeOptions,
   DecodeStats,
   PayloadDecoder,
   StopReason,

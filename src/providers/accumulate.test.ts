@@ -84,7 +84,26 @@ describe("Accumulator", () => {
     ])
     expect(r!.message.content).toEqual([{ type: "text", text: "partial" }])
     expect(r).toMatchObject({ stopReason: "error", complete: false, message: { id: "assistant-100" } })
-    expect(r!.errors).toHaveLength(1)
+    // The events never stopped: an error-level error says so next to the cut call's warning.
+    expect(r!.errors.map((e) => e.kind)).toEqual(["partial-call", "truncated"])
+  })
+
+  it("holds events from any source to the definition of complete", () => {
+    // A stop that is not `error` next to an error-level error is not complete.
+    const [failed] = run([
+      { type: "text", delta: "x" },
+      { type: "error", kind: "network", message: "reset" },
+      { type: "stop", reason: "end" },
+    ])
+    expect([failed!.complete, failed!.stopReason]).toEqual([false, "error"])
+    // A stop `error` with no error gets one that says so; warnings alone do not make a response incomplete.
+    const [bare] = run([{ type: "stop", reason: "error", raw: "weird" }])
+    expect(bare!.errors).toEqual([{ type: "error", kind: "server", message: "the provider stopped with weird" }])
+    const [warned] = run([
+      { type: "error", kind: "invalid-arguments", message: "bad JSON" },
+      { type: "stop", reason: "tool_use" },
+    ])
+    expect([warned!.complete, warned!.stopReason]).toEqual([true, "tool_use"])
   })
 
   it("drops a response the provider restarted, and splits responses that follow a stop", async () => {

@@ -1,4 +1,5 @@
 import type { Block, Message, TextBlock, ThinkingBlock, ToolUseBlock } from "../history/message.js"
+import { isErrorLevel } from "./completeness.js"
 import type { DecodeStats, StopReason, StreamErrorEvent, StreamEvent, Usage } from "./stream.js"
 
 /** What the assembled message needs that the stream does not carry. */
@@ -19,13 +20,19 @@ export interface AssembledResponse {
   stopReason: StopReason
   /** The provider's own stop reason, when it gave one. */
   rawStopReason?: string
+  /** The provider's explanation of its stop (a refusal's explanation, Gemini's finishMessage), when it gave one. */
+  stopMessage?: string
   /** The provider's response id. */
   responseId?: string
   /** The model the provider says answered. */
   model?: string
   /** Every error event, in order (invalid tool arguments, cut-off calls, provider errors, truncation). */
   errors: StreamErrorEvent[]
-  /** True when the provider ended the response normally (a stop that is not `error`). */
+  /**
+   * True when the response arrived whole: its format's completeness rule held, no error-level error
+   * (see isErrorLevel), and the stop is not `error`. When false, `stopReason` is `error` and `errors`
+   * holds at least one error-level error saying why.
+   */
   complete: boolean
   counters: {
     /** Events consumed for this response. */
@@ -45,8 +52,10 @@ interface Draft {
   ended: Set<string>
   textIndex: number | undefined
   thinkingIndex: number | undefined
+  /** Thinking blocks by stream index, so a late signature finds its block (Responses reasoning items). */
+  thinkingByIndex: Map<number, ThinkingBlock>
   usage: Usage
-  stop?: { reason: StopReason; raw?: string }
+  stop?: { reason: StopReason; raw?: string; message?: string }
   errors: StreamErrorEvent[]
   responseId?: string
   model?: string
@@ -61,6 +70,7 @@ const emptyDraft = (restarts = 0): Draft => ({
   ended: new Set(),
   textIndex: undefined,
   thinkingIndex: undefined,
+  thinkingByIndex: new Map(),
   usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
   errors: [],
   events: 0,
@@ -140,9 +150,11 @@ export class Accumulator {
         d.usage = usage
         return
       }
-      case "stop":
-        d.stop = event.raw === undefined ? { reason: event.reason } : { reason: event.reason, raw: event.raw }
+      case "stop": {
+        const { type: _, ...stop } = event
+        d.stop = stop
         return
+      }
       case "error":
         d.errors.push(event)
         return
@@ -176,6 +188,13 @@ export class Accumulator {
   #thinking(d: Draft, event: Extract<StreamEvent, { type: "thinking" }>): void {
     const last = d.content[d.content.length - 1]
     const model = this.#options.model ?? d.model
+    // A signature (and id) that arrives after other blocks belongs to the earlier block of its index.
+    const earlier = event.index === undefined ? undefined : d.thinkingByIndex.get(event.index)
+    if (event.delta === "" && earlier && earlier !== last && !earlier.signature && (event.signature || event.id)) {
+      if (event.signature) earlier.signature = event.signature
+      if (event.id) earlier.id = event.id
+      return
+    }
     const joins =
       last?.type === "thinking" &&
       d.thinkingIndex === event.index &&
@@ -193,22 +212,34 @@ export class Accumulator {
     if (model) block.model = model
     d.content.push(block)
     d.thinkingIndex = event.index
+    if (event.index !== undefined) d.thinkingByIndex.set(event.index, block)
   }
 
   #assemble(d: Draft, n: number): AssembledResponse {
     const content = d.content.filter((b) => b.type !== "tool_use" || d.ended.has(b.id))
     const base = this.#options.id ?? d.responseId ?? `assistant-${this.#options.ts}`
     const id = this.#options.id && n > 0 ? `${base}-${n}` : base
-    const stopReason = d.stop?.reason ?? "error"
+    // One definition of complete (src/providers/completeness.ts); events from any source are held to it.
+    const errors = [...d.errors]
+    const failed = errors.some(isErrorLevel)
+    const complete = d.stop !== undefined && d.stop.reason !== "error" && !failed
+    if (!complete && !failed) {
+      errors.push(
+        d.stop === undefined
+          ? { type: "error", kind: "truncated", message: "the events ended before a stop" }
+          : { type: "error", kind: "server", message: `the provider stopped with ${d.stop.raw ?? "an error"}` },
+      )
+    }
     const result: AssembledResponse = {
       message: { id, role: "assistant", content, ts: this.#options.ts },
       usage: d.usage,
-      stopReason,
-      errors: d.errors,
-      complete: d.stop !== undefined && stopReason !== "error",
+      stopReason: complete ? d.stop!.reason : "error",
+      errors,
+      complete,
       counters: { events: d.events, restarts: d.restarts, orphans: d.orphans },
     }
     if (d.stop?.raw !== undefined) result.rawStopReason = d.stop.raw
+    if (complete && d.stop?.message) result.stopMessage = d.stop.message
     if (d.responseId) result.responseId = d.responseId
     if (d.model) result.model = d.model
     return result

@@ -6,22 +6,34 @@ import { GeminiDecoder, geminiResponseEvents } from "./gemini/decode.js"
 import { chatResponseEvents, OpenAIChatDecoder } from "./openai-chat/decode.js"
 import { OpenAIResponsesDecoder, responsesResponseEvents } from "./openai-responses/decode.js"
 import { SseFramer } from "./sse.js"
-import type { DecodeStats, PayloadDecoder, StreamEvent } from "./stream.js"
+import type { DecodeOptions, DecodeStats, PayloadDecoder, StreamEvent } from "./stream.js"
 
 /** A fresh payload decoder for one response body of `format`. */
-export function createPayloadDecoder(format: WireFormat): PayloadDecoder {
+export function createPayloadDecoder(format: WireFormat, options: DecodeOptions = {}): PayloadDecoder {
   switch (format) {
     case "anthropic":
       return new AnthropicDecoder()
     case "openai-chat":
-      return new OpenAIChatDecoder()
+      return new OpenAIChatDecoder({}, options)
     case "openai-responses":
       return new OpenAIResponsesDecoder()
     case "gemini":
       return new GeminiDecoder()
     case "deepseek":
-      return createDeepSeekDecoder()
+      return createDeepSeekDecoder(options)
   }
+}
+
+/** What the decoder of the answer to an encoded request body must know (whether a usage chunk was asked for). */
+export function decodeOptionsFor(format: WireFormat, body: unknown): DecodeOptions {
+  if (format !== "openai-chat" && format !== "deepseek") return {}
+  const streamOptions =
+    typeof body === "object" && body !== null ? (body as Record<string, unknown>).stream_options : undefined
+  const includeUsage =
+    typeof streamOptions === "object" && streamOptions !== null
+      ? (streamOptions as Record<string, unknown>).include_usage
+      : undefined
+  return includeUsage === true ? { expectUsage: true } : {}
 }
 
 /** The events a non-streaming response body of `format` stands for (the same a stream would give). */
@@ -49,8 +61,8 @@ export class StreamDecoder {
   readonly #framer: SseFramer
   #out: StreamEvent[] = []
 
-  constructor(format: WireFormat) {
-    this.#payloads = createPayloadDecoder(format)
+  constructor(format: WireFormat, options: DecodeOptions = {}) {
+    this.#payloads = createPayloadDecoder(format, options)
     this.#framer = new SseFramer((message) => {
       const data = message.data
       if (data === "") return
@@ -79,6 +91,13 @@ export class StreamDecoder {
     this.#payloads.end(out)
   }
 
+  /** Reading the body failed: the complete lines received are decoded, then the response ends with `error` unless it already had. */
+  fail(error: Extract<StreamEvent, { type: "error" }>, out: StreamEvent[]): void {
+    this.#out = out
+    this.#framer.end()
+    this.#payloads.fail(error, out)
+  }
+
   /** Counters so far, SSE-level ones included. */
   get stats(): DecodeStats {
     return { ...this.#payloads.stats, bytes: this.#framer.bytes, comments: this.#framer.comments }
@@ -90,8 +109,8 @@ export class DecodedStream implements AsyncIterable<StreamEvent> {
   readonly #decoder: StreamDecoder
   readonly #body: AsyncIterable<Uint8Array>
 
-  constructor(format: WireFormat, body: AsyncIterable<Uint8Array>) {
-    this.#decoder = new StreamDecoder(format)
+  constructor(format: WireFormat, body: AsyncIterable<Uint8Array>, options: DecodeOptions = {}) {
+    this.#decoder = new StreamDecoder(format, options)
     this.#body = body
   }
 
@@ -112,10 +131,8 @@ export class DecodedStream implements AsyncIterable<StreamEvent> {
           // The connection failed mid-body: report it, keep what arrived, and close the response.
           done = true
           const reason = error instanceof Error ? error.message : String(error)
-          const out: StreamEvent[] = [{ type: "error", kind: "network", message: `the connection failed: ${reason}` }]
-          const rest: StreamEvent[] = []
-          this.#decoder.end(rest)
-          for (const ev of rest) if (!(ev.type === "error" && ev.kind === "truncated")) out.push(ev)
+          const out: StreamEvent[] = []
+          this.#decoder.fail({ type: "error", kind: "network", message: `the connection failed: ${reason}` }, out)
           yield out
           return
         }
@@ -140,15 +157,19 @@ export class DecodedStream implements AsyncIterable<StreamEvent> {
 }
 
 /** Decodes a streamed response body (a fetch body, a file stream) of `format` into stream events. */
-export function decodeStream(format: WireFormat, body: AsyncIterable<Uint8Array>): DecodedStream {
-  return new DecodedStream(format, body)
+export function decodeStream(
+  format: WireFormat,
+  body: AsyncIterable<Uint8Array>,
+  options: DecodeOptions = {},
+): DecodedStream {
+  return new DecodedStream(format, body, options)
 }
 
 /** Decodes a streamed body and assembles the response: message, usage, stop reason, errors, counters. */
 export async function decodeResponse(
   format: WireFormat,
   body: AsyncIterable<Uint8Array>,
-  options: AccumulateOptions,
+  options: AccumulateOptions & DecodeOptions,
 ): Promise<AssembledResponse> {
   const all = await decodeResponses(format, body, options)
   return all[all.length - 1]!
@@ -158,9 +179,9 @@ export async function decodeResponse(
 export async function decodeResponses(
   format: WireFormat,
   body: AsyncIterable<Uint8Array>,
-  options: AccumulateOptions,
+  options: AccumulateOptions & DecodeOptions,
 ): Promise<AssembledResponse[]> {
-  const stream = decodeStream(format, body)
+  const stream = decodeStream(format, body, { expectUsage: options.expectUsage })
   const acc = new Accumulator(options)
   for await (const batch of stream.batches()) for (const event of batch) acc.push(event)
   const stats = stream.stats
@@ -168,8 +189,12 @@ export async function decodeResponses(
 }
 
 /** Decodes payloads given one JSON document per line (the recorded-stream format); bad lines are reported. */
-export function decodePayloadLines(format: WireFormat, text: string): { events: StreamEvent[]; stats: DecodeStats } {
-  const decoder = createPayloadDecoder(format)
+export function decodePayloadLines(
+  format: WireFormat,
+  text: string,
+  options: DecodeOptions = {},
+): { events: StreamEvent[]; stats: DecodeStats } {
+  const decoder = createPayloadDecoder(format, options)
   const events: StreamEvent[] = []
   for (const line of text.split(/\r?\n/)) {
     if (line.trim() === "") continue

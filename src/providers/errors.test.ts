@@ -128,3 +128,39 @@ describe("errors inside streams and without HTTP", () => {
     expect(providerErrorFromEvent({ type: "error", kind: "truncated", message: "cut" }).kind).toBe("server")
   })
 })
+
+describe("retry hints in error bodies", () => {
+  it("reads a wait named only in the message (Gemini, OpenAI)", () => {
+    const gemini = JSON.stringify({
+      error: { code: 429, message: "Quota exceeded. Please retry in 13.296950163s.", status: "RESOURCE_EXHAUSTED" },
+    })
+    expect(classifyHttpError({ status: 429, body: gemini }).retryAfterMs).toBe(13_297)
+    const openai = JSON.stringify({
+      error: { message: "Rate limit reached. Please try again in 6m0s.", type: "tokens", code: "rate_limit_exceeded" },
+    })
+    expect(classifyHttpError({ status: 429, body: openai }).retryAfterMs).toBe(360_000)
+  })
+
+  it("takes RetryInfo from error.details only, in any Duration spelling, and headers first", () => {
+    const body = (delay: string) =>
+      JSON.stringify([
+        {
+          error: {
+            code: 429,
+            status: "RESOURCE_EXHAUSTED",
+            message: "Resource has been exhausted",
+            details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: delay }],
+          },
+        },
+      ])
+    expect(classifyHttpError({ status: 429, body: body("0.5s") }).retryAfterMs).toBe(500)
+    expect(classifyHttpError({ status: 429, body: body("13s"), headers: { "retry-after": "2" } }).retryAfterMs).toBe(
+      2000,
+    )
+    // A retryDelay that is not RetryInfo's (a field of some other detail) is not a wait.
+    const other = JSON.stringify({
+      error: { code: 400, message: "bad", details: [{ "@type": "type.example.com/Other", retryDelay: "9s" }] },
+    })
+    expect(classifyHttpError({ status: 400, body: other }).retryAfterMs).toBeUndefined()
+  })
+})

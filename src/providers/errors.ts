@@ -160,7 +160,8 @@ export function classifyHttpError(failure: HttpFailure): ProviderError {
   const body = failure.body ?? ""
   const detail = errorDetail(body)
   const message = `HTTP ${failure.status}${detail.message ? `: ${detail.message}` : ""}`
-  const retryAfterMs = retryAfterFrom(failure.headers, failure.now) ?? retryDelayInBody(body)
+  const retryAfterMs =
+    retryAfterFrom(failure.headers, failure.now) ?? retryDelayInBody(body) ?? retryAfterInText(detail.message)
   const kind = kindOf(failure.status, `${detail.message} ${detail.code}`, body)
   return new ProviderError(kind, message, { status: failure.status, retryAfterMs, body: body || undefined })
 }
@@ -168,6 +169,26 @@ export function classifyHttpError(failure: HttpFailure): ProviderError {
 /** Classifies an error reported inside a stream (an error payload) by its code/type and message. */
 export function classifyStreamError(code: string, message: string, status?: number): ProviderErrorKind {
   return kindOf(status ?? 0, `${message} ${code}`, "")
+}
+
+/**
+ * An error reported inside a stream, as an error event: `<code>: <message>`, its kind from the code
+ * and message, and the wait the provider named (Gemini's RetryInfo in `details`, or "try again in 20s"
+ * in the message).
+ */
+export function streamErrorEvent(
+  code: string,
+  message: string,
+  options: { status?: number; details?: unknown } = {},
+): StreamErrorEvent {
+  const event: StreamErrorEvent = {
+    type: "error",
+    kind: classifyStreamError(code, message, options.status),
+    message: code ? `${code}: ${message}` : message,
+  }
+  const wait = retryInfoDelay(options.details) ?? retryAfterInText(message)
+  if (wait !== undefined) event.retryAfterMs = wait
+  return event
 }
 
 /** Turns an error stream event back into a ProviderError (for callers that throw). */
@@ -258,8 +279,43 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2]!]!, 0))
 }
 
-/** Gemini puts the wait in the body: `details[].retryDelay: "37s"` (google.rpc.RetryInfo). */
+/** Gemini puts the wait in the body: `error.details[]` holds a `google.rpc.RetryInfo` with `retryDelay: "37s"`. */
 function retryDelayInBody(body: string): number | undefined {
-  const match = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(body)
-  return match ? Math.round(Number(match[1]) * 1000) : undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return undefined
+  }
+  const root = Array.isArray(parsed) ? parsed[0] : parsed
+  const error = typeof root === "object" && root !== null ? (root as Record<string, unknown>).error : undefined
+  const details = typeof error === "object" && error !== null ? (error as Record<string, unknown>).details : undefined
+  return retryInfoDelay(details)
+}
+
+/** The wait of a `google.rpc.RetryInfo` entry in an error's `details` (a protobuf Duration such as `"13s"`, `"0.5s"`). */
+export function retryInfoDelay(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined
+  for (const entry of details) {
+    if (typeof entry !== "object" || entry === null) continue
+    const e = entry as Record<string, unknown>
+    if (typeof e["@type"] !== "string" || !e["@type"].endsWith("google.rpc.RetryInfo")) continue
+    const match = typeof e.retryDelay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(e.retryDelay.trim()) : null
+    if (match) return Math.round(Number(match[1]) * 1000)
+  }
+  return undefined
+}
+
+/** A wait named in an error message: "Please try again in 20ms", "retry in 13.2s", "try again in 6m0s", "in 2 seconds". */
+export function retryAfterInText(message: string): number | undefined {
+  const compact = /(?:try again|retry) in ((?:\d+(?:\.\d+)?(?:ms|h|m|s))+)(?![a-z])/i.exec(message)
+  if (compact) return parseDuration(compact[1]!.toLowerCase())
+  const words = /(?:try again|retry) in (\d+(?:\.\d+)?) ?(milliseconds?|seconds?|minutes?)\b/i.exec(message)
+  if (!words) return undefined
+  const unit = words[2]!.toLowerCase().startsWith("milli")
+    ? 1
+    : words[2]!.toLowerCase().startsWith("min")
+      ? 60_000
+      : 1000
+  return Math.round(Number(words[1]) * unit)
 }

@@ -43,8 +43,8 @@ export type StreamEvent =
   | { type: "tool_call_end"; id: string; input: unknown; signature?: string }
   /** A cumulative snapshot: a later usage event replaces an earlier one. */
   | ({ type: "usage" } & Usage)
-  /** The response ended; `raw` is the provider's own stop reason. */
-  | { type: "stop"; reason: StopReason; raw?: string }
+  /** The response ended; `raw` is the provider's own stop reason, `message` its explanation (a refusal's, Gemini's finishMessage). */
+  | { type: "stop"; reason: StopReason; raw?: string; message?: string }
   | {
       type: "error"
       message: string
@@ -102,6 +102,15 @@ export function count(counter: Record<string, number>, key: string): void {
   counter[key] = (counter[key] ?? 0) + 1
 }
 
+/** What a decoder needs to know about the request whose answer it reads. */
+export interface DecodeOptions {
+  /**
+   * The request asked for a usage chunk (OpenAI Chat and DeepSeek `stream_options.include_usage`):
+   * a stream that ends without one is truncated. Default false.
+   */
+  expectUsage?: boolean
+}
+
 /**
  * The per-format half of a decoder: parsed payloads in, stream events out. Stateful; one per
  * response body. Events are appended to `out` (no intermediate arrays on the hot path).
@@ -118,6 +127,11 @@ export interface PayloadDecoder {
   pushRaw(data: string, out: StreamEvent[]): void
   /** The body ended: closes open calls, reports truncation, emits the final usage and stop. */
   end(out: StreamEvent[]): void
+  /**
+   * Reading the body failed (`error`, a network error): an open response reports it and ends
+   * incomplete; a failure after the response ended is only counted (`stats.ignored`).
+   */
+  fail(error: StreamErrorEvent, out: StreamEvent[]): void
   readonly stats: DecodeStats
 }
 

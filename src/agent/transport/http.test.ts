@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import type { WireFormat } from "../../models/types.js"
 import { accumulate } from "../../providers/accumulate.js"
@@ -236,5 +239,39 @@ describe("send over HTTP", () => {
     const response = await sendTo("deepseek", replay)
     await accumulate(response, { ts: 2 })
     expect(() => response.batches()).toThrow(ResponseConsumedError)
+  })
+})
+
+describe("send tells the decoder what the request asked for", () => {
+  it("a Chat stream without the usage chunk that include_usage asked for is incomplete", async () => {
+    const recorded = readFileSync(
+      new URL("../../../test/fixtures/streams/openai-chat/openai-text.chunks.txt", import.meta.url),
+      "utf8",
+    )
+    // The recording without its usage chunk, as the provider would send it.
+    const lines = recorded.split("\n").filter((l) => l.trim() !== "" && !l.includes('"usage":{'))
+    const sse = `${lines.map((l) => `data: ${l}\n\n`).join("")}data: [DONE]\n\n`
+    const http = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.end(sse)
+    })
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
+    try {
+      const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`
+      const endpoint = endpointFor({ provider: "openai", format: "openai-chat", env: ENV, baseUrl })
+      const { body, model } = encodedRequest("openai-chat")
+      expect(body).toMatchObject({ stream_options: { include_usage: true } })
+      const asked = await accumulate(await send(endpoint, { body, model: model.id }), { ts: 1 })
+      expect([asked.complete, asked.stopReason, asked.errors.map((e) => e.kind)]).toEqual([
+        false,
+        "error",
+        ["truncated"],
+      ])
+      const { stream_options: _, ...plain } = body as Record<string, unknown>
+      const unasked = await accumulate(await send(endpoint, { body: plain, model: model.id }), { ts: 1 })
+      expect([unasked.complete, unasked.stopReason]).toEqual([true, "end"])
+    } finally {
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    }
   })
 })

@@ -1,7 +1,7 @@
 import type { WireFormat } from "../../models/types.js"
-import { decodeStream, responseBodyEvents } from "../../providers/decode.js"
+import { decodeOptionsFor, decodeStream, responseBodyEvents } from "../../providers/decode.js"
 import { classifyHttpError, networkError } from "../../providers/errors.js"
-import { type DecodeStats, emptyStats, type StreamEvent } from "../../providers/stream.js"
+import { type DecodeOptions, type DecodeStats, emptyStats, type StreamEvent } from "../../providers/stream.js"
 import { type Endpoint, requestUrl } from "./endpoints.js"
 import { OneShotResponse, type ProviderResponse } from "./response.js"
 import { type RetryInfo, type RetryOptions, withRetry } from "./retry.js"
@@ -56,7 +56,7 @@ export async function send(endpoint: Endpoint, options: SendOptions): Promise<Pr
         const text = await response.text().catch(() => "")
         throw classifyHttpError({ status: response.status, body: text, headers: response.headers, now: now() })
       }
-      return new HttpResponse(format, response, attempt + 1, signal)
+      return new HttpResponse(format, response, attempt + 1, signal, decodeOptionsFor(format, options.body))
     },
     { ...options.retry, ...(signal ? { signal } : {}), ...(options.onRetry ? { onRetry: options.onRetry } : {}) },
   )
@@ -73,6 +73,7 @@ class HttpResponse extends OneShotResponse {
     private readonly response: Response,
     readonly attempts: number,
     private readonly signal: AbortSignal | undefined,
+    private readonly decodeOptions: DecodeOptions,
   ) {
     super()
     this.status = response.status
@@ -90,7 +91,7 @@ class HttpResponse extends OneShotResponse {
       yield await this.#whole()
       return
     }
-    const decoded = decodeStream(this.format, body)
+    const decoded = decodeStream(this.format, body, this.decodeOptions)
     this.#stats = () => decoded.stats
     for await (const batch of decoded.batches()) {
       // The decoder reports a broken body as a network error event; a cancelled one is the caller's abort.

@@ -99,10 +99,8 @@ export class SocketResponse extends OneShotResponse {
       this.#settleFirst({ type: "closed", reason })
       return
     }
-    const out: StreamEvent[] = [{ type: "error", kind: "network", message: `the connection failed: ${reason}` }]
-    const rest: StreamEvent[] = []
-    this.#decoder.end(rest)
-    for (const event of rest) if (!(event.type === "error" && event.kind === "truncated")) out.push(event)
+    const out: StreamEvent[] = []
+    this.#decoder.fail({ type: "error", kind: "network", message: `the connection failed: ${reason}` }, out)
     this.#enqueue(out)
   }
 

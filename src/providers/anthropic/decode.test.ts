@@ -134,12 +134,18 @@ describe("Anthropic decoder", () => {
     expect(response!.usage).toEqual({ input: 6, output: 198, cacheRead: 6289, cacheWrite: 3337 })
   })
 
-  it("maps stop reasons, keeping the provider's own", () => {
+  it("maps stop reasons, keeping the provider's own and a refusal's explanation", () => {
     const { events } = decodePayloadLines(
       "anthropic",
       readFileSync(new URL("anthropic-refusal.chunks.txt", recorded), "utf8"),
     )
-    expect(events[events.length - 1]).toEqual({ type: "stop", reason: "refusal", raw: "refusal" })
+    expect(events[events.length - 1]).toEqual({
+      type: "stop",
+      reason: "refusal",
+      raw: "refusal",
+      message:
+        "This request triggered restrictions on violative cyber content and was blocked under Anthropic's Usage Policy.",
+    })
   })
 
   it("reports a stream that ends before message_stop as truncated", () => {

@@ -1,4 +1,5 @@
-import { classifyStreamError } from "../errors.js"
+import { type CompletenessRule, closeResponse } from "../completeness.js"
+import { streamErrorEvent } from "../errors.js"
 import {
   count,
   type DecodeStats,
@@ -9,6 +10,7 @@ import {
   type PayloadDecoder,
   partialToolCall,
   type StopReason,
+  type StreamErrorEvent,
   type StreamEvent,
   str,
   type Usage,
@@ -23,6 +25,15 @@ const STOP: Record<string, StopReason> = {
   max_tokens: "length",
   model_context_window_exceeded: "length",
   refusal: "refusal",
+}
+
+/**
+ * Anthropic's completeness rule: `message_start`, then a `message_delta` with the stop reason, then
+ * `message_stop`. A body that stops after the stop reason but before `message_stop` is truncated.
+ */
+export const ANTHROPIC_COMPLETENESS: CompletenessRule = {
+  terminator: "message_stop",
+  requires: ["message_start", "a message_delta with a stop_reason"],
 }
 
 /** The string field each delta type carries. */
@@ -74,6 +85,8 @@ export class AnthropicDecoder implements PayloadDecoder {
   #blocks = new Map<number, Block>()
   #usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
   #stop: string | undefined
+  /** The provider's explanation of its stop reason (`stop_details.explanation` of a refusal). */
+  #stopMessage: string | undefined
   #failed = false
   #done = false
 
@@ -103,6 +116,8 @@ export class AnthropicDecoder implements PayloadDecoder {
         const delta = obj(p.delta)
         const stop = str(delta?.stop_reason)
         if (stop) this.#stop = stop
+        const explanation = str(obj(delta?.stop_details)?.explanation)
+        if (explanation) this.#stopMessage = explanation
         this.#readUsage(obj(p.usage))
         return
       }
@@ -114,9 +129,7 @@ export class AnthropicDecoder implements PayloadDecoder {
         return
       case "error": {
         const error = obj(p.error)
-        const message = str(error?.message) ?? "stream error"
-        const code = str(error?.type) ?? ""
-        out.push({ type: "error", kind: classifyStreamError(code, message), message: `${code}: ${message}` })
+        out.push(streamErrorEvent(str(error?.type) ?? "", str(error?.message) ?? "stream error"))
         this.#failed = true
         return
       }
@@ -132,15 +145,18 @@ export class AnthropicDecoder implements PayloadDecoder {
 
   end(out: StreamEvent[]): void {
     if (this.#done) return
-    if (this.#stop !== undefined && !this.#failed) {
-      this.#finish(out)
+    this.#closeOpenCalls(out)
+    this.#close(out, "message_stop")
+  }
+
+  fail(error: StreamErrorEvent, out: StreamEvent[]): void {
+    if (this.#done && this.stats.payloads > 0) {
+      count(this.stats.ignored, "failure after the response ended")
       return
     }
-    this.#closeOpenCalls(out)
-    if (!this.#failed) out.push({ type: "error", kind: "truncated", message: "the stream ended before message_stop" })
-    out.push({ type: "usage", ...this.#usage })
-    out.push({ type: "stop", reason: "error" })
-    this.#done = true
+    out.push(error)
+    this.#failed = true
+    this.end(out)
   }
 
   #messageStart(p: Record<string, unknown>, out: StreamEvent[]): void {
@@ -159,6 +175,7 @@ export class AnthropicDecoder implements PayloadDecoder {
     this.#done = false
     this.#failed = false
     this.#stop = undefined
+    this.#stopMessage = undefined
     this.#messageId = id
     this.#blocks = new Map()
     this.#usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
@@ -293,11 +310,19 @@ export class AnthropicDecoder implements PayloadDecoder {
     // Blocks still open at message_stop are closed as the API would have.
     for (const block of this.#blocks.values()) if (block.kind === "tool") this.#endTool(block, out)
     this.#blocks.clear()
-    out.push({ type: "usage", ...this.#usage })
-    const raw = this.#stop
-    if (this.#failed) out.push({ type: "stop", reason: "error" })
-    else out.push(raw ? { type: "stop", reason: STOP[raw] ?? "end", raw } : { type: "stop", reason: "end" })
+    this.#close(
+      out,
+      !this.#open ? "message_start" : this.#stop === undefined ? "a stop_reason" : undefined,
+      "message_stop",
+    )
     this.#open = false
+  }
+
+  /** Ends the response by the completeness rule; `missing` is what the rule still lacked, `endedBy` what ended it anyway. */
+  #close(out: StreamEvent[], missing: string | undefined, endedBy?: string): void {
+    const raw = this.#stop
+    const stop = raw === undefined ? undefined : { reason: STOP[raw] ?? "end", raw, message: this.#stopMessage }
+    closeResponse(out, { missing, endedBy, failed: this.#failed, stop, usage: this.#usage })
     this.#done = true
   }
 

@@ -34,6 +34,28 @@ describe("DeepSeek decoder", () => {
     const response = assemble(decodePayloadLines("deepseek", lines.join("\n")).events)
     expect(response.stopReason).toBe("error")
     expect(response.rawStopReason).toBe("insufficient_system_resource")
+    expect(response.complete).toBe(false)
+    expect(response.errors).toEqual([
+      {
+        type: "error",
+        kind: "server",
+        message:
+          "insufficient_system_resource: DeepSeek ran short of resources and cut the generation off; the answer is incomplete",
+      },
+    ])
+  })
+
+  it("keeps the error of a recorded stream that ends with insufficient_system_resource", () => {
+    const text = readFileSync(new URL("deepseek-text.chunks.txt", recorded), "utf8").replace(
+      '"finish_reason":"length"',
+      '"finish_reason":"insufficient_system_resource"',
+    )
+    const response = assemble(decodePayloadLines("deepseek", text, { expectUsage: true }).events)
+    expect(response.stopReason).toBe("error")
+    expect(response.errors.map((e) => [e.kind, e.message.split(":")[0]])).toEqual([
+      ["server", "insufficient_system_resource"],
+    ])
+    expect(response.usage.output).toBe(400)
   })
 
   it("decodes the non-streamed bodies with the same usage rules", () => {

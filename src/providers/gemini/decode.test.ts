@@ -94,7 +94,7 @@ describe("Gemini decoder", () => {
       },
     ])
     expect(response.errors).toEqual([
-      { type: "error", kind: "server", message: "The model is overloaded. Please try again later." },
+      { type: "error", kind: "server", message: "UNAVAILABLE: The model is overloaded. Please try again later." },
     ])
     expect(response.stopReason).toBe("error")
   })
@@ -179,5 +179,84 @@ describe("Gemini decoder", () => {
     expect(response.stopReason).toBe("refusal")
     expect(response.rawStopReason).toBe("OTHER")
     expect(response.message.content).toEqual([])
+  })
+
+  describe("finish reasons and errors keep the provider's code and message", () => {
+    const text = readFileSync(new URL("google-text.chunks.txt", recorded), "utf8")
+    /** The recording with its final finishReason replaced (and a finishMessage when given). */
+    const finishingWith = (reason: string, message?: string) =>
+      assemble(
+        decodePayloadLines(
+          "gemini",
+          text.replace(
+            '"finishReason":"STOP"',
+            `"finishReason":"${reason}"${message ? `,"finishMessage":${JSON.stringify(message)}` : ""}`,
+          ),
+        ).events,
+      )
+
+    it("MALFORMED_FUNCTION_CALL: stop error with a retryable error that keeps the finishMessage", () => {
+      const response = finishingWith("MALFORMED_FUNCTION_CALL", "Malformed function call: print(default_api.read(")
+      expect(response.complete).toBe(false)
+      expect(response.stopReason).toBe("error")
+      expect(response.rawStopReason).toBe("MALFORMED_FUNCTION_CALL")
+      expect(response.errors).toEqual([
+        {
+          type: "error",
+          kind: "server",
+          message: "MALFORMED_FUNCTION_CALL: Malformed function call: print(default_api.read(",
+        },
+      ])
+    })
+
+    it.each([
+      ["UNEXPECTED_TOOL_CALL", "invalid-request"],
+      ["TOO_MANY_TOOL_CALLS", "invalid-request"],
+      ["OTHER", "server"],
+      ["FINISH_REASON_UNSPECIFIED", "server"],
+      ["A_REASON_ADDED_LATER", "server"],
+    ])("%s without a finishMessage: stop error, kind %s, our explanation", (reason, kind) => {
+      const response = finishingWith(reason)
+      expect(response.stopReason).toBe("error")
+      expect(response.errors).toHaveLength(1)
+      expect(response.errors[0]).toMatchObject({ kind })
+      expect(response.errors[0]!.message).toMatch(new RegExp(`^${reason}: .{10,}`))
+    })
+
+    it.each(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "LANGUAGE"])(
+      "%s is a complete refusal whose finishMessage is kept",
+      (reason) => {
+        const response = finishingWith(reason, "The response was blocked.")
+        expect(response.complete).toBe(true)
+        expect(response.stopReason).toBe("refusal")
+        expect(response.stopMessage).toBe("The response was blocked.")
+        expect(response.errors).toEqual([])
+      },
+    )
+
+    it("an error chunk with RetryInfo gives its wait", () => {
+      const lines = text.split("\n").filter(Boolean)
+      const error = {
+        error: {
+          code: 429,
+          message: "Resource has been exhausted (e.g. check quota).",
+          status: "RESOURCE_EXHAUSTED",
+          details: [
+            { "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [] },
+            { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "13s" },
+          ],
+        },
+      }
+      const response = assemble(decodePayloadLines("gemini", [lines[0], JSON.stringify(error)].join("\n")).events)
+      expect(response.stopReason).toBe("error")
+      expect(response.errors).toEqual([
+        {
+          type: "error",
+          kind: "rate-limit",
+          message: "RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota).",
+          retryAfterMs: 13_000,
+        },
+      ])
+    })
   })
 })

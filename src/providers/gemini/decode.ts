@@ -1,4 +1,5 @@
-import { classifyStreamError } from "../errors.js"
+import { type CompletenessRule, closeResponse, type StopFailure, stopFailureError } from "../completeness.js"
+import { streamErrorEvent } from "../errors.js"
 import {
   count,
   type DecodeStats,
@@ -7,12 +8,22 @@ import {
   type PayloadDecoder,
   partialToolCall,
   type StopReason,
+  type StreamErrorEvent,
   type StreamEvent,
   str,
   type Usage,
 } from "../stream.js"
 
-/** Gemini finish reasons → ours. Safety-type reasons count as refusals. */
+/**
+ * Gemini's completeness rule: a chunk whose first candidate has a `finishReason` (or a prompt blocked
+ * by `promptFeedback.blockReason`). The usage of that chunk is the final usage.
+ */
+export const GEMINI_COMPLETENESS: CompletenessRule = {
+  terminator: "a finishReason on candidate 0, or promptFeedback.blockReason",
+  requires: [],
+}
+
+/** Gemini finish reasons that end a response normally, or by a refusal (content the provider would not give). */
 const STOP: Record<string, StopReason> = {
   STOP: "end",
   MAX_TOKENS: "length",
@@ -22,10 +33,38 @@ const STOP: Record<string, StopReason> = {
   PROHIBITED_CONTENT: "refusal",
   SPII: "refusal",
   IMAGE_SAFETY: "refusal",
+  IMAGE_PROHIBITED_CONTENT: "refusal",
+  IMAGE_RECITATION: "refusal",
   LANGUAGE: "refusal",
-  MALFORMED_FUNCTION_CALL: "error",
-  UNEXPECTED_TOOL_CALL: "error",
-  TOO_MANY_TOOL_CALLS: "error",
+}
+
+/**
+ * Gemini finish reasons that stand for a failure: stop `error`, with an error that keeps the reason and
+ * `finishMessage`. `server` ones may succeed when asked again (a fresh sample); `invalid-request` ones
+ * need a different request. A reason in neither table counts as `OTHER`.
+ */
+const FAILURES: Record<string, StopFailure> = {
+  MALFORMED_FUNCTION_CALL: { kind: "server", meaning: "the model wrote a function call that is not valid" },
+  OTHER: { kind: "server", meaning: "generation stopped for a reason Gemini does not name" },
+  FINISH_REASON_UNSPECIFIED: { kind: "server", meaning: "generation stopped without a reason" },
+  IMAGE_OTHER: { kind: "server", meaning: "image generation stopped for a reason Gemini does not name" },
+  NO_IMAGE: { kind: "server", meaning: "an image was expected but none was generated" },
+  UNEXPECTED_TOOL_CALL: {
+    kind: "invalid-request",
+    meaning: "the model called a tool the request does not declare (or with tools turned off)",
+  },
+  TOO_MANY_TOOL_CALLS: { kind: "invalid-request", meaning: "the model made more tool calls in a row than allowed" },
+  MISSING_THOUGHT_SIGNATURE: {
+    kind: "invalid-request",
+    meaning: "a function call in the history lacks the thought signature Gemini gave it",
+  },
+}
+
+/** How a finish reason ends the response: a normal or refusal stop, or a failure with its error. */
+function finishOutcome(raw: string): { reason: StopReason; failure?: StopFailure } {
+  const reason = STOP[raw] ?? (raw.endsWith("_SAFETY") ? "refusal" : undefined)
+  if (reason) return { reason }
+  return { reason: "error", failure: FAILURES[raw] ?? FAILURES.OTHER! }
 }
 
 interface OpenCall {
@@ -56,6 +95,8 @@ export class GeminiDecoder implements PayloadDecoder {
   #block = 0
   #inThought = false
   #finish: string | undefined
+  /** Gemini's explanation of the finish reason (`finishMessage`). */
+  #finishMessage: string | undefined
   #usage: Usage | undefined
   /** The prompt itself was blocked (promptFeedback.blockReason). */
   #blocked = false
@@ -76,9 +117,13 @@ export class GeminiDecoder implements PayloadDecoder {
     }
     const error = obj(chunk.error)
     if (error) {
-      const message = str(error.message) ?? "stream error"
       const status = typeof error.code === "number" ? error.code : undefined
-      out.push({ type: "error", kind: classifyStreamError(str(error.status) ?? "", message, status), message })
+      out.push(
+        streamErrorEvent(str(error.status) ?? "", str(error.message) ?? "stream error", {
+          status,
+          details: error.details,
+        }),
+      )
       this.#failed = true
       return
     }
@@ -104,12 +149,14 @@ export class GeminiDecoder implements PayloadDecoder {
       const finish = str(candidate.finishReason)
       if (finish) {
         this.#finish = finish
+        this.#finishMessage = str(candidate.finishMessage)
         this.#endCall(out)
       }
     }
     const blocked = str(obj(chunk.promptFeedback)?.blockReason)
     if (blocked) {
       this.#finish = blocked
+      this.#finishMessage = str(obj(chunk.promptFeedback)?.blockReasonMessage)
       this.#blocked = true
     }
     const usage = obj(chunk.usageMetadata)
@@ -124,21 +171,33 @@ export class GeminiDecoder implements PayloadDecoder {
   end(out: StreamEvent[]): void {
     if (this.#done) return
     this.#done = true
-    if (this.#finish === undefined || this.#failed) {
+    const raw = this.#finish
+    if (raw === undefined || this.#failed) {
       if (this.#call) partialToolCall(this.#call.id, this.#call.name, JSON.stringify(this.#call.args), out)
       this.#call = undefined
-      if (!this.#failed)
-        out.push({ type: "error", kind: "truncated", message: "the stream ended without a finishReason" })
-      if (this.#usage) out.push({ type: "usage", ...this.#usage })
-      out.push({ type: "stop", reason: "error" })
+    } else this.#endCall(out)
+    let outcome: { reason: StopReason; failure?: StopFailure } | undefined
+    if (raw !== undefined) outcome = this.#blocked ? { reason: "refusal" } : finishOutcome(raw)
+    if (outcome?.reason === "end" && this.#calls > 0) outcome.reason = "tool_use"
+    closeResponse(out, {
+      missing: raw === undefined ? "a finishReason" : undefined,
+      failed: this.#failed,
+      stop: outcome && raw ? { reason: outcome.reason, raw, message: this.#finishMessage } : undefined,
+      stopError: outcome?.failure && raw ? stopFailureError(raw, outcome.failure, this.#finishMessage) : undefined,
+      usage: this.#usage,
+    })
+  }
+
+  fail(error: StreamErrorEvent, out: StreamEvent[]): void {
+    if (this.#done || this.#finish !== undefined) {
+      // The finish reason arrived: the response is whole, the failure came after it.
+      count(this.stats.ignored, "failure after the response ended")
+      this.end(out)
       return
     }
-    this.#endCall(out)
-    if (this.#usage) out.push({ type: "usage", ...this.#usage })
-    const raw = this.#finish
-    let reason = this.#blocked ? "refusal" : (STOP[raw] ?? (raw.endsWith("_SAFETY") ? "refusal" : "end"))
-    if (reason === "end" && this.#calls > 0) reason = "tool_use"
-    out.push({ type: "stop", reason, raw })
+    out.push(error)
+    this.#failed = true
+    this.end(out)
   }
 
   #part(part: Record<string, unknown>, out: StreamEvent[]): void {

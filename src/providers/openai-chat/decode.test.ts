@@ -79,7 +79,7 @@ describe("OpenAI Chat Completions decoder", () => {
       {
         type: "error",
         kind: "server",
-        message: "The server had an error while processing your request. Sorry about that!",
+        message: "server_error: The server had an error while processing your request. Sorry about that!",
       },
     ])
     expect(response.message.content).toEqual([{ type: "text", text: "Partial" }])
@@ -147,5 +147,26 @@ describe("OpenAI Chat Completions decoder", () => {
       { type: "tool_use", id: "call_x", name: "read_file", input: { path: "x" } },
       { type: "tool_use", id: "call_y", name: "read_file", input: {} },
     ])
+  })
+
+  it("keeps an error payload's code and the wait its message names", () => {
+    const text = readFileSync(new URL("openai-text.chunks.txt", recorded), "utf8").split("\n").slice(0, 3)
+    const error = {
+      error: {
+        message: "Rate limit reached for gpt-4.1-nano. Please try again in 20ms.",
+        type: "requests",
+        code: "rate_limit_exceeded",
+      },
+    }
+    const response = assemble(decodePayloadLines("openai-chat", [...text, JSON.stringify(error)].join("\n")).events)
+    expect(response.errors).toEqual([
+      {
+        type: "error",
+        kind: "rate-limit",
+        message: "requests rate_limit_exceeded: Rate limit reached for gpt-4.1-nano. Please try again in 20ms.",
+        retryAfterMs: 20,
+      },
+    ])
+    expect(response.stopReason).toBe("error")
   })
 })

@@ -1,6 +1,8 @@
-import { classifyStreamError } from "../errors.js"
+import { type CompletenessRule, closeResponse, type StopFailure, stopFailureError } from "../completeness.js"
+import { streamErrorEvent } from "../errors.js"
 import {
   count,
+  type DecodeOptions,
   type DecodeStats,
   emptyStats,
   endToolCall,
@@ -9,6 +11,7 @@ import {
   type PayloadDecoder,
   partialToolCall,
   type StopReason,
+  type StreamErrorEvent,
   type StreamEvent,
   str,
   type Usage,
@@ -23,10 +26,23 @@ const STOP: Record<string, StopReason> = {
   content_filter: "refusal",
 }
 
+/**
+ * The Chat Completions completeness rule (also DeepSeek's): a `finish_reason` on the first choice,
+ * and, when the request asked for usage (`stream_options.include_usage`), the usage chunk. `[DONE]`
+ * is not required (nothing follows it), but a `[DONE]` before the rule held is truncation too.
+ */
+export const CHAT_COMPLETENESS: CompletenessRule = {
+  terminator: "a finish_reason on choice 0",
+  requires: ["the usage chunk, when stream_options.include_usage was sent"],
+  optional: ["data: [DONE]"],
+}
+
 /** Differences between OpenAI-compatible servers that the decoder needs to know. */
 export interface ChatDialect {
-  /** Extra finish reasons (e.g. DeepSeek's `insufficient_system_resource`). */
+  /** Extra finish reasons that end a response normally. */
   stops?: Record<string, StopReason>
+  /** Finish reasons that stand for a failure (e.g. DeepSeek's `insufficient_system_resource`): stop `error`. */
+  failures?: Record<string, StopFailure>
 }
 
 interface Call {
@@ -46,6 +62,8 @@ interface Call {
 export class OpenAIChatDecoder implements PayloadDecoder {
   readonly stats: DecodeStats = emptyStats()
   readonly #stops: Record<string, StopReason>
+  readonly #failures: Record<string, StopFailure>
+  readonly #expectUsage: boolean
   #started = false
   #id: string | undefined
   #calls: Call[] = []
@@ -56,8 +74,10 @@ export class OpenAIChatDecoder implements PayloadDecoder {
   #failed = false
   #done = false
 
-  constructor(dialect: ChatDialect = {}) {
+  constructor(dialect: ChatDialect = {}, options: DecodeOptions = {}) {
     this.#stops = { ...STOP, ...dialect.stops }
+    this.#failures = { ...dialect.failures }
+    this.#expectUsage = options.expectUsage === true
   }
 
   push(payload: unknown, out: StreamEvent[]): void {
@@ -101,7 +121,7 @@ export class OpenAIChatDecoder implements PayloadDecoder {
 
   pushRaw(data: string, out: StreamEvent[]): void {
     if (data.trim() === "[DONE]") {
-      this.#complete(out)
+      this.#complete(out, "[DONE]")
       return
     }
     this.stats.malformed++
@@ -109,17 +129,19 @@ export class OpenAIChatDecoder implements PayloadDecoder {
   }
 
   end(out: StreamEvent[]): void {
-    if (this.#done) return
-    if (this.#finish !== undefined && !this.#failed) {
+    this.#complete(out)
+  }
+
+  fail(error: StreamErrorEvent, out: StreamEvent[]): void {
+    if (this.#done || (this.#finish !== undefined && (!this.#expectUsage || this.#usage !== undefined))) {
+      // The rule already held: the response is whole, the failure came after it.
+      count(this.stats.ignored, "failure after the response ended")
       this.#complete(out)
       return
     }
-    for (const call of this.#calls) if (!call.ended) partialToolCall(call.id, call.name, call.args, out)
-    if (!this.#failed)
-      out.push({ type: "error", kind: "truncated", message: "the stream ended before a finish_reason" })
-    if (this.#usage) out.push({ type: "usage", ...this.#usage })
-    out.push({ type: "stop", reason: "error" })
-    this.#done = true
+    out.push(error)
+    this.#failed = true
+    this.#complete(out)
   }
 
   #start(p: Record<string, unknown>, out: StreamEvent[]): void {
@@ -197,24 +219,40 @@ export class OpenAIChatDecoder implements PayloadDecoder {
   #error(error: unknown, out: StreamEvent[]): void {
     const e = obj(error)
     const message = str(e?.message) ?? (typeof error === "string" ? error : "stream error")
-    const code = [str(e?.type), str(e?.code), typeof e?.code === "number" ? String(e.code) : undefined]
+    const code = [...new Set([str(e?.type), str(e?.code), typeof e?.code === "number" ? String(e.code) : undefined])]
       .filter(Boolean)
       .join(" ")
     const status = typeof e?.code === "number" ? e.code : undefined
-    out.push({ type: "error", kind: classifyStreamError(code, message, status), message })
+    out.push(streamErrorEvent(code, message, { status, details: e?.details }))
     this.#failed = true
   }
 
-  #complete(out: StreamEvent[]): void {
+  /** Ends the response (at `[DONE]` or the end of the body) by CHAT_COMPLETENESS. */
+  #complete(out: StreamEvent[], endedBy?: string): void {
     if (this.#done) return
-    this.#endCalls(out)
-    if (this.#usage) out.push({ type: "usage", ...this.#usage })
+    this.#done = true
     const raw = this.#finish
-    let reason: StopReason = this.#failed ? "error" : raw ? (this.#stops[raw] ?? "end") : "end"
+    const missing =
+      raw === undefined
+        ? "a finish_reason"
+        : this.#expectUsage && this.#usage === undefined
+          ? "the usage chunk (stream_options.include_usage)"
+          : undefined
+    if (raw === undefined || this.#failed) {
+      for (const call of this.#calls) if (!call.ended) partialToolCall(call.id, call.name, call.args, out)
+    } else this.#endCalls(out)
+    const failure = raw === undefined ? undefined : this.#failures[raw]
+    let reason: StopReason = failure ? "error" : raw ? (this.#stops[raw] ?? "end") : "end"
     if (reason === "end" && this.#calls.length > 0) reason = "tool_use"
     if (reason === "end" && this.#refusal) reason = "refusal"
-    out.push(raw ? { type: "stop", reason, raw } : { type: "stop", reason })
-    this.#done = true
+    closeResponse(out, {
+      missing,
+      endedBy,
+      failed: this.#failed,
+      stop: raw === undefined ? undefined : { reason, raw },
+      stopError: failure && raw ? stopFailureError(raw, failure) : undefined,
+      usage: this.#usage,
+    })
   }
 }
 

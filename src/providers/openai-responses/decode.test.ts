@@ -156,4 +156,101 @@ describe("OpenAI Responses decoder", () => {
       }),
     ).toEqual({ input: 10, output: 9, cacheRead: 60, cacheWrite: 30 })
   })
+
+  interface OutputItem {
+    type: string
+    id: string
+    encrypted_content: string
+  }
+  interface Payload {
+    type: string
+    item?: OutputItem
+    response?: { output: OutputItem[] }
+  }
+
+  describe("the reasoning item's encrypted_content (docs/decisions.md: which one goes back)", () => {
+    const text = lines("openai-reasoning-encrypted-content.1.chunks.txt")
+    const payloads = text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Payload)
+    const done = payloads.find((p) => p.type === "response.output_item.done" && p.item?.type === "reasoning")!.item!
+    const completed = payloads
+      .find((p) => p.type === "response.completed")!
+      .response!.output.find((o) => o.type === "reasoning")!
+
+    it("takes the value of response.output_item.done, not the different one of response.completed", () => {
+      // The recording carries two encryptions of the same reasoning (same length, different bytes).
+      expect(completed.id).toBe(done.id)
+      expect(completed.encrypted_content).not.toBe(done.encrypted_content)
+      expect(completed.encrypted_content.length).toBe(done.encrypted_content.length)
+      const [first] = assembleAll(decodePayloadLines("openai-responses", text).events)
+      expect(first!.message.content[0]).toMatchObject({ id: done.id, signature: done.encrypted_content })
+    })
+
+    it("falls back to response.completed when the item's output_item.done was lost", () => {
+      const without = text
+        .split("\n")
+        .filter((l) => !(l.includes('"response.output_item.done"') && l.includes('"type":"reasoning"')))
+        .join("\n")
+      const [first] = assembleAll(decodePayloadLines("openai-responses", without).events)
+      expect(first!.complete).toBe(true)
+      expect(first!.message.content[0]).toMatchObject({
+        type: "thinking",
+        id: completed.id,
+        signature: completed.encrypted_content,
+      })
+      expect((first!.message.content[0] as { text: string }).text.startsWith("**Calculating")).toBe(true)
+    })
+  })
+
+  describe("stops and errors keep the provider's code and message", () => {
+    const custom = lines("openai-custom-tool.1.chunks.txt")
+
+    /** The recording with its response.completed turned into response.incomplete for `reason`. */
+    const incompleteFor = (reason: string) =>
+      custom
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const p = JSON.parse(line) as { type: string; response?: Record<string, unknown> }
+          if (p.type !== "response.completed") return line
+          const response = { ...p.response, status: "incomplete", incomplete_details: { reason } }
+          return JSON.stringify({ ...p, type: "response.incomplete", response })
+        })
+        .join("\n")
+
+    it("an incomplete response for a reason other than max_output_tokens or content_filter is an error", () => {
+      const [response] = assembleAll(decodePayloadLines("openai-responses", incompleteFor("server_shutdown")).events)
+      expect(response!.stopReason).toBe("error")
+      expect(response!.rawStopReason).toBe("server_shutdown")
+      expect(response!.errors).toEqual([
+        { type: "error", kind: "server", message: "incomplete: the response stopped early (server_shutdown)" },
+      ])
+      const [cut] = assembleAll(decodePayloadLines("openai-responses", incompleteFor("max_output_tokens")).events)
+      expect([cut!.complete, cut!.stopReason, cut!.errors]).toEqual([true, "length", []])
+    })
+
+    it("an error event with a wait in its message gives retryAfterMs", () => {
+      const first = custom.split("\n")[0]!
+      const error = {
+        type: "error",
+        code: "rate_limit_exceeded",
+        message: "Rate limit reached for gpt-5 on tokens per min (TPM). Please try again in 1.5s.",
+      }
+      const [response] = assembleAll(
+        decodePayloadLines("openai-responses", `${first}\n${JSON.stringify(error)}`).events,
+      )
+      expect(response!.errors).toEqual([
+        {
+          type: "error",
+          kind: "rate-limit",
+          message:
+            "rate_limit_exceeded: Rate limit reached for gpt-5 on tokens per min (TPM). Please try again in 1.5s.",
+          retryAfterMs: 1500,
+        },
+      ])
+      expect(response!.stopReason).toBe("error")
+    })
+  })
 })

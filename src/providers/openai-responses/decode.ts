@@ -1,4 +1,5 @@
-import { classifyStreamError } from "../errors.js"
+import { type CompletenessRule, closeResponse } from "../completeness.js"
+import { streamErrorEvent } from "../errors.js"
 import {
   count,
   type DecodeStats,
@@ -9,6 +10,7 @@ import {
   type PayloadDecoder,
   partialToolCall,
   type StopReason,
+  type StreamErrorEvent,
   type StreamEvent,
   str,
   type Usage,
@@ -19,7 +21,7 @@ type CallKind = "function" | "custom" | "patch"
 type Parts = Map<string, string>
 type Item =
   | { kind: "message"; parts: Parts }
-  | { kind: "reasoning"; parts: Parts }
+  | { kind: "reasoning"; parts: Parts; done: boolean }
   | { kind: "call"; call: CallKind; id: string; name: string; args: string; deferred: boolean; ended: boolean }
   | { kind: "ignored" }
 
@@ -33,6 +35,18 @@ const QUIET = new Set([
   "response.reasoning_summary_part.done",
   "response.apply_patch_call_operation_diff.done",
 ])
+
+/**
+ * The Responses completeness rule: `response.completed`, or `response.incomplete` (complete, with
+ * stop `length` or `refusal`). `response.failed` and an `error` event end the response with stop `error`.
+ */
+export const RESPONSES_COMPLETENESS: CompletenessRule = {
+  terminator: "response.completed or response.incomplete",
+  requires: [],
+}
+
+/** `incomplete_details.reason` values → ours; another reason is a failure. */
+const INCOMPLETE: Record<string, StopReason> = { max_output_tokens: "length", content_filter: "refusal" }
 
 /** Names models use for the wrapper that bundles parallel calls into one. */
 const PARALLEL_WRAPPERS = new Set(["multi_tool_use.parallel", "parallel"])
@@ -65,7 +79,8 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
       out.push({ type: "error", kind: "malformed", message: "payload without a type", raw: JSON.stringify(payload) })
       return
     }
-    if (!this.#seen && type !== "response.created") this.#begin(undefined, out)
+    // A response whose response.created was lost still begins (first or after the previous one ended).
+    if (!this.#open && type !== "response.created" && !(type === "error" && this.#seen)) this.#begin(undefined, out)
     this.#seen = true
     switch (type) {
       case "response.output_text.delta":
@@ -119,13 +134,7 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
         return
       case "error": {
         const error = obj(p.error) ?? p
-        const message = str(error.message) ?? "stream error"
-        const code = str(error.code) ?? str(error.type) ?? ""
-        out.push({
-          type: "error",
-          kind: classifyStreamError(code, message),
-          message: code ? `${code}: ${message}` : message,
-        })
+        out.push(streamErrorEvent(str(error.code) ?? str(error.type) ?? "", str(error.message) ?? "stream error"))
         this.#failed = true
         return
       }
@@ -143,20 +152,23 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
   }
 
   end(out: StreamEvent[]): void {
-    if (this.#done) {
-      if (!this.#seen) {
-        out.push({ type: "error", kind: "truncated", message: "the stream was empty" })
-        out.push({ type: "stop", reason: "error" })
-      }
-      return
-    }
+    if (this.#done && this.#seen) return
     for (const item of this.#items.values())
       if (item.kind === "call" && !item.ended) partialToolCall(item.id, item.name, item.args, out)
-    if (!this.#failed)
-      out.push({ type: "error", kind: "truncated", message: "the stream ended before response.completed" })
-    out.push({ type: "stop", reason: "error" })
+    closeResponse(out, { missing: this.#seen ? "response.completed" : "any event", failed: this.#failed })
     this.#done = true
+    this.#seen = true
     this.#open = false
+  }
+
+  fail(error: StreamErrorEvent, out: StreamEvent[]): void {
+    if (this.#done && this.#seen) {
+      count(this.stats.ignored, "failure after the response ended")
+      return
+    }
+    out.push(error)
+    this.#failed = true
+    this.end(out)
   }
 
   #begin(response: Record<string, unknown> | undefined, out: StreamEvent[]): void {
@@ -226,7 +238,7 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
     const itemId = str(item.id)
     if (itemId) this.#byItemId.set(itemId, index)
     if (type === "message") this.#items.set(index, { kind: "message", parts: new Map() })
-    else if (type === "reasoning") this.#items.set(index, { kind: "reasoning", parts: new Map() })
+    else if (type === "reasoning") this.#items.set(index, { kind: "reasoning", parts: new Map(), done: false })
     else if (type === "function_call" || type === "custom_tool_call" || type === "apply_patch_call") {
       const call: CallKind = type === "function_call" ? "function" : type === "custom_tool_call" ? "custom" : "patch"
       const id = str(item.call_id) ?? itemId ?? `call_${index}`
@@ -263,6 +275,7 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
       return
     }
     if (state.kind === "reasoning") {
+      state.done = true
       const summary = Array.isArray(item.summary) ? item.summary : []
       summary.forEach((s, i) => {
         this.#thinking({ output_index: index }, `s${i}`, str(obj(s)?.text) ?? "", out, true)
@@ -324,30 +337,35 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
 
   #finish(type: string, response: Record<string, unknown> | undefined, out: StreamEvent[]): void {
     if (this.#done) return
-    for (const [index, item] of this.#items)
+    const output = Array.isArray(response?.output) ? response.output : []
+    for (const [index, item] of this.#items) {
       if (item.kind === "call" && !item.ended) this.#itemDone(index, { type: "" }, out)
+      // A reasoning item whose output_item.done was lost: its final form is in the response.
+      if (item.kind === "reasoning" && !item.done) this.#itemDone(index, obj(output[index]) ?? {}, out)
+    }
     const usage = obj(response?.usage)
-    if (usage) out.push({ type: "usage", ...responsesUsage(usage) })
     let reason: StopReason = this.#calls > 0 ? "tool_use" : this.#refusal ? "refusal" : "end"
     let raw: string | undefined
+    let stopError: StreamErrorEvent | undefined
     if (type === "response.incomplete") {
       raw = str(obj(response?.incomplete_details)?.reason) ?? "incomplete"
-      reason = raw === "content_filter" ? "refusal" : "length"
+      reason = INCOMPLETE[raw] ?? "error"
+      if (reason === "error")
+        stopError = { type: "error", kind: "server", message: `incomplete: the response stopped early (${raw})` }
     } else if (type === "response.failed") {
       const error = obj(response?.error)
       if (!this.#failed) {
-        const message = str(error?.message) ?? "the response failed"
-        const code = str(error?.code) ?? ""
-        out.push({
-          type: "error",
-          kind: classifyStreamError(code, message),
-          message: code ? `${code}: ${message}` : message,
-        })
+        out.push(streamErrorEvent(str(error?.code) ?? "", str(error?.message) ?? "the response failed"))
+        this.#failed = true
       }
       raw = "failed"
-      reason = "error"
-    } else if (this.#failed) reason = "error"
-    out.push(raw ? { type: "stop", reason, raw } : { type: "stop", reason })
+    }
+    closeResponse(out, {
+      failed: this.#failed,
+      stop: raw === undefined ? { reason } : { reason, raw },
+      stopError,
+      usage: usage ? responsesUsage(usage) : undefined,
+    })
     this.#open = false
     this.#done = true
   }
