@@ -183,7 +183,10 @@ describe("Gemini definitions", () => {
     })
     expect(toGeminiSchema({ type: "integer", format: "enum" }).lossless).toBe(false)
     // An untyped enum of strings is a STRING enum.
-    expect(toGeminiSchema({ enum: ["a", "b"] })).toEqual({ lossless: true, schema: { type: "STRING", enum: ["a", "b"] } })
+    expect(toGeminiSchema({ enum: ["a", "b"] })).toEqual({
+      lossless: true,
+      schema: { type: "STRING", enum: ["a", "b"] },
+    })
   })
 
   it("declares no parameters for a tool that takes none", () => {

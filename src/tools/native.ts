@@ -159,7 +159,11 @@ function convertGemini(schema: JsonSchema, state: { lossless: boolean }): Gemini
       case "enum":
         if (Array.isArray(value)) {
           if (value.includes(null)) out.nullable = true
-          addEnum(out, value.filter((v) => v !== null), state)
+          addEnum(
+            out,
+            value.filter((v) => v !== null),
+            state,
+          )
         }
         break
       case "const":
