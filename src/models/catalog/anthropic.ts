@@ -1,4 +1,4 @@
-import type { CacheRules, ModelInfo } from "../types.js"
+import type { CacheRules, ModelInfo, ThinkingRules } from "../types.js"
 
 // Anthropic: the Claude API. Numbers checked 2026-11-29 against the model pages and the pricing page.
 // Cache writes: 5-minute TTL at 1.25x input, 1-hour TTL at 2x input; reads as listed per model.
@@ -12,6 +12,16 @@ const cache = (minTokens: number): CacheRules => ({ minTokens, maxBreakpoints: 4
 
 const all = { nativeTools: true, images: true, thinking: true }
 
+/**
+ * Adaptive thinking that cannot be turned off (models overview: "Adaptive (always on)"; the API answers 400
+ * to `thinking: {type: "disabled"}`), steered by effort low to max (OpenRouter's Claude 5.5 migration guide).
+ */
+const alwaysOn: ThinkingRules = {
+  control: "effort",
+  canDisable: false,
+  efforts: ["low", "medium", "high", "xhigh", "max"],
+}
+
 /** The Claude models (current lineup first, then older models still served). */
 export const anthropicModels: ModelInfo[] = [
   {
@@ -22,6 +32,7 @@ export const anthropicModels: ModelInfo[] = [
     maxOutput: 128_000,
     tokenizer: "claude",
     capabilities: all,
+    thinking: alwaysOn,
     // Minimum cacheable length published for the Fable 5 generation (512); assumed for 5.1.
     cache: cache(512),
     prices: { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, cacheWriteLong: 20 },
@@ -36,10 +47,12 @@ export const anthropicModels: ModelInfo[] = [
     maxOutput: 128_000,
     tokenizer: "claude",
     capabilities: all,
+    thinking: alwaysOn,
     cache: cache(512),
     prices: { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWriteLong: 20 },
     source: PRICING,
     checked: CHECKED,
+    note: "Always-on thinking per a third-party SDK comment (simstudioai/sim PR 5559); its efforts are assumed to be Fable 5.1's.",
   },
   {
     id: "claude-opus-5-5",
@@ -49,6 +62,7 @@ export const anthropicModels: ModelInfo[] = [
     maxOutput: 128_000,
     tokenizer: "claude",
     capabilities: all,
+    thinking: alwaysOn,
     cache: cache(512),
     prices: { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5, cacheWriteLong: 8 },
     source: page("opus-5-5"),
