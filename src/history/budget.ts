@@ -6,7 +6,7 @@ export interface Budget {
   window: number
   /** Tokens held back for the answer and for counting error. */
   reserve: number
-  /** window − reserve: what system prompt, tools and messages together may take. */
+  /** What system prompt, tools and messages together may take: window − reserve, and below `maxInput` less its margin. */
   effective: number
 }
 
@@ -28,13 +28,24 @@ export function defaultReserve(window: number): number {
 }
 
 /**
+ * The share of a model's input limit (`maxInput`) held back for counting error when that limit, not the
+ * window, bounds the prompt: token counts are estimates or miss provider overheads, and a prompt one token
+ * over the limit is refused. The answer has its own room there, so only the counting margin is needed.
+ */
+export const INPUT_LIMIT_MARGIN = 0.05
+
+/**
  * The budget of a model; `reserve` overrides the default rule (a number of tokens or a fraction < 1).
- * A model whose input limit is below its window (`maxInput`) never gets more than that limit.
+ * A model whose input limit is below its window (`maxInput`) gets that limit less `INPUT_LIMIT_MARGIN`.
  */
 export function budgetFor(model: Pick<ModelInfo, "contextWindow" | "maxInput">, reserve?: number): Budget {
   const window = model.contextWindow
   const held =
     reserve === undefined ? defaultReserve(window) : reserve < 1 ? Math.ceil(window * reserve) : Math.floor(reserve)
   const clamped = Math.min(Math.max(held, 0), window - 1)
-  return { window, reserve: clamped, effective: Math.min(window - clamped, model.maxInput ?? Number.POSITIVE_INFINITY) }
+  const inputCap =
+    model.maxInput === undefined
+      ? Number.POSITIVE_INFINITY
+      : model.maxInput - Math.ceil(model.maxInput * INPUT_LIMIT_MARGIN)
+  return { window, reserve: clamped, effective: Math.max(1, Math.min(window - clamped, inputCap)) }
 }

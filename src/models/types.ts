@@ -27,6 +27,29 @@ export interface Prices {
   longContext?: { above: number; input: number; output: number; cacheRead?: number; cacheWrite?: number }
 }
 
+/** How hard a model is asked to think, in the words most providers use; each encoder maps it to its own scale. */
+export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh" | "max"
+
+/** The reasoning efforts (or Gemini 3 thinking levels) from least to most thinking. */
+export const REASONING_EFFORTS: readonly ReasoningEffort[] = ["minimal", "low", "medium", "high", "xhigh", "max"]
+
+/**
+ * How a model's thinking is controlled and which values its API accepts. Encoders read these rules and
+ * clamp (with a diagnostic) what a caller asks for, instead of sending a value the provider refuses.
+ */
+export interface ThinkingRules {
+  /** What the API takes: a token budget (Gemini 2.5), a level (Gemini 3) or an effort (OpenAI). */
+  control: "budget" | "level" | "effort"
+  /** Thinking can be turned off (a budget of 0, or the effort `none`). */
+  canDisable: boolean
+  /** Smallest thinking budget accepted, apart from 0 when thinking can be turned off. */
+  minBudget?: number
+  /** Largest thinking budget accepted. */
+  maxBudget?: number
+  /** Efforts or levels accepted, least thinking first. */
+  efforts?: readonly ReasoningEffort[]
+}
+
 /** One row of the model catalog. */
 export interface ModelInfo {
   /** Canonical id as the provider's API takes it. */
@@ -48,10 +71,16 @@ export interface ModelInfo {
     images: boolean
     thinking: boolean
   }
+  /** Which thinking settings the API accepts; absent when unknown (requests are then sent as asked). */
+  thinking?: ThinkingRules
   cache?: CacheRules
   prices?: Prices
   /** Where the numbers come from (a documentation URL). */
   source: string
+  /** The day the row was last checked against `source` (YYYY-MM-DD); every catalog row has one. */
+  checked?: string
+  /** What the sources did not say, or where they disagreed, and what the row assumes instead. */
+  note?: string
   /** The catalog row this model was resolved from, when `id` is a snapshot, alias or routed form of it. */
   canonicalId?: string
 }

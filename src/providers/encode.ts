@@ -4,7 +4,7 @@
  */
 import type { Diagnostic } from "../diagnostics.js"
 import type { Message } from "../history/message.js"
-import type { ModelInfo, WireFormat } from "../models/types.js"
+import type { ModelInfo, ReasoningEffort, WireFormat } from "../models/types.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { type AnthropicRequest, encodeAnthropic } from "./anthropic/encode.js"
 import type { CacheBreakpoint, CacheSettings } from "./cache.js"
@@ -17,8 +17,7 @@ import type { Origin } from "./portability.js"
 /** How the model calls tools: the provider's native tool API, or XML written in its text. */
 export type ToolCalling = "native" | "xml"
 
-/** How hard the model should think, in the words most providers use; each encoder maps it to its own scale. */
-export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh" | "max"
+export type { ReasoningEffort } from "../models/types.js"
 
 /** Thinking requested for a turn: an effort, a token budget, or both (each provider uses what it understands). */
 export interface ThinkingOptions {

@@ -130,7 +130,7 @@ describe("OpenAI strict mode", () => {
 
 describe("Gemini definitions", () => {
   it("converts to the OpenAPI subset without flattening", () => {
-    const [gem] = toGeminiTools([tool("edit", deep)])
+    const [gem] = toGeminiTools([tool("edit", deep)], { schema: "openapi" })
     const decl = gem!.functionDeclarations![0]!
     expect(decl.parametersJsonSchema).toBeUndefined()
     expect(decl.parameters).toEqual({
@@ -138,7 +138,8 @@ describe("Gemini definitions", () => {
       properties: {
         path: { type: "STRING", description: "File to edit." },
         mode: { type: "STRING", enum: ["append", "replace"], description: "How to write." },
-        level: { type: "INTEGER", enum: ["1", "2", "3"], format: "enum", description: "Nesting level." },
+        // Gemini takes enums only on STRING: the integer values are named in the description instead.
+        level: { type: "INTEGER", description: "Nesting level. Allowed values: 1, 2, 3." },
         edits: {
           type: "ARRAY",
           description: "Edits in order.",
@@ -164,6 +165,27 @@ describe("Gemini definitions", () => {
         note: { type: "STRING", nullable: true, description: "Optional note." },
       },
       required: ["path", "edits"],
+    })
+  })
+
+  it("never puts an enum on a non-STRING schema; such a tool goes as JSON Schema", () => {
+    // Before: {type: "INTEGER", format: "enum", enum: ["1", "2", "3"]}, which the Gemini API refuses.
+    const auto = toGeminiTools([tool("edit", deep)])[0]!.functionDeclarations![0]!
+    expect(auto.parameters).toBeUndefined()
+    expect(auto.parametersJsonSchema).toEqual(deep)
+    expect(toGeminiSchema({ type: "integer", enum: [1, 2] })).toEqual({
+      lossless: false,
+      schema: { type: "INTEGER", description: "Allowed values: 1, 2." },
+    })
+    expect(toGeminiSchema({ type: "boolean", const: true }).schema).toEqual({
+      type: "BOOLEAN",
+      description: "Allowed values: true.",
+    })
+    expect(toGeminiSchema({ type: "integer", format: "enum" }).lossless).toBe(false)
+    // An untyped enum of strings is a STRING enum.
+    expect(toGeminiSchema({ enum: ["a", "b"] })).toEqual({
+      lossless: true,
+      schema: { type: "STRING", enum: ["a", "b"] },
     })
   })
 
@@ -255,6 +277,28 @@ describe("properties of the conversions", () => {
           expect(sameShape(params, converted.schema as Record<string, unknown>)).toBe(true)
         },
       ),
+    )
+  })
+
+  it("Gemini's subset never carries an enum or format enum outside STRING", () => {
+    const enums = fc.oneof(
+      fc.record({ type: fc.constantFrom("integer", "number"), enum: fc.uniqueArray(fc.integer(), { minLength: 1 }) }),
+      fc.record({ type: fc.constant("boolean"), const: fc.boolean() }),
+      schemaArb,
+    )
+    const walk = (s: Record<string, unknown>): boolean => {
+      if ((s.enum !== undefined || s.format === "enum") && s.type !== "STRING") return false
+      const subs = [
+        ...Object.values((s.properties as Record<string, Record<string, unknown>>) ?? {}),
+        ...(s.items ? [s.items as Record<string, unknown>] : []),
+      ]
+      return subs.every(walk)
+    }
+    fc.assert(
+      fc.property(fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/), enums, { minKeys: 1, maxKeys: 4 }), (properties) => {
+        const converted = toGeminiSchema({ type: "object", properties })
+        expect(walk(converted.schema as Record<string, unknown>)).toBe(true)
+      }),
     )
   })
 

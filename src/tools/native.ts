@@ -98,11 +98,14 @@ const GEMINI_TYPES: Record<string, string> = {
 /** Keywords dropped on the way to Gemini's subset without changing what the model may send. */
 const HARMLESS_DROPS = new Set(["$schema", "additionalProperties", "examples", "$comment"])
 
-/** String formats Gemini's subset accepts; others are dropped (and make the conversion lossy). */
+/**
+ * Formats Gemini's subset accepts per type (its Schema reference: float/double, int32/int64, and enum or
+ * date-time on strings); others are dropped (and make the conversion lossy).
+ */
 const GEMINI_FORMATS: Record<string, readonly string[]> = {
   STRING: ["enum", "date-time"],
   NUMBER: ["float", "double"],
-  INTEGER: ["int32", "int64", "enum"],
+  INTEGER: ["int32", "int64"],
 }
 
 /**
@@ -142,6 +145,9 @@ function convertGemini(schema: JsonSchema, state: { lossless: boolean }): Gemini
       case "type":
         break
       case "description":
+        // An enum the subset cannot carry may already have named its values here; they follow the text.
+        if (typeof value === "string") out.description = out.description ? `${value} ${out.description}` : value
+        break
       case "title":
       case "pattern":
         if (typeof value === "string") out[key] = value
@@ -152,14 +158,16 @@ function convertGemini(schema: JsonSchema, state: { lossless: boolean }): Gemini
         break
       case "enum":
         if (Array.isArray(value)) {
-          out.enum = value.filter((v) => v !== null).map((v) => (typeof v === "string" ? v : JSON.stringify(v)))
           if (value.includes(null)) out.nullable = true
-          if (out.type && out.type !== "STRING") out.format = "enum"
+          addEnum(
+            out,
+            value.filter((v) => v !== null),
+            state,
+          )
         }
         break
       case "const":
-        out.enum = [typeof value === "string" ? value : JSON.stringify(value)]
-        if (out.type && out.type !== "STRING") out.format = "enum"
+        addEnum(out, [value], state)
         break
       case "default":
         out.default = clone(value)
@@ -217,6 +225,22 @@ function convertGemini(schema: JsonSchema, state: { lossless: boolean }): Gemini
   // An object without declared properties (free-form) cannot be written in the subset.
   if (out.type === "OBJECT" && (!out.properties || Object.keys(out.properties).length === 0)) state.lossless = false
   return out
+}
+
+/**
+ * Gemini takes `enum` only on STRING schemas (`format: "enum"` on an INTEGER is refused). String values become
+ * a string enum (typed STRING when the schema had no type); any other value list cannot be said in the subset,
+ * so it is named in the description instead and the conversion is marked lossy.
+ */
+function addEnum(out: GeminiSchema, values: unknown[], state: { lossless: boolean }): void {
+  if (values.every((v) => typeof v === "string") && (out.type === undefined || out.type === "STRING")) {
+    out.type = "STRING" as GeminiType
+    out.enum = values as string[]
+    return
+  }
+  state.lossless = false
+  const allowed = `Allowed values: ${values.map((v) => JSON.stringify(v)).join(", ")}.`
+  out.description = out.description ? `${out.description} ${allowed}` : allowed
 }
 
 /**

@@ -1,15 +1,26 @@
-import type { CacheRules, ModelInfo } from "../types.js"
+import type { CacheRules, ModelInfo, ThinkingRules } from "../types.js"
 
 // Anthropic: the Claude API. Numbers checked 2026-11-29 against the model pages and the pricing page.
 // Cache writes: 5-minute TTL at 1.25x input, 1-hour TTL at 2x input; reads as listed per model.
 
 const PRICING = "https://platform.claude.com/docs/en/about-claude/pricing"
+const CHECKED = "2026-11-29"
 const page = (slug: string) => `https://platform.claude.com/docs/en/models/${slug}/overview`
 
 /** Anthropic's explicit breakpoints: at most 4 per request, 5-minute or 1-hour lifetime. */
 const cache = (minTokens: number): CacheRules => ({ minTokens, maxBreakpoints: 4, ttls: ["5m", "1h"] })
 
 const all = { nativeTools: true, images: true, thinking: true }
+
+/**
+ * Adaptive thinking that cannot be turned off (models overview: "Adaptive (always on)"; the API answers 400
+ * to `thinking: {type: "disabled"}`), steered by effort low to max (OpenRouter's Claude 5.5 migration guide).
+ */
+const alwaysOn: ThinkingRules = {
+  control: "effort",
+  canDisable: false,
+  efforts: ["low", "medium", "high", "xhigh", "max"],
+}
 
 /** The Claude models (current lineup first, then older models still served). */
 export const anthropicModels: ModelInfo[] = [
@@ -21,10 +32,12 @@ export const anthropicModels: ModelInfo[] = [
     maxOutput: 128_000,
     tokenizer: "claude",
     capabilities: all,
+    thinking: alwaysOn,
     // Minimum cacheable length published for the Fable 5 generation (512); assumed for 5.1.
     cache: cache(512),
     prices: { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, cacheWriteLong: 20 },
     source: page("fable-5-1"),
+    checked: CHECKED,
   },
   {
     id: "claude-fable-5",
@@ -34,9 +47,12 @@ export const anthropicModels: ModelInfo[] = [
     maxOutput: 128_000,
     tokenizer: "claude",
     capabilities: all,
+    thinking: alwaysOn,
     cache: cache(512),
     prices: { input: 10, output: 50, cacheRead: 1, cacheWrite: 12.5, cacheWriteLong: 20 },
     source: PRICING,
+    checked: CHECKED,
+    note: "Always-on thinking per a third-party SDK comment (simstudioai/sim PR 5559); its efforts are assumed to be Fable 5.1's.",
   },
   {
     id: "claude-opus-5-5",
@@ -46,9 +62,11 @@ export const anthropicModels: ModelInfo[] = [
     maxOutput: 128_000,
     tokenizer: "claude",
     capabilities: all,
+    thinking: alwaysOn,
     cache: cache(512),
     prices: { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5, cacheWriteLong: 8 },
     source: page("opus-5-5"),
+    checked: CHECKED,
   },
   {
     id: "claude-opus-5",
@@ -61,6 +79,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(512),
     prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWriteLong: 10 },
     source: page("opus-5"),
+    checked: CHECKED,
   },
   {
     id: "claude-sonnet-5-5",
@@ -75,6 +94,7 @@ export const anthropicModels: ModelInfo[] = [
     // Cache reads cut from $0.20 to $0.10 on 2026-10-07.
     prices: { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5, cacheWriteLong: 4 },
     source: page("sonnet-5-5"),
+    checked: CHECKED,
   },
   {
     id: "claude-sonnet-5",
@@ -87,6 +107,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(1024),
     prices: { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5, cacheWriteLong: 4 },
     source: page("sonnet-5"),
+    checked: CHECKED,
   },
   {
     id: "claude-haiku-5-5",
@@ -107,6 +128,7 @@ export const anthropicModels: ModelInfo[] = [
       longContext: { above: 100_000, input: 0.5, output: 2.5, cacheRead: 0.05, cacheWrite: 0.625 },
     },
     source: PRICING,
+    checked: CHECKED,
   },
   {
     id: "claude-opus-4-8",
@@ -119,6 +141,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(1024),
     prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWriteLong: 10 },
     source: PRICING,
+    checked: CHECKED,
   },
   {
     id: "claude-opus-4-6",
@@ -132,6 +155,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(4096),
     prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWriteLong: 10 },
     source: PRICING,
+    checked: CHECKED,
   },
   {
     id: "claude-opus-4-5-20251101",
@@ -145,6 +169,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(4096),
     prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWriteLong: 10 },
     source: PRICING,
+    checked: CHECKED,
   },
   {
     id: "claude-sonnet-4-6",
@@ -158,6 +183,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(2048),
     prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
     source: PRICING,
+    checked: CHECKED,
   },
   {
     id: "claude-sonnet-4-5-20250929",
@@ -171,6 +197,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(1024),
     prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
     source: PRICING,
+    checked: CHECKED,
   },
   {
     id: "claude-haiku-4-5-20251001",
@@ -184,6 +211,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(4096),
     prices: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, cacheWriteLong: 2 },
     source: page("haiku-4-5"),
+    checked: CHECKED,
   },
   {
     id: "claude-opus-4-1-20250805",
@@ -197,6 +225,7 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(1024),
     prices: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWriteLong: 30 },
     source: PRICING,
+    checked: CHECKED,
   },
   {
     id: "claude-sonnet-4-20250514",
@@ -210,5 +239,37 @@ export const anthropicModels: ModelInfo[] = [
     cache: cache(1024),
     prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
     source: PRICING,
+    checked: CHECKED,
+  },
+  {
+    id: "claude-opus-4-20250514",
+    aliases: ["claude-opus-4-0", "claude-opus-4"],
+    provider: "anthropic",
+    family: "claude",
+    contextWindow: 200_000,
+    maxOutput: 32_000,
+    tokenizer: "claude",
+    capabilities: all,
+    cache: cache(1024),
+    prices: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWriteLong: 30 },
+    source: PRICING,
+    checked: "2026-12-01",
+    note: "Limits and prices as Claude Opus 4.1, which the pricing page lists at the same rates; Opus 4 has no page of its own in the stored docs.",
+  },
+  {
+    id: "claude-3-7-sonnet-20250219",
+    aliases: ["claude-3-7-sonnet"],
+    provider: "anthropic",
+    family: "claude",
+    contextWindow: 200_000,
+    // 128k with the output-128k beta header.
+    maxOutput: 64_000,
+    tokenizer: "claude",
+    capabilities: all,
+    cache: cache(1024),
+    prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
+    source: PRICING,
+    checked: "2026-12-01",
+    note: "The 200k window is confirmed by the stored docs (LlamaIndex's model table); max output and prices are the last published figures, not found in the stored docs. The model may be retired; the row keeps the id resolving.",
   },
 ]

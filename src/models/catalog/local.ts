@@ -24,6 +24,7 @@ function local(
     local: true,
     capabilities: { nativeTools, images: false, thinking: false },
     source: library(name),
+    checked: "2026-11-29",
   }
 }
 

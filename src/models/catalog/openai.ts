@@ -1,4 +1,4 @@
-import type { CacheRules, ModelInfo } from "../types.js"
+import type { CacheRules, ModelInfo, ReasoningEffort, ThinkingRules } from "../types.js"
 
 // OpenAI: numbers checked 2026-11-29 against the model pages (developers.openai.com/api/docs/models/<id>).
 // Caching is automatic for prompts of 1,024 tokens or more; GPT-6 models also price cache writes
@@ -6,6 +6,20 @@ import type { CacheRules, ModelInfo } from "../types.js"
 // separately; we count it with o200k, as for GPT-4o and GPT-5.
 
 const page = (id: string) => `https://developers.openai.com/api/docs/models/${id}`
+const CHECKED = "2026-11-29"
+
+// Reasoning efforts (checked 2026-12-01 against the `reasoning.effort` reference as the SDKs and Azure's
+// docs repeat it): models before gpt-5.1 do not take `none`; gpt-5 takes minimal to high; gpt-5.1 none to
+// high without minimal; gpt-5.2 and later add xhigh; the o-series takes low, medium and high.
+const efforts = (canDisable: boolean, ...list: ReasoningEffort[]): ThinkingRules => ({
+  control: "effort",
+  canDisable,
+  efforts: list,
+})
+const gpt5Efforts = efforts(false, "minimal", "low", "medium", "high")
+const gpt51Efforts = efforts(true, "low", "medium", "high")
+const gpt52Efforts = efforts(true, "low", "medium", "high", "xhigh")
+const oSeriesEfforts = efforts(false, "low", "medium", "high")
 
 const automatic: CacheRules = { minTokens: 1024, maxBreakpoints: 0, ttls: ["5m", "1h", "24h"] }
 const gpt6Cache: CacheRules = { minTokens: 1024, maxBreakpoints: 0, ttls: ["30m", "12h"] }
@@ -32,6 +46,8 @@ function gpt6(id: string, input: number, output: number, cacheRead: number, cach
       longContext: { above: 272_000, input: input * 2, output: output * 1.5, cacheRead: cacheRead * 2 },
     },
     source: page(id),
+    checked: CHECKED,
+    note: "Accepted reasoning efforts not found in the stored docs; requests are sent as asked.",
   }
 }
 
@@ -44,6 +60,67 @@ export const openaiModels: ModelInfo[] = [
   gpt6("gpt-6-astra", 10, 50, 1, 12.5),
   gpt6("gpt-6-luna", 0.1, 0.5, 0.01, 0.125),
   {
+    id: "gpt-5.5",
+    provider: "openai",
+    family: "gpt",
+    contextWindow: 1_050_000,
+    maxInput: 922_000,
+    maxOutput: 128_000,
+    tokenizer: "o200k",
+    capabilities: reasoning,
+    cache: automatic,
+    thinking: gpt52Efforts,
+    source: page("gpt-5.5"),
+    checked: "2026-12-01",
+    note: "Window, output and efforts (none to xhigh) from the Oxen model reference; the 922k input limit is GPT-5.4's, assumed. Prices not found in the stored docs.",
+  },
+  {
+    id: "gpt-5.4",
+    provider: "openai",
+    family: "gpt",
+    contextWindow: 1_050_000,
+    maxInput: 922_000,
+    maxOutput: 128_000,
+    tokenizer: "o200k",
+    capabilities: reasoning,
+    cache: automatic,
+    thinking: gpt52Efforts,
+    prices: { input: 2.5, output: 15, longContext: { above: 272_000, input: 5, output: 22.5 } },
+    source: page("gpt-5.4"),
+    checked: "2026-12-01",
+    note: "Figures from the Vercel, OpenRouter and Oxen pages in the stored docs (922k input, 128k output, 2x/1.5x past 272k); the cache-read price was not found and is left out.",
+  },
+  {
+    id: "gpt-5.2",
+    provider: "openai",
+    family: "gpt",
+    contextWindow: 400_000,
+    maxInput: 272_000,
+    maxOutput: 128_000,
+    tokenizer: "o200k",
+    capabilities: reasoning,
+    cache: automatic,
+    thinking: gpt52Efforts,
+    source: page("gpt-5.2"),
+    checked: "2026-12-01",
+    note: "400k window and 128k output from the Oxen and Vercel pages; input limit is window minus output, as for gpt-5. Prices not found in the stored docs.",
+  },
+  {
+    id: "gpt-5.1",
+    provider: "openai",
+    family: "gpt",
+    contextWindow: 400_000,
+    maxInput: 272_000,
+    maxOutput: 128_000,
+    tokenizer: "o200k",
+    capabilities: reasoning,
+    cache: automatic,
+    thinking: gpt51Efforts,
+    source: page("gpt-5.1"),
+    checked: "2026-12-01",
+    note: "Efforts from the reasoning.effort reference (none, low, medium, high; minimal is refused). Window, limits as gpt-5, assumed; prices not found in the stored docs.",
+  },
+  {
     id: "gpt-5",
     provider: "openai",
     family: "gpt",
@@ -55,6 +132,8 @@ export const openaiModels: ModelInfo[] = [
     cache: automatic,
     prices: { input: 1.25, output: 10, cacheRead: 0.125 },
     source: page("gpt-5"),
+    checked: CHECKED,
+    thinking: gpt5Efforts,
   },
   {
     id: "gpt-5-mini",
@@ -68,6 +147,8 @@ export const openaiModels: ModelInfo[] = [
     cache: automatic,
     prices: { input: 0.25, output: 2, cacheRead: 0.025 },
     source: page("gpt-5-mini"),
+    checked: CHECKED,
+    thinking: gpt5Efforts,
   },
   {
     id: "gpt-4.1",
@@ -80,6 +161,7 @@ export const openaiModels: ModelInfo[] = [
     cache: automatic,
     prices: { input: 2, output: 8, cacheRead: 0.5 },
     source: page("gpt-4.1"),
+    checked: CHECKED,
   },
   {
     id: "gpt-4o",
@@ -92,6 +174,7 @@ export const openaiModels: ModelInfo[] = [
     cache: automatic,
     prices: { input: 2.5, output: 10, cacheRead: 1.25 },
     source: page("gpt-4o"),
+    checked: CHECKED,
   },
   {
     id: "gpt-4o-mini",
@@ -104,6 +187,7 @@ export const openaiModels: ModelInfo[] = [
     cache: automatic,
     prices: { input: 0.15, output: 0.6, cacheRead: 0.075 },
     source: page("gpt-4o-mini"),
+    checked: CHECKED,
   },
   {
     id: "o3",
@@ -116,6 +200,8 @@ export const openaiModels: ModelInfo[] = [
     cache: automatic,
     prices: { input: 2, output: 8, cacheRead: 0.5 },
     source: page("o3"),
+    checked: CHECKED,
+    thinking: oSeriesEfforts,
   },
   {
     id: "o4-mini",
@@ -128,6 +214,23 @@ export const openaiModels: ModelInfo[] = [
     cache: automatic,
     prices: { input: 1.1, output: 4.4, cacheRead: 0.275 },
     source: page("o4-mini"),
+    checked: CHECKED,
+    thinking: oSeriesEfforts,
+  },
+  {
+    id: "o1",
+    provider: "openai",
+    family: "o-series",
+    contextWindow: 200_000,
+    maxOutput: 100_000,
+    tokenizer: "o200k",
+    capabilities: reasoning,
+    cache: automatic,
+    thinking: oSeriesEfforts,
+    prices: { input: 15, output: 60 },
+    source: page("o1"),
+    checked: "2026-12-01",
+    note: "Window, output and prices from the Vercel AI Gateway page; the cache-read price was not found and is left out.",
   },
   {
     id: "gpt-4-turbo",
@@ -139,6 +242,7 @@ export const openaiModels: ModelInfo[] = [
     capabilities: plain,
     prices: { input: 10, output: 30 },
     source: page("gpt-4-turbo"),
+    checked: CHECKED,
   },
   {
     id: "gpt-3.5-turbo",
@@ -150,5 +254,6 @@ export const openaiModels: ModelInfo[] = [
     capabilities: { nativeTools: true, images: false, thinking: false },
     prices: { input: 0.5, output: 1.5 },
     source: page("gpt-3.5-turbo"),
+    checked: CHECKED,
   },
 ]

@@ -4,6 +4,7 @@ import type { ModelInfo } from "../types.js"
 // figure (maximum output for xAI and Mistral, cache prices for xAI, Mistral and Qwen), the row says so
 // in a comment and leaves the price out rather than guessing it.
 
+const CHECKED = "2026-11-29"
 const tools = { nativeTools: true, images: false, thinking: false }
 const reasoner = { nativeTools: true, images: false, thinking: true }
 
@@ -21,10 +22,12 @@ export const deepseekModels: ModelInfo[] = [
     cache: { minTokens: 64, maxBreakpoints: 0, ttls: ["1h"] },
     prices: { input: 0.435, output: 0.87, cacheRead: 0.003625 },
     source: "https://api-docs.deepseek.com/quick_start/pricing",
+    checked: CHECKED,
   },
   {
     id: "deepseek-v4-flash",
     aliases: ["deepseek-chat", "deepseek-reasoner"],
+    note: "deepseek-chat and deepseek-reasoner were V4 Flash's non-thinking and thinking modes (1M window, not the 128k of V3.2) (api-docs pricing page, April 2026); DeepSeek announced the names inaccessible after 2026-07-24. Kept as aliases so old settings resolve.",
     provider: "deepseek",
     family: "deepseek",
     contextWindow: 1_000_000,
@@ -34,6 +37,7 @@ export const deepseekModels: ModelInfo[] = [
     cache: { minTokens: 64, maxBreakpoints: 0, ttls: ["1h"] },
     prices: { input: 0.14, output: 0.28, cacheRead: 0.0028 },
     source: "https://api-docs.deepseek.com/quick_start/pricing",
+    checked: CHECKED,
   },
 ]
 
@@ -51,6 +55,7 @@ export const xaiModels: ModelInfo[] = [
     capabilities: { nativeTools: true, images: true, thinking: true },
     prices: { input: 2, output: 6 },
     source: XAI,
+    checked: CHECKED,
   },
   {
     id: "grok-4.3",
@@ -62,6 +67,7 @@ export const xaiModels: ModelInfo[] = [
     capabilities: { nativeTools: true, images: true, thinking: true },
     prices: { input: 1.25, output: 2.5 },
     source: XAI,
+    checked: CHECKED,
   },
   {
     id: "grok-4.20-0309-reasoning",
@@ -74,6 +80,49 @@ export const xaiModels: ModelInfo[] = [
     capabilities: { nativeTools: true, images: true, thinking: true },
     prices: { input: 1.25, output: 2.5 },
     source: XAI,
+    checked: CHECKED,
+  },
+  {
+    id: "grok-4-1-fast-reasoning",
+    aliases: ["grok-4-1-fast-non-reasoning", "grok-4-1-fast", "grok-4.1-fast"],
+    provider: "xai",
+    family: "grok",
+    contextWindow: 2_000_000,
+    maxOutput: 30_000,
+    tokenizer: "estimate",
+    capabilities: { nativeTools: true, images: true, thinking: true },
+    prices: { input: 0.2, output: 0.5 },
+    source: XAI,
+    checked: "2026-12-01",
+    note: "2M window, 30k output and prices from the OpenCode and WaveSpeed pages; docs.x.ai is not in the stored docs.",
+  },
+  {
+    id: "grok-4-fast-reasoning",
+    aliases: ["grok-4-fast-non-reasoning", "grok-4-fast"],
+    provider: "xai",
+    family: "grok",
+    contextWindow: 2_000_000,
+    maxOutput: 30_000,
+    tokenizer: "estimate",
+    capabilities: { nativeTools: true, images: true, thinking: true },
+    prices: { input: 0.2, output: 0.5 },
+    source: XAI,
+    checked: "2026-12-01",
+    note: "2M window and prices from OpenRouter's page, 30k output from WaveSpeed's; docs.x.ai is not in the stored docs.",
+  },
+  {
+    id: "grok-4-0709",
+    aliases: ["grok-4"],
+    provider: "xai",
+    family: "grok",
+    contextWindow: 256_000,
+    maxOutput: 32_768,
+    tokenizer: "estimate",
+    capabilities: { nativeTools: true, images: true, thinking: true },
+    prices: { input: 3, output: 15, longContext: { above: 128_000, input: 6, output: 30 } },
+    source: XAI,
+    checked: "2026-12-01",
+    note: "256k window and prices (doubled past 128k) from the WaveSpeed page; docs.x.ai is not in the stored docs. Max output is not published; 32,768 assumed as for the other Grok rows.",
   },
   {
     id: "grok-build-0.1",
@@ -86,6 +135,7 @@ export const xaiModels: ModelInfo[] = [
     capabilities: reasoner,
     prices: { input: 1, output: 2 },
     source: XAI,
+    checked: CHECKED,
   },
 ]
 
@@ -104,6 +154,7 @@ export const mistralModels: ModelInfo[] = [
     capabilities: tools,
     prices: { input: 0.4, output: 2 },
     source: MISTRAL,
+    checked: CHECKED,
   },
   {
     id: "devstral-small-2512",
@@ -116,6 +167,7 @@ export const mistralModels: ModelInfo[] = [
     capabilities: tools,
     prices: { input: 0.1, output: 0.3 },
     source: MISTRAL,
+    checked: CHECKED,
   },
   {
     id: "codestral-2508",
@@ -128,6 +180,7 @@ export const mistralModels: ModelInfo[] = [
     capabilities: tools,
     prices: { input: 0.3, output: 0.9 },
     source: MISTRAL,
+    checked: CHECKED,
   },
   {
     id: "mistral-large-2512",
@@ -140,6 +193,7 @@ export const mistralModels: ModelInfo[] = [
     capabilities: { nativeTools: true, images: true, thinking: false },
     prices: { input: 0.5, output: 1.5 },
     source: MISTRAL,
+    checked: CHECKED,
   },
   {
     id: "mistral-medium-2508",
@@ -152,6 +206,7 @@ export const mistralModels: ModelInfo[] = [
     capabilities: { nativeTools: true, images: true, thinking: false },
     prices: { input: 0.4, output: 2 },
     source: MISTRAL,
+    checked: CHECKED,
   },
   {
     id: "mistral-small-2506",
@@ -164,6 +219,7 @@ export const mistralModels: ModelInfo[] = [
     capabilities: { nativeTools: true, images: true, thinking: false },
     prices: { input: 0.1, output: 0.3 },
     source: MISTRAL,
+    checked: CHECKED,
   },
 ]
 
@@ -181,6 +237,7 @@ export const qwenModels: ModelInfo[] = [
     capabilities: reasoner,
     prices: { input: 1.2, output: 6 },
     source: QWEN,
+    checked: CHECKED,
   },
   {
     id: "qwen3-coder-plus",
@@ -192,6 +249,7 @@ export const qwenModels: ModelInfo[] = [
     capabilities: tools,
     prices: { input: 1, output: 5 },
     source: QWEN,
+    checked: CHECKED,
   },
   {
     id: "qwen3-coder-next",
@@ -203,5 +261,6 @@ export const qwenModels: ModelInfo[] = [
     capabilities: tools,
     prices: { input: 0.07, output: 0.3 },
     source: "https://openrouter.ai/qwen/qwen3-coder-next",
+    checked: CHECKED,
   },
 ]

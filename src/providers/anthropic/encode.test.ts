@@ -9,7 +9,8 @@ import { describe, expect, expectTypeOf, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
 import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
 import type { Message } from "../../history/message.js"
-import type { EncodeInput } from "../encode.js"
+import { resolveModel } from "../../models/resolve.js"
+import type { EncodeInput, ThinkingOptions } from "../encode.js"
 import { encodeAnthropic } from "./encode.js"
 
 const model = fixtureModel("anthropic")
@@ -267,5 +268,27 @@ describe("through the official Anthropic SDK", () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("thinking fitted to the model's catalog rules", () => {
+  const send = (id: string, thinking: ThinkingOptions | false) => {
+    const result = encodeAnthropic({ ...input(), messages: [], model: resolveModel(id).model, options: { thinking } })
+    return { body: result.body, codes: result.diagnostics.map((d) => d.code) }
+  }
+
+  it("never sends disabled thinking to a model whose thinking is always on", () => {
+    // Before: {type: "disabled"}, which Claude Opus 5.5 and Fable 5.1 answer with a 400.
+    const opus = send("claude-opus-5-5", false)
+    expect(opus.body.thinking).toEqual({ type: "adaptive" })
+    expect(opus.body.output_config).toEqual({ effort: "low" })
+    expect(opus.codes).toContain("thinking-not-disabled")
+    expect(send("claude-fable-5-1", false).body.thinking).toEqual({ type: "adaptive" })
+    expect(send("claude-sonnet-4-6", false).body.thinking).toEqual({ type: "disabled" })
+  })
+
+  it("passes the efforts an always-on model takes", () => {
+    expect(send("claude-opus-5-5", { effort: "xhigh" }).body.output_config).toEqual({ effort: "xhigh" })
+    expect(send("claude-fable-5-1", { effort: "minimal" }).body.output_config).toEqual({ effort: "low" })
   })
 })

@@ -16,6 +16,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message } from "../../history/message.js"
+import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import { toAnthropicTools } from "../../tools/native.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "../cache.js"
 import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort } from "../encode.js"
@@ -53,8 +54,13 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
 
   const thinking = thinkingConfig(input, maxTokens, choice, prepared.messages, diagnostics)
   if (thinking) body.thinking = thinking
-  if (options.thinking && options.thinking.effort !== undefined && thinking && thinking.type !== "disabled")
-    body.output_config = { effort: anthropicEffort(options.thinking.effort) }
+  // Thinking off on a model that cannot turn it off becomes its least effort (see thinkingConfig).
+  const wanted = options.thinking === false ? input.model.thinking?.efforts?.[0] : options.thinking?.effort
+  if (wanted !== undefined && thinking && thinking.type !== "disabled") {
+    const fitted = fitEffort(input.model, anthropicEffort(wanted))
+    if (fitted.diagnostic) diagnostics.push(fitted.diagnostic)
+    body.output_config = { effort: anthropicEffort(fitted.value) }
+  }
   if (options.temperature !== undefined)
     diagnostics.push(
       diagnostic("warning", "temperature-unsupported", "the Messages API no longer takes temperature; not sent"),
@@ -147,7 +153,13 @@ function thinkingConfig(
 ): ThinkingConfigParam | undefined {
   const requested = input.options?.thinking
   if (requested === undefined) return undefined
-  if (requested === false) return { type: "disabled" }
+  if (requested === false) {
+    const off = fitThinkingOff(input.model)
+    if (off.off) return { type: "disabled" }
+    // Always-on adaptive thinking: the API refuses `disabled`.
+    diagnostics.push(off.diagnostic)
+    return { type: "adaptive" }
+  }
   if (!input.model.capabilities.thinking) {
     diagnostics.push(diagnostic("warning", "thinking-unsupported", `${input.model.id} does not think; not requested`))
     return undefined

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
 import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
 import type { Message } from "../../history/message.js"
-import type { EncodeInput } from "../encode.js"
+import { resolveModel } from "../../models/resolve.js"
+import type { EncodeInput, ThinkingOptions } from "../encode.js"
 import { encodeGemini, geminiGeneration, PLACEHOLDER_THOUGHT_SIGNATURE } from "./encode.js"
 
 const model = fixtureModel("gemini")
@@ -160,5 +161,54 @@ describe("through the official Google Gen AI SDK", () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("thinking settings fitted to the model's catalog rules", () => {
+  const row = (id: string) => resolveModel(id).model
+  const config = (id: string, thinking: ThinkingOptions | false) => {
+    const result = encodeGemini(input({ model: row(id), options: { thinking } }))
+    return { sent: result.body.generationConfig?.thinkingConfig, codes: result.diagnostics.map((d) => d.code) }
+  }
+
+  it("asks gemini-2.5-pro for its minimum budget when thinking is off, since it cannot turn it off", () => {
+    // Before: thinkingBudget 0, which gemini-2.5-pro refuses.
+    const off = config("gemini-2.5-pro", false)
+    expect(off.sent).toEqual({ thinkingBudget: 128 })
+    expect(off.codes).toContain("thinking-not-disabled")
+    expect(config("gemini-2.5-flash", false).sent).toEqual({ thinkingBudget: 0 })
+    expect(config("gemini-2.5-flash-lite", false).sent).toEqual({ thinkingBudget: 0 })
+  })
+
+  it("clamps budgets into each model's range", () => {
+    const small = config("gemini-2.5-flash-lite", { budgetTokens: 100 })
+    expect(small.sent).toEqual({ includeThoughts: true, thinkingBudget: 512 })
+    expect(small.codes).toContain("thinking-budget-adjusted")
+    expect(config("gemini-2.5-flash", { effort: "max" }).sent).toEqual({
+      includeThoughts: true,
+      thinkingBudget: 24_576,
+    })
+    expect(config("gemini-2.5-pro", { budgetTokens: 64 }).sent).toEqual({ includeThoughts: true, thinkingBudget: 128 })
+    expect(config("gemini-2.5-pro", { budgetTokens: 20_000 }).codes).not.toContain("thinking-budget-adjusted")
+  })
+
+  it("sends only the thinking levels a Gemini 3 model takes", () => {
+    const medium = config("gemini-3-pro-preview", { effort: "medium" })
+    expect(medium.sent).toEqual({ includeThoughts: true, thinkingLevel: "HIGH" })
+    expect(medium.codes).toContain("thinking-effort-adjusted")
+    expect(config("gemini-3-pro-preview", { effort: "minimal" }).sent).toEqual({
+      includeThoughts: true,
+      thinkingLevel: "LOW",
+    })
+    expect(config("gemini-3-flash-preview", { effort: "medium" }).sent).toEqual({
+      includeThoughts: true,
+      thinkingLevel: "MEDIUM",
+    })
+    // Off is not possible on Gemini 3: the least level the model takes.
+    expect(config("gemini-3-flash-preview", false).sent).toEqual({ thinkingLevel: "MINIMAL" })
+    expect(config("gemini-3.8-flash", { effort: "minimal" }).sent).toEqual({
+      includeThoughts: true,
+      thinkingLevel: "LOW",
+    })
   })
 })

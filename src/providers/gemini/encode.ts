@@ -17,6 +17,7 @@ import type {
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
+import { type Fitted, fitBudget, fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
 import { toGeminiTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
@@ -177,20 +178,35 @@ const BUDGETS: Record<ReasoningEffort, number> = {
 function thinkingConfig(input: EncodeInput, gen3: boolean, diagnostics: Diagnostic[]): ThinkingConfig | undefined {
   const requested: ThinkingOptions | false | undefined = input.options?.thinking
   if (requested === undefined) return undefined
-  if (!input.model.capabilities.thinking) {
-    diagnostics.push(diagnostic("info", "thinking-not-sent", `${input.model.id} does not think; not requested`))
+  const model = input.model
+  if (!model.capabilities.thinking) {
+    diagnostics.push(diagnostic("info", "thinking-not-sent", `${model.id} does not think; not requested`))
     return undefined
   }
+  // The catalog's rules say how this model is steered; without them, Gemini 3 takes levels and older models budgets.
+  const byLevel = model.thinking ? model.thinking.control === "level" : gen3
+  const fitted = <T>(f: Fitted<T>): T => {
+    if (f.diagnostic) diagnostics.push(f.diagnostic)
+    return f.value
+  }
   if (requested === false) {
+    if (model.thinking) {
+      const off = fitThinkingOff(model)
+      if (off.off) return { thinkingBudget: 0 }
+      diagnostics.push(off.diagnostic)
+      if (off.budget !== undefined) return { thinkingBudget: off.budget }
+      return { thinkingLevel: LEVELS[off.effort ?? "low"] as ThinkingLevel }
+    }
     if (!gen3) return { thinkingBudget: 0 }
     diagnostics.push(
       diagnostic("info", "thinking-minimal", "Gemini 3 cannot turn thinking off; the lowest level is requested"),
     )
     return { thinkingLevel: "LOW" as ThinkingLevel }
   }
-  if (requested.budgetTokens !== undefined) return { includeThoughts: true, thinkingBudget: requested.budgetTokens }
+  if (requested.budgetTokens !== undefined)
+    return { includeThoughts: true, thinkingBudget: fitted(fitBudget(model, requested.budgetTokens)) }
   const effort = requested.effort ?? "medium"
-  return gen3
-    ? { includeThoughts: true, thinkingLevel: LEVELS[effort] as ThinkingLevel }
-    : { includeThoughts: true, thinkingBudget: BUDGETS[effort] }
+  return byLevel
+    ? { includeThoughts: true, thinkingLevel: LEVELS[fitted(fitEffort(model, effort))] as ThinkingLevel }
+    : { includeThoughts: true, thinkingBudget: fitted(fitBudget(model, BUDGETS[effort])) }
 }

@@ -8,8 +8,9 @@ import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures
 import { openapiErrors } from "../../../test/fixtures/providers/requests/openapi.js"
 import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
 import type { Message } from "../../history/message.js"
+import { resolveModel } from "../../models/resolve.js"
 import type { ModelInfo } from "../../models/types.js"
-import type { EncodeInput } from "../encode.js"
+import type { EncodeInput, ThinkingOptions } from "../encode.js"
 import { compatFor, encodeOpenAIChat } from "./encode.js"
 
 const model = fixtureModel("openai-chat")
@@ -141,5 +142,37 @@ describe("through the official OpenAI SDK", () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("reasoning efforts fitted to the model's catalog rules", () => {
+  const effort = (id: string, thinking: ThinkingOptions | false) => {
+    const result = encodeOpenAIChat(input({ model: resolveModel(id).model, options: { thinking } }))
+    const fitting = new Set(["thinking-not-disabled", "thinking-effort-adjusted"])
+    return {
+      sent: result.body.reasoning_effort,
+      codes: result.diagnostics.map((d) => d.code).filter((c) => fitting.has(c)),
+    }
+  }
+
+  it("never sends none to a model that cannot turn reasoning off", () => {
+    // Before: "none" for o3 and gpt-5, which both refuse it.
+    const o3 = effort("o3", false)
+    expect(o3.sent).toBe("low")
+    expect(o3.codes).toContain("thinking-not-disabled")
+    expect(effort("gpt-5", false).sent).toBe("minimal")
+    expect(effort("gpt-5.1", false)).toEqual({ sent: "none", codes: [] })
+  })
+
+  it("sends minimal, xhigh and max only where the model takes them", () => {
+    const o3 = effort("o3", { effort: "minimal" })
+    expect(o3.sent).toBe("low")
+    expect(o3.codes).toContain("thinking-effort-adjusted")
+    expect(effort("gpt-5.1", { effort: "minimal" }).sent).toBe("low")
+    expect(effort("gpt-5", { effort: "minimal" }).sent).toBe("minimal")
+    expect(effort("gpt-5", { effort: "xhigh" }).sent).toBe("high")
+    expect(effort("gpt-5.2", { effort: "xhigh" }).sent).toBe("xhigh")
+    expect(effort("gpt-5.2", { effort: "max" }).sent).toBe("xhigh")
+    expect(effort("o1", { effort: "max" }).sent).toBe("high")
   })
 })

@@ -15,6 +15,7 @@ import type {
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
+import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
 import { toOpenAIChatTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
@@ -202,6 +203,26 @@ export function effortOf(thinking: ThinkingOptions): ReasoningEffort {
   return budget < 2048 ? "low" : budget < 16_384 ? "medium" : "high"
 }
 
+/**
+ * The effort to send to an effort-steered model, fitted to the efforts its catalog row lists: thinking off is
+ * `none` only where the model accepts it, otherwise its least effort (with a diagnostic).
+ */
+export function effortFor(
+  model: Pick<ModelInfo, "id" | "thinking">,
+  thinking: ThinkingOptions | false,
+  diagnostics: Diagnostic[],
+): ReasoningEffort | "none" {
+  if (thinking === false) {
+    const off = fitThinkingOff(model)
+    if (off.off) return "none"
+    diagnostics.push(off.diagnostic)
+    return off.effort ?? "low"
+  }
+  const fitted = fitEffort(model, effortOf(thinking))
+  if (fitted.diagnostic) diagnostics.push(fitted.diagnostic)
+  return fitted.value
+}
+
 function applySampling(
   body: OpenAIChatRequest,
   input: EncodeInput,
@@ -226,7 +247,7 @@ function applySampling(
     diagnostics.push(diagnostic("info", "thinking-not-sent", `no reasoning setting is sent to ${input.model.id}`))
     return
   }
-  body.reasoning_effort = thinking === false ? "none" : effortOf(thinking)
+  body.reasoning_effort = effortFor(input.model, thinking, diagnostics)
 }
 
 /** Sets `stream` (on unless turned off) and asks for usage in the stream when the provider supports it. */

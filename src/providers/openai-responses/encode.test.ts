@@ -9,7 +9,8 @@ import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures
 import { openapiErrors } from "../../../test/fixtures/providers/requests/openapi.js"
 import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
 import type { Message } from "../../history/message.js"
-import type { EncodeInput } from "../encode.js"
+import { resolveModel } from "../../models/resolve.js"
+import type { EncodeInput, ThinkingOptions } from "../encode.js"
 import { encodeOpenAIResponses } from "./encode.js"
 
 const model = fixtureModel("openai-responses")
@@ -108,5 +109,28 @@ describe("through the official OpenAI SDK", () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("reasoning efforts fitted to the model's catalog rules", () => {
+  const reasoning = (id: string, thinking: ThinkingOptions | false) => {
+    const result = encodeOpenAIResponses(input({ model: resolveModel(id).model, options: { thinking } }))
+    const fitting = new Set(["thinking-not-disabled", "thinking-effort-adjusted"])
+    return { sent: result.body.reasoning, codes: result.diagnostics.map((d) => d.code).filter((c) => fitting.has(c)) }
+  }
+
+  it("turns reasoning off only where the model allows it, else asks for its least effort", () => {
+    // Before: {effort: "none"} for gpt-5 and o4-mini, which both refuse it.
+    const gpt5 = reasoning("gpt-5", false)
+    expect(gpt5.sent).toEqual({ effort: "minimal", summary: "auto" })
+    expect(gpt5.codes).toContain("thinking-not-disabled")
+    expect(reasoning("o4-mini", false).sent).toEqual({ effort: "low", summary: "auto" })
+    expect(reasoning("gpt-5.4", false).sent).toEqual({ effort: "none" })
+  })
+
+  it("fits the effort to the ones the model lists", () => {
+    expect(reasoning("o4-mini", { effort: "xhigh" }).sent).toEqual({ effort: "high", summary: "auto" })
+    expect(reasoning("gpt-5.1", { effort: "minimal" }).sent).toEqual({ effort: "low", summary: "auto" })
+    expect(reasoning("gpt-5.4", { effort: "xhigh" })).toEqual({ sent: { effort: "xhigh", summary: "auto" }, codes: [] })
   })
 })

@@ -16,7 +16,7 @@ import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { ImageBlock, Message, TextBlock } from "../../history/message.js"
 import { toOpenAIResponsesTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeOptions, EncodeResult } from "../encode.js"
-import { applyPromptCache, effortOf } from "../openai-chat/encode.js"
+import { applyPromptCache, effortFor } from "../openai-chat/encode.js"
 import { prepareHistory } from "../portability.js"
 
 /** A Responses API request body, as the official SDK types it. */
@@ -67,9 +67,10 @@ export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIRe
       )
     else body.temperature = options.temperature
   }
-  if (thinks && options.thinking !== undefined)
-    body.reasoning =
-      options.thinking === false ? { effort: "none" } : { effort: effortOf(options.thinking), summary: "auto" }
+  if (thinks && options.thinking !== undefined) {
+    const effort = effortFor(input.model, options.thinking, diagnostics)
+    body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" }
+  }
   if (thinks && !store) body.include = ["reasoning.encrypted_content"]
   body.store = store
   body.stream = options.stream ?? true
