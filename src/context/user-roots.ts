@@ -11,3 +11,20 @@ export function promptlineUserDir(home: string, env: Record<string, string | und
   const xdg = env.XDG_CONFIG_HOME
   return join(xdg && isAbsolute(xdg) ? xdg : join(home, ".config"), "promptline")
 }
+
+/**
+ * promptline's cache folder for state that is not the user's work (the last inspect run, trust answers are
+ * config, not cache): `$XDG_CACHE_HOME/promptline`, else `~/Library/Caches/promptline` on macOS,
+ * `%LOCALAPPDATA%\promptline\Cache` on Windows and `~/.cache/promptline` elsewhere.
+ */
+export function promptlineCacheDir(
+  home: string,
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const xdg = env.XDG_CACHE_HOME
+  if (xdg && isAbsolute(xdg)) return join(xdg, "promptline")
+  if (platform === "darwin") return join(home, "Library", "Caches", "promptline")
+  if (platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "promptline", "Cache")
+  return join(home, ".cache", "promptline")
+}
