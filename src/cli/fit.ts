@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
+import { loadConfig } from "../config/config.js"
 import { PromptlineError } from "../errors.js"
 import { ChangeLog } from "../history/change-log.js"
 import { ContextManager } from "../history/context-manager.js"
@@ -7,6 +8,7 @@ import type { Edit } from "../history/edits.js"
 import { readHistory } from "../history/history-file.js"
 import type { Message } from "../history/message.js"
 import type { TruncationStrategy } from "../history/truncate.js"
+import { homeOf } from "./context-source.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
@@ -116,7 +118,13 @@ export const fitCommand: CommandFactory = (io, setExit) =>
       const history = await readHistory(at(flags.history))
       const now = flags.now === undefined ? (history.at(-1)?.ts ?? 0) + 1 : Number(flags.now)
       const changeLog = flags.changeLog ? await ChangeLog.load(at(flags.changeLog), history) : new ChangeLog()
-      const manager = await ContextManager.create({ changeLog, strategy: flags.strategy, reserve })
+      const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
+      const manager = await ContextManager.create({
+        changeLog,
+        strategy: flags.strategy,
+        reserve,
+        models: config.models,
+      })
       const result = manager.fit(history, { model: flags.model, now })
       if (flags.save && flags.changeLog) await changeLog.save(at(flags.changeLog))
       const { budget } = result.tokens

@@ -63,9 +63,9 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     .option("--color", "color the terminal report (default: when stdout is a terminal)")
     .option("--no-color", "never color")
     .action(async (flags: InspectFlags) => {
-      const { context, diagnostics, report: gathered } = await contextFrom(flags, io)
+      const { context, diagnostics, report: gathered, config } = await contextFrom(flags, io)
       const counter = await TokenCounter.create()
-      const builder = new PromptBuilder()
+      const builder = new PromptBuilder({ models: config.models })
       const built = builder.build(context)
       const workspace = resolve(io.cwd, flags.cwd ?? ".")
       const remember = flags.lastRun !== false
