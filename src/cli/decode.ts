@@ -12,12 +12,13 @@ import {
   responseBodyEvents,
   StreamDecoder,
 } from "../providers/decode.js"
+import { detectFormat } from "../providers/detect.js"
 import type { DecodeStats, StreamEvent } from "../providers/stream.js"
 import type { CommandFactory } from "./main.js"
 import { printJson } from "./print.js"
 
 interface DecodeFlags {
-  format: WireFormat
+  format?: WireFormat
   events?: boolean
   model?: string
   ts: string
@@ -25,17 +26,19 @@ interface DecodeFlags {
 }
 
 /**
- * `promptline decode --format F FILE`: decodes a recorded response (raw SSE, one JSON payload per
- * line, or one non-streamed JSON body) and prints the assembled message, usage and stop reason, or
- * with `--events` the normalized stream events, one JSON object per line. Exits 1 when a response
- * did not complete.
+ * `promptline decode FILE`: decodes a recorded response (raw SSE, one JSON payload per line, or one
+ * non-streamed JSON body) in the wire format its payloads show (or `--format F`) and prints the assembled
+ * message, usage and stop reason, or with `--events` the normalized stream events, one JSON object per
+ * line. Exits 1 when a response did not complete; a `--format` that the payloads contradict is named.
  */
 export const decodeCommand: CommandFactory = (io, setExit) =>
   new Command("decode")
     .description("decode a recorded provider stream into stream events or the assembled message")
     .argument("<file>", "the recording: raw SSE, one JSON payload per line, or a whole JSON response body")
     .addOption(
-      new Option("--format <format>", "wire format of the recording").choices(WIRE_FORMATS).makeOptionMandatory(),
+      new Option("--format <format>", "wire format of the recording (default: detected from its payloads)").choices(
+        WIRE_FORMATS,
+      ),
     )
     .option("--events", "print the stream events (JSON lines) instead of the assembled message")
     .option("--model <id>", "model id recorded on thinking blocks and signed tool calls")
@@ -65,8 +68,16 @@ export const decodeCommand: CommandFactory = (io, setExit) =>
       const ts = Number(flags.ts)
       if (!Number.isFinite(ts))
         throw new PromptlineError("invalid-option", `--ts must be a number (got ${JSON.stringify(flags.ts)})`)
+      const guess = detectFormat(text)
+      const format = flags.format ?? guess?.format
+      if (!format)
+        throw new FileError(
+          "format-unknown",
+          file,
+          `no wire format could be detected: no payload has a provider's marks (${describeStart(text)}); pass --format`,
+        )
       const shape = flags.shape ?? recordingShape(text)
-      const { events, stats } = await decodeFile(flags.format, shape, path, text)
+      const { events, stats } = await decodeFile(format, shape, path, text)
       if (flags.events) {
         io.stdout(events.map((e) => `${JSON.stringify(e)}\n`).join(""))
       } else {
@@ -76,8 +87,20 @@ export const decodeCommand: CommandFactory = (io, setExit) =>
         printJson(io, responses.length === 1 ? responses[0] : responses)
       }
       const stops = events.filter((e) => e.type === "stop")
-      if (stops.length === 0 || stops.some((e) => e.type === "stop" && e.reason === "error")) setExit(1)
+      const failed = stops.length === 0 || stops.some((e) => e.type === "stop" && e.reason === "error")
+      if (failed) setExit(1)
+      if (guess && flags.format && guess.format !== flags.format)
+        io.stderr(
+          `promptline: the recording looks like ${guess.format} (${guess.evidence}), not ${flags.format}; ` +
+            `drop --format to decode it as ${guess.format}\n`,
+        )
     })
+
+/** The first characters of a recording, for an error message. */
+function describeStart(text: string): string {
+  const start = text.trim().slice(0, 60).replace(/\s+/g, " ")
+  return start === "" ? "the file is empty" : `it starts with ${JSON.stringify(start)}`
+}
 
 async function decodeFile(
   format: WireFormat,

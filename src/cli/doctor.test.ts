@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises"
 import { basename, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cleanup, monorepo, tempDir, writeTree } from "../context/test-helpers/workspace.js"
@@ -40,9 +41,11 @@ afterAll(async () => {
 describe("promptline doctor", () => {
   it("lists every file, skill and server with status and reason, and fails on errors", async () => {
     const io = bufferIO(repo)
-    const code = await main(["doctor"], io)
+    const code = await main(["doctor", "--trust"], io)
     const out = io.out()
-    expect(out).toMatch(/^Workspace .+ \(git root .+, branch main\); trusted\n/)
+    expect(out).toMatch(
+      /^Workspace .+ \(git root .+, branch main\); trusted\n {2}Project MCP servers may start: --trust\.\n/,
+    )
     expect(out).toMatch(/Instruction files \(29 considered\)/)
     expect(out).toMatch(/ {2}loaded {6}AGENTS\.md +agents-md · \d+ bytes/)
     expect(out).toMatch(/ {2}conditional \.claude\/rules\/testing\.md +claude · globs: \*\*\/\*\.test\.ts/)
@@ -59,6 +62,49 @@ describe("promptline doctor", () => {
       /Summary: instructions 15 loaded, 5 conditional, 2 requested, 2 manual, 1 ignored, 3 nested, 1 skipped; skills 3 loaded, 2 skipped, 1 shadowed, 1 hidden; MCP servers 1 failed; 3 error\(s\)/,
     )
     expect(code).toBe(1)
+  })
+
+  it("without --trust and without a terminal, reads project files but starts no project MCP server, and says why", async () => {
+    const io = bufferIO(repo)
+    await main(["doctor"], io)
+    const out = io.out()
+    expect(out).toMatch(
+      /Project MCP servers do not start: not trusted: pass --trust, or add the folder to "trustedFolders"/,
+    )
+    expect(out).toMatch(/ {2}loaded {6}AGENTS\.md/)
+    expect(out).toMatch(/MCP servers \(1 considered\)\n {2}skipped +down/)
+    expect(out).toContain("[mcp-untrusted]")
+  })
+
+  it("at a terminal asks once, records the answer in the user's config, and does not ask again", async () => {
+    const ws = await monorepo()
+    const asker = await tempDir("promptline-home-asker-")
+    try {
+      await writeTree(ws, {
+        ".mcp.json": JSON.stringify({ mcpServers: { down: { command: "promptline-no-such-command" } } }),
+      })
+      const questions: string[] = []
+      const reply = (answer: string) => async (q: string) => {
+        questions.push(q)
+        return answer
+      }
+      const io = { ...bufferIO(ws), env: { HOME: asker } }
+      const ask = { ...io, question: reply("y") }
+      await main(["doctor"], ask)
+      expect(questions).toHaveLength(1)
+      expect(questions[0]).toContain("(down)")
+      expect(ask.out()).toMatch(/Project MCP servers may start: you answered yes \(recorded\)/)
+      expect(ask.out()).toMatch(/ {2}failed +down/)
+      const config = JSON.parse(await readFile(join(asker, ".config", "promptline", "promptline.config.json"), "utf8"))
+      expect(config.trustedFolders).toHaveLength(1)
+      const again = { ...bufferIO(ws), env: { HOME: asker }, question: reply("n") }
+      await main(["doctor"], again)
+      expect(questions).toHaveLength(1)
+      expect(again.out()).toMatch(/Project MCP servers may start: trusted folder .+ in .+promptline\.config\.json/)
+    } finally {
+      await cleanup(ws)
+      await cleanup(asker)
+    }
   })
 
   it("shows an untrusted workspace: everything listed as skipped, nothing started", async () => {

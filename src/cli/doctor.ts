@@ -1,8 +1,8 @@
 import { Command } from "commander"
-import { type GatherResult, gather } from "../context/gather.js"
+import type { GatherResult } from "../context/gather.js"
 import type { GatherEntry } from "../context/report.js"
 import { type Diagnostic, diagnostic, formatDiagnostic } from "../diagnostics.js"
-import { workspaceOptions } from "./context-source.js"
+import { contextFrom, type McpTrust } from "./context-source.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
 
@@ -52,7 +52,12 @@ function counts(entries: readonly GatherEntry[]): string {
 }
 
 /** Renders the doctor report as text: the workspace, each group of entries, diagnostics, a summary. */
-export function renderDoctor(result: GatherResult, trusted: boolean, diagnostics: readonly Diagnostic[]): string {
+export function renderDoctor(
+  result: GatherResult,
+  trusted: boolean,
+  diagnostics: readonly Diagnostic[],
+  mcpTrust?: McpTrust,
+): string {
   const { context, report } = result
   const git = context.git
     ? `git root ${context.git.root}${context.git.branch ? `, branch ${context.git.branch}` : ""}`
@@ -60,6 +65,8 @@ export function renderDoctor(result: GatherResult, trusted: boolean, diagnostics
   const lines = [`Workspace ${context.cwd} (${git}); ${trusted ? "trusted" : "NOT trusted"}`]
   if (!trusted)
     lines.push("  Project files and project MCP servers were listed but not used; pass --trust to use them.")
+  else if (mcpTrust)
+    lines.push(`  Project MCP servers ${mcpTrust.start ? "may start" : "do not start"}: ${mcpTrust.why}.`)
   lines.push("", ...section("Instruction files", report.instructions))
   lines.push("", ...section("Skills", report.skills))
   lines.push("", ...section("MCP servers", report.mcpServers))
@@ -78,20 +85,26 @@ export const doctorCommand: CommandFactory = (io: CliIO, setExit) =>
   new Command("doctor")
     .description("list every instruction file, skill and MCP server considered, with its status and why")
     .option("--cwd <dir>", "the workspace to examine (default: the current directory)")
-    .option("--trust", "read project files and start project MCP servers (default)")
+    .option("--trust", "also start the project's MCP servers without asking")
     .option("--no-trust", "show what an untrusted workspace gives: project files listed, none used")
     .option("--no-mcp", "list MCP servers without starting or connecting to them")
     .option("--json", "print the report as JSON")
     .action(async (flags: DoctorFlags) => {
-      const options = workspaceOptions(flags, io)
-      const trusted = options.trust
-      const result = await gather({ ...options, model: NO_MODEL })
+      const trusted = flags.trust !== false
+      const got = await contextFrom({ ...flags, model: NO_MODEL.id, provider: NO_MODEL.provider }, io)
+      const result: GatherResult = {
+        context: got.context,
+        diagnostics: got.diagnostics,
+        report: got.report!,
+        mcpConfigs: got.mcpConfigs ?? [],
+      }
       const missing = missingInstructions(result)
       const diagnostics = missing ? [...result.diagnostics, missing] : result.diagnostics
       if (flags.json) {
         const { context, report } = result
-        const out = { cwd: context.cwd, trusted, git: context.git ?? null, report, diagnostics }
+        const mcp = got.mcpTrust ?? null
+        const out = { cwd: context.cwd, trusted, mcpTrust: mcp, git: context.git ?? null, report, diagnostics }
         io.stdout(`${JSON.stringify(out, null, 2)}\n`)
-      } else io.stdout(renderDoctor(result, trusted, diagnostics))
+      } else io.stdout(renderDoctor(result, trusted, diagnostics, got.mcpTrust))
       setExit(diagnostics.some((d) => d.level === "error") ? 1 : 0)
     })

@@ -37,6 +37,46 @@ describe("promptline fit", () => {
     )
     expect(r.stdout).toMatch(/edits {6}none/)
     expect(r.stdout).toContain("9 in the history, 9 sent")
+    expect(r.stdout).toMatch(/result {5}fits, [\d,]+ tokens to spare/)
+    expect(r.stdout).not.toContain("sent:")
+    const listed = await runCli([
+      "fit",
+      "--history",
+      join(fixtures, "small-history.json"),
+      "--model",
+      "claude-sonnet-4-5",
+      "--messages",
+    ])
+    expect(listed.stdout.split("\n").filter((l) => /^ {2}\S+ +(user|assistant) /.test(l))).toHaveLength(9)
+  })
+
+  it("summarizes a long truncated history in a few lines, with the tokens freed", async () => {
+    const r = await runCli(["fit", "--history", join(dir, "long.json"), "--model", "gpt-4o"])
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trimEnd().split("\n")
+    expect(lines.length).toBeLessThan(15)
+    expect(r.stdout).toMatch(/tokens {5}[\d,]+ before, [\d,]+ after \([\d,]+ freed\)/)
+    expect(r.stdout).toMatch(/truncation: 1 range, hid [\d,]+ messages/)
+    const json = JSON.parse(
+      (await runCli(["fit", "--history", join(dir, "long.json"), "--model", "gpt-4o", "--json"])).stdout,
+    )
+    const sent = Number(/(\d+) sent/.exec(r.stdout)![1])
+    expect(sent).toBe(json.messages.length)
+  })
+
+  it("exits 1 and says so when the result is still over the budget", async () => {
+    const huge = "word ".repeat(200_000)
+    const history = [
+      { id: "u1", role: "user", ts: 1, content: [{ type: "text", text: huge }] },
+      { id: "a1", role: "assistant", ts: 2, content: [{ type: "text", text: "ok" }] },
+    ]
+    const file = join(dir, "huge.json")
+    await writeFile(file, JSON.stringify(history))
+    const r = await runCli(["fit", "--history", file, "--model", "gpt-4o"])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(/result {5}OVER the budget by [\d,]+ tokens/)
+    const json = await runCli(["fit", "--history", file, "--model", "gpt-4o", "--json"])
+    expect(json.code).toBe(1)
   })
 
   it("truncates a long history for a small model and explains it as JSON", async () => {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
+import { loadConfig } from "../config/config.js"
 import { PromptlineError } from "../errors.js"
 import { ChangeLog } from "../history/change-log.js"
 import { ContextManager } from "../history/context-manager.js"
@@ -7,6 +8,7 @@ import type { Edit } from "../history/edits.js"
 import { readHistory } from "../history/history-file.js"
 import type { Message } from "../history/message.js"
 import type { TruncationStrategy } from "../history/truncate.js"
+import { homeOf } from "./context-source.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
@@ -20,6 +22,36 @@ interface FitFlags {
   save?: boolean
   now?: string
   verbose?: boolean
+  messages?: boolean
+}
+
+const n = (x: number) => x.toLocaleString("en-US")
+
+/** One line per kind of edit: how many, and for hidden ranges how many messages they hid. */
+export function summarizeEdits(edits: readonly Edit[], history: readonly Message[]): string[] {
+  const position = new Map(history.map((m, i) => [m.id, i]))
+  const order: Edit["kind"][] = ["dedup", "prune", "truncation", "compaction", "notice", "reinject"]
+  const lines: string[] = []
+  for (const kind of order) {
+    const of = edits.filter((e) => e.kind === kind)
+    if (of.length === 0) continue
+    if (kind === "truncation" || kind === "compaction") {
+      const hidden = of.reduce((sum, e) => {
+        if (e.kind !== "truncation" && e.kind !== "compaction") return sum
+        const from = position.get(e.from)
+        const to = position.get(e.to)
+        return from === undefined || to === undefined ? sum : sum + (to - from + 1)
+      }, 0)
+      const verb = kind === "truncation" ? "hid" : "condensed"
+      lines.push(
+        `${kind}: ${of.length} range${of.length === 1 ? "" : "s"}, ${verb} ${n(hidden)} message${hidden === 1 ? "" : "s"}`,
+      )
+    } else {
+      const what = kind === "dedup" ? "repeated file read" : kind === "prune" ? "old tool output" : "added text"
+      lines.push(`${kind}: ${of.length} ${what}${of.length === 1 ? "" : "s"}`)
+    }
+  }
+  return lines
 }
 
 function describeEdit(e: Edit): string {
@@ -52,10 +84,11 @@ function preview(m: Message): string {
 
 /**
  * `promptline fit --history FILE --model ID`: shows what would be sent for the history and why: tokens
- * before and after, the budget, and each edit (dedup, truncation, notices). With `--change-log FILE` it
- * continues a recorded change log, and with `--save` writes the new edits back to it.
+ * before and after, the budget, and the edits by kind (each edit and each message sent with `--messages`).
+ * With `--change-log FILE` it continues a recorded change log, and with `--save` writes the new edits back
+ * to it. Exits 1 when the result is still over the budget.
  */
-export const fitCommand: CommandFactory = (io) =>
+export const fitCommand: CommandFactory = (io, setExit) =>
   new Command("fit")
     .description("fit a conversation history into a model's context window and show what would be sent")
     .requiredOption("--history <file>", "the history: a JSON array of messages")
@@ -70,6 +103,7 @@ export const fitCommand: CommandFactory = (io) =>
     .option("--change-log <file>", "a change log to continue")
     .option("--save", "write the new edits to the change log")
     .option("--now <ms>", "timestamp of the edits (default: the last message's timestamp + 1)")
+    .option("--messages", "also list each edit and each message sent")
     .option("--verbose", "also print info diagnostics")
     .action(async (flags: FitFlags) => {
       const at = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p))
@@ -84,10 +118,18 @@ export const fitCommand: CommandFactory = (io) =>
       const history = await readHistory(at(flags.history))
       const now = flags.now === undefined ? (history.at(-1)?.ts ?? 0) + 1 : Number(flags.now)
       const changeLog = flags.changeLog ? await ChangeLog.load(at(flags.changeLog), history) : new ChangeLog()
-      const manager = await ContextManager.create({ changeLog, strategy: flags.strategy, reserve })
+      const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
+      const manager = await ContextManager.create({
+        changeLog,
+        strategy: flags.strategy,
+        reserve,
+        models: config.models,
+      })
       const result = manager.fit(history, { model: flags.model, now })
       if (flags.save && flags.changeLog) await changeLog.save(at(flags.changeLog))
       const { budget } = result.tokens
+      const over = result.tokens.after - budget.effective
+      if (over > 0) setExit(1)
       if (flags.json) {
         printJson(io, {
           model: {
@@ -102,15 +144,26 @@ export const fitCommand: CommandFactory = (io) =>
         })
         return
       }
+      const { before, after } = result.tokens
+      const exact = result.model.tokenizer === "o200k" || result.model.tokenizer === "cl100k"
+      const freed = before - after
+      const summary = summarizeEdits(result.edits, history)
       const lines = [
-        `model      ${result.model.id}${result.model.canonicalId ? ` (${result.model.canonicalId})` : ""}, window ${budget.window.toLocaleString("en-US")}, budget ${budget.effective.toLocaleString("en-US")}`,
-        `tokens     ${result.tokens.before.toLocaleString("en-US")} before, ${result.tokens.after.toLocaleString("en-US")} after (${result.model.tokenizer}${result.model.tokenizer === "o200k" || result.model.tokenizer === "cl100k" ? ", exact" : ", estimated"})`,
+        `model      ${result.model.id}${result.model.canonicalId ? ` (${result.model.canonicalId})` : ""}, window ${n(budget.window)}, budget ${n(budget.effective)}`,
+        `tokens     ${n(before)} before, ${n(after)} after${freed > 0 ? ` (${n(freed)} freed)` : ""} (${result.model.tokenizer}${exact ? ", exact" : ", estimated"})`,
+        over > 0
+          ? `result     OVER the budget by ${n(over)} tokens: nothing more can be removed without breaking the history`
+          : `result     fits, ${n(budget.effective - after)} tokens to spare`,
         `messages   ${history.length} in the history, ${result.messages.length} sent`,
-        `edits      ${result.edits.length === 0 ? "none" : ""}`,
-        ...result.edits.map((e) => `  ${describeEdit(e)}`),
-        "sent:",
-        ...result.messages.map((m) => `  ${m.id.padEnd(8)} ${m.role.padEnd(9)} ${preview(m)}`),
+        `edits      ${summary.length === 0 ? "none" : summary[0]}`,
+        ...summary.slice(1).map((line) => `           ${line}`),
       ]
+      if (flags.messages) {
+        if (result.edits.length > 0) lines.push("each edit:", ...result.edits.map((e) => `  ${describeEdit(e)}`))
+        lines.push("sent:", ...result.messages.map((m) => `  ${m.id.padEnd(8)} ${m.role.padEnd(9)} ${preview(m)}`))
+      } else if (result.edits.length > 0 || result.messages.length > 0) {
+        lines.push("(--messages lists each edit and each message sent)")
+      }
       io.stdout(`${lines.join("\n")}\n`)
       printDiagnostics(io, result.diagnostics, flags.verbose)
     })

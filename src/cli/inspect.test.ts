@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { LAST_RUN_FILE } from "../inspect/last-run.js"
+import { promptlineCacheDir } from "../context/user-roots.js"
+import { lastRunFile } from "../inspect/last-run.js"
 import { runCli } from "./test-helpers/run.js"
 
 const FIXTURES = fileURLToPath(new URL("../../test/fixtures/inspect/", import.meta.url))
@@ -92,7 +93,7 @@ describe("promptline inspect", () => {
     await mkdir(workspace)
     const first = await inspect(["--context", shop, "--cwd", workspace])
     expect(first.stdout).not.toContain("tool-order-changed")
-    const file = join(workspace, LAST_RUN_FILE)
+    const file = lastRunFile(promptlineCacheDir(home, env(), process.platform), workspace)
     const saved = JSON.parse(await readFile(file, "utf8"))
     const tools: string[] = saved.models["claude-sonnet-4-5"].tools
     expect(tools[0]).toBe("execute_command")
@@ -104,13 +105,27 @@ describe("promptline inspect", () => {
     expect(third.stdout).not.toContain("tool-order-changed")
     await inspect(["--context", shop, "--cwd", workspace, "--model", "gpt-5"])
     expect(Object.keys(JSON.parse(await readFile(file, "utf8")).models)).toEqual(["claude-sonnet-4-5", "gpt-5"])
+    expect(await readdir(workspace)).toEqual([])
   })
 
-  it("--no-last-run writes nothing into the workspace", async () => {
+  it("a gathered workspace stays untouched: its git status and the prompt's token counts do not move", async () => {
+    const workspace = join(dir, "untouched")
+    await mkdir(workspace)
+    await writeFile(join(workspace, "AGENTS.md"), "Keep it short.\n")
+    const first = await inspect(["--cwd", workspace, "--no-mcp", "--json"])
+    const second = await inspect(["--cwd", workspace, "--no-mcp", "--json"])
+    expect(await readdir(workspace)).toEqual(["AGENTS.md"])
+    expect(JSON.parse(second.stdout).totals).toEqual(JSON.parse(first.stdout).totals)
+  })
+
+  it("--no-last-run records nothing, in the workspace or the cache", async () => {
     const workspace = join(dir, "quiet")
     await mkdir(workspace)
     await inspect(["--context", shop, "--cwd", workspace, "--no-last-run"])
-    await expect(readFile(join(workspace, LAST_RUN_FILE), "utf8")).rejects.toThrow()
+    await expect(
+      readFile(lastRunFile(promptlineCacheDir(home, env(), process.platform), workspace), "utf8"),
+    ).rejects.toThrow()
+    expect(await readdir(workspace)).toEqual([])
   })
 
   it("--html writes a self-contained page; --compare adds the second build", async () => {

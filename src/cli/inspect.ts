@@ -1,11 +1,13 @@
+import { homedir } from "node:os"
 import { resolve } from "node:path"
 import { Command, InvalidArgumentError, Option } from "commander"
 import { writeFileAtomic } from "../atomic-write.js"
+import { promptlineCacheDir } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
 import { TokenCounter } from "../history/tokens.js"
 import { diffBuilds } from "../inspect/build-diff.js"
-import { LAST_RUN_FILE, readLastRuns, saveLastRun } from "../inspect/last-run.js"
+import { lastRunFile, readLastRuns, saveLastRun } from "../inspect/last-run.js"
 import { renderDiff } from "../inspect/render-diff.js"
 import { type HtmlComparison, renderHtml } from "../inspect/render-html.js"
 import { renderText } from "../inspect/render-text.js"
@@ -57,17 +59,18 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     .option("--json", "print the report as JSON")
     .option("--html <file>", "write a self-contained HTML report to this file")
     .option("--compare <model>", "also build for this model and show the differences")
-    .option("--no-last-run", `neither read nor write ${LAST_RUN_FILE} (the tool-order check)`)
+    .option("--no-last-run", "neither read nor record the last run (the tool-order check, kept in the user's cache)")
     .option("--color", "color the terminal report (default: when stdout is a terminal)")
     .option("--no-color", "never color")
     .action(async (flags: InspectFlags) => {
-      const { context, diagnostics, report: gathered } = await contextFrom(flags, io)
+      const { context, diagnostics, report: gathered, config } = await contextFrom(flags, io)
       const counter = await TokenCounter.create()
-      const builder = new PromptBuilder()
+      const builder = new PromptBuilder({ models: config.models })
       const built = builder.build(context)
       const workspace = resolve(io.cwd, flags.cwd ?? ".")
       const remember = flags.lastRun !== false
-      const last = remember ? await readLastRuns(workspace) : undefined
+      const stateFile = lastRunFile(promptlineCacheDir(io.env.HOME ?? homedir(), io.env), workspace)
+      const last = remember ? await readLastRuns(stateFile) : undefined
       const previous = last?.runs.models[built.model.id]
       const before: Diagnostic[] = [...diagnostics, ...(last?.diagnostics ?? [])]
       const report = inspectReport({
@@ -93,10 +96,10 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
       }
       if (last) {
         try {
-          await saveLastRun(workspace, last.runs, built.model.id, report.lastRun)
+          await saveLastRun(stateFile, last.runs, built.model.id, report.lastRun)
         } catch (error) {
           const message = `cannot record this run for the next tool-order check (${(error as Error).message})`
-          report.diagnostics.push(diagnostic("warning", "last-run-unwritable", message, { path: LAST_RUN_FILE }))
+          report.diagnostics.push(diagnostic("warning", "last-run-unwritable", message, { path: stateFile }))
         }
       }
 

@@ -18,8 +18,8 @@ export const promptCommand: CommandFactory = (io, setExit) => {
     .option("--section <id>", "print only this section")
     .option("--json", "print the whole build result as JSON, native tool definitions included")
     .action(async (flags: PromptFlags) => {
-      const { context, diagnostics } = await contextFrom(flags, io)
-      const built = new PromptBuilder().build(context)
+      const { context, diagnostics, config } = await contextFrom(flags, io)
+      const built = new PromptBuilder({ models: config.models }).build(context)
       const all = [...diagnostics, ...built.diagnostics]
       if (flags.section) {
         const section = built.sections.find((s) => s.id === flags.section)

@@ -50,8 +50,8 @@ export const requestCommand: CommandFactory = (io, setExit) => {
     .option("--json", "print the body with its diagnostics and cache breakpoints")
     .option("--verbose", "also print informational diagnostics")
     .action(async (flags: RequestFlags) => {
-      const { context, diagnostics } = await contextFrom(flags, io)
-      const built = new PromptBuilder().build(context)
+      const { context, diagnostics, config } = await contextFrom(flags, io)
+      const built = new PromptBuilder({ models: config.models }).build(context)
       const messages: Message[] = flags.history
         ? await readHistory(isAbsolute(flags.history) ? flags.history : resolve(io.cwd, flags.history))
         : []

@@ -11,8 +11,8 @@ export const variantsCommand: CommandFactory = (io) => {
   const command = new Command("variants").description("list the prompt variants and explain the choice for a model")
   for (const option of contextOptions()) command.addOption(option)
   command.option("--json", "print as JSON").action(async (flags: ContextFlags & { json?: boolean }) => {
-    const { context, diagnostics } = await contextFrom({ mcp: false, ...flags }, io)
-    const explanation = new PromptBuilder().explain(context)
+    const { context, diagnostics, config } = await contextFrom({ mcp: false, ...flags }, io)
+    const explanation = new PromptBuilder({ models: config.models }).explain(context)
     if (flags.json) {
       printJson(io, {
         model: explanation.model,

@@ -29,6 +29,8 @@ export type GatherOptions = Omit<PromptContextInput, Gathered> & {
   date?: string
   /** Read project-level files and start project MCP servers. Default false: an unknown folder is untrusted. */
   trust?: boolean
+  /** Start project MCP servers (commands the project chose); defaults to `trust`. */
+  trustMcp?: boolean
   /** The home folder (tests pass a temporary one); defaults to the user's. */
   home?: string
   /** Environment for variable expansion in MCP configs and the shell; defaults to the process's. */
@@ -76,6 +78,7 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
     cwd: givenCwd,
     date,
     trust = false,
+    trustMcp = trust,
     home: givenHome,
     env = process.env,
     userRoots = USER_ROOTS,
@@ -120,7 +123,7 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
       ...(walkLimit === undefined ? {} : { walkLimit }),
     }),
     collectSkills(shared),
-    gatherMcp({ ...shared, connect: mcp, ...(mcpTimeoutMs === undefined ? {} : { timeoutMs: mcpTimeoutMs }) }),
+    gatherMcp({ ...shared, trust: trustMcp, connect: mcp, ...(mcpTimeoutMs === undefined ? {} : { timeoutMs: mcpTimeoutMs }) }),
   ])
   const context = parseContext({
     ...passThrough,

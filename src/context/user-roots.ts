@@ -34,3 +34,20 @@ export function userConfigFolders(home: string, env: Record<string, string | und
   if (cline && isAbsolute(cline)) out.push(dirname(cline))
   return out
 }
+
+/**
+ * promptline's cache folder for state that is not the user's work (the last inspect run, trust answers are
+ * config, not cache): `$XDG_CACHE_HOME/promptline`, else `~/Library/Caches/promptline` on macOS,
+ * `%LOCALAPPDATA%\promptline\Cache` on Windows and `~/.cache/promptline` elsewhere.
+ */
+export function promptlineCacheDir(
+  home: string,
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const xdg = env.XDG_CACHE_HOME
+  if (xdg && isAbsolute(xdg)) return join(xdg, "promptline")
+  if (platform === "darwin") return join(home, "Library", "Caches", "promptline")
+  if (platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "promptline", "Cache")
+  return join(home, ".cache", "promptline")
+}

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import fc from "fast-check"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { compareToolOrder, LAST_RUN_FILE, readLastRuns, saveLastRun } from "./last-run.js"
+import { compareToolOrder, lastRunFile, readLastRuns, saveLastRun } from "./last-run.js"
 
 describe("compareToolOrder", () => {
   it("tells same, reordered and changed apart", () => {
@@ -32,51 +32,62 @@ describe("compareToolOrder", () => {
   })
 })
 
+describe("lastRunFile", () => {
+  it("gives each workspace its own file under the cache folder, named after the folder", () => {
+    const a = lastRunFile("/cache", "/work/shop")
+    expect(a.startsWith(join("/cache", "inspect", "shop-"))).toBe(true)
+    expect(a.endsWith(".json")).toBe(true)
+    expect(lastRunFile("/cache", "/other/shop")).not.toBe(a)
+    expect(lastRunFile("/cache", "/work/shop")).toBe(a)
+    expect(lastRunFile("/cache", '/w/q" evil=<x>')).not.toMatch(/["<>= ]/)
+  })
+})
+
 describe("readLastRuns / saveLastRun", () => {
   let dir: string
+  let file: string
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "pl-last-run-"))
+    file = lastRunFile(dir, "/work/project")
   })
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true })
   })
 
   it("a workspace without the file has no last runs and no diagnostics", async () => {
-    expect(await readLastRuns(dir)).toEqual({ runs: { version: 1, models: {} }, diagnostics: [] })
+    expect(await readLastRuns(file)).toEqual({ runs: { version: 1, models: {} }, diagnostics: [] })
   })
 
   it("keeps other models' runs, sorts models, and leaves no temporary file", async () => {
-    await saveLastRun(dir, { version: 1, models: {} }, "gpt-5", { tools: ["b", "a"], hash: "h1" })
-    const first = await readLastRuns(dir)
-    await saveLastRun(dir, first.runs, "claude-sonnet-4-5", { tools: ["x"], hash: "h2" })
-    const { runs, diagnostics } = await readLastRuns(dir)
+    await saveLastRun(file, { version: 1, models: {} }, "gpt-5", { tools: ["b", "a"], hash: "h1" })
+    const first = await readLastRuns(file)
+    await saveLastRun(file, first.runs, "claude-sonnet-4-5", { tools: ["x"], hash: "h2" })
+    const { runs, diagnostics } = await readLastRuns(file)
     expect(diagnostics).toEqual([])
     expect(Object.keys(runs.models)).toEqual(["claude-sonnet-4-5", "gpt-5"])
     expect(runs.models["gpt-5"]).toEqual({ tools: ["b", "a"], hash: "h1" })
-    expect(await readdir(join(dir, ".promptline"))).toEqual(["inspect-last.json"])
-    expect(JSON.parse(await readFile(join(dir, LAST_RUN_FILE), "utf8")).version).toBe(1)
+    expect(await readdir(join(dir, "inspect"))).toEqual([file.slice(join(dir, "inspect").length + 1)])
+    expect(JSON.parse(await readFile(file, "utf8")).version).toBe(1)
   })
 
   it("a malformed file is an empty record plus a warning naming it", async () => {
-    await mkdir(join(dir, ".promptline"))
-    await writeFile(join(dir, LAST_RUN_FILE), "{ not json")
-    const { runs, diagnostics } = await readLastRuns(dir)
+    await mkdir(join(dir, "inspect"))
+    await writeFile(file, "{ not json")
+    const { runs, diagnostics } = await readLastRuns(file)
     expect(runs.models).toEqual({})
-    expect(diagnostics).toEqual([
-      expect.objectContaining({ level: "warning", code: "last-run-invalid", path: LAST_RUN_FILE }),
-    ])
+    expect(diagnostics).toEqual([expect.objectContaining({ level: "warning", code: "last-run-invalid", path: file })])
   })
 
   it("drops entries of the wrong shape and keeps the good ones", async () => {
-    await mkdir(join(dir, ".promptline"))
+    await mkdir(join(dir, "inspect"))
     const content = { version: 1, models: { good: { tools: ["a"], hash: "h" }, bad: { tools: "a" } } }
-    await writeFile(join(dir, LAST_RUN_FILE), JSON.stringify(content))
-    expect((await readLastRuns(dir)).runs.models).toEqual({ good: { tools: ["a"], hash: "h" } })
+    await writeFile(file, JSON.stringify(content))
+    expect((await readLastRuns(file)).runs.models).toEqual({ good: { tools: ["a"], hash: "h" } })
   })
 
   it("a folder in the file's place is reported, not thrown", async () => {
-    await mkdir(join(dir, LAST_RUN_FILE), { recursive: true })
-    const { diagnostics } = await readLastRuns(dir)
+    await mkdir(file, { recursive: true })
+    const { diagnostics } = await readLastRuns(file)
     expect(diagnostics.map((d) => d.code)).toEqual(["last-run-unreadable"])
   })
 })

@@ -1,11 +1,13 @@
+import { createHash } from "node:crypto"
 import { mkdir, readFile } from "node:fs/promises"
-import { join } from "node:path"
+import { basename, dirname, join } from "node:path"
 import { writeFileAtomic } from "../atomic-write.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 
 /**
  * What `promptline inspect` remembers between runs, per model: the tool names in the order they were
- * sent and the prefix hash. Kept in `.promptline/inspect-last.json` in the workspace, written atomically.
+ * sent and the prefix hash. Kept in the user's cache folder, one file per workspace, written atomically:
+ * never in the workspace, where it would show in git status and in the very prompt it measures.
  */
 
 /** The last run for one model. */
@@ -22,8 +24,12 @@ export interface LastRuns {
   models: Record<string, LastRun>
 }
 
-/** Where the last runs are kept, relative to the workspace. */
-export const LAST_RUN_FILE = ".promptline/inspect-last.json"
+/** The file that keeps a workspace's last runs: `<cache>/inspect/<folder name>-<hash of its path>.json`. */
+export function lastRunFile(cacheDir: string, workspace: string): string {
+  const key = createHash("sha256").update(workspace).digest("hex").slice(0, 16)
+  const name = basename(workspace).replace(/[^A-Za-z0-9._-]/g, "_") || "root"
+  return join(cacheDir, "inspect", `${name}-${key}.json`)
+}
 
 /** How the tools of this run compare with the last run's. */
 export type ToolOrderChange =
@@ -58,20 +64,20 @@ function isLastRun(value: unknown): value is LastRun {
 }
 
 /**
- * Reads the last runs of a workspace. A missing file is an empty record; an unreadable or malformed one
+ * Reads the last runs kept in `file`. A missing file is an empty record; an unreadable or malformed one
  * is an empty record plus a diagnostic naming the file (it is rewritten on the next save).
  */
-export async function readLastRuns(workspace: string): Promise<{ runs: LastRuns; diagnostics: Diagnostic[] }> {
+export async function readLastRuns(file: string): Promise<{ runs: LastRuns; diagnostics: Diagnostic[] }> {
   const empty: LastRuns = { version: 1, models: {} }
   let raw: string
   try {
-    raw = await readFile(join(workspace, LAST_RUN_FILE), "utf8")
+    raw = await readFile(file, "utf8")
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { runs: empty, diagnostics: [] }
     const message = `cannot read the last inspect run (${(error as Error).message}); tool order is not compared`
     return {
       runs: empty,
-      diagnostics: [diagnostic("warning", "last-run-unreadable", message, { path: LAST_RUN_FILE })],
+      diagnostics: [diagnostic("warning", "last-run-unreadable", message, { path: file })],
     }
   }
   try {
@@ -83,15 +89,15 @@ export async function readLastRuns(workspace: string): Promise<{ runs: LastRuns;
     return { runs: { version: 1, models }, diagnostics: [] }
   } catch (error) {
     const message = `the last inspect run is not valid (${(error as Error).message}); it will be rewritten`
-    return { runs: empty, diagnostics: [diagnostic("warning", "last-run-invalid", message, { path: LAST_RUN_FILE })] }
+    return { runs: empty, diagnostics: [diagnostic("warning", "last-run-invalid", message, { path: file })] }
   }
 }
 
-/** Records this run for a model, keeping the other models' entries; the file is replaced atomically. */
-export async function saveLastRun(workspace: string, runs: LastRuns, modelId: string, run: LastRun): Promise<void> {
+/** Records this run for a model in `file`, keeping the other models' entries; the file is replaced atomically. */
+export async function saveLastRun(file: string, runs: LastRuns, modelId: string, run: LastRun): Promise<void> {
   const models: Record<string, LastRun> = {}
   const merged = { ...runs.models, [modelId]: run }
   for (const id of Object.keys(merged).sort()) models[id] = merged[id]!
-  await mkdir(join(workspace, ".promptline"), { recursive: true })
-  await writeFileAtomic(join(workspace, LAST_RUN_FILE), `${JSON.stringify({ version: 1, models }, null, 2)}\n`)
+  await mkdir(dirname(file), { recursive: true })
+  await writeFileAtomic(file, `${JSON.stringify({ version: 1, models }, null, 2)}\n`)
 }

@@ -1,5 +1,6 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT, MODEL_CATALOG } from "./catalog.js"
+import { modelConfigSnippet, suggestModels } from "./suggest.js"
 import type { ModelInfo, TokenizerFamily } from "./types.js"
 
 /** What `resolveModel` found: the model, whether the catalog (or the user) knew it, and why. */
@@ -150,14 +151,19 @@ export function resolveModel(id: string, options: ResolveOptions = {}): Resolved
   return {
     model,
     known: false,
-    diagnostics: [
-      diagnostic(
-        "warning",
-        "model-unknown",
-        `model "${given}" is not in the catalog; assuming a ${DEFAULT_CONTEXT_WINDOW.toLocaleString("en-US")}-token window (add it with the models option to set its limits)`,
-      ),
-    ],
+    diagnostics: [diagnostic("warning", "model-unknown", unknownModelMessage(given, provider, userRows))],
   }
+}
+
+/** The warning for an unknown id: what is assumed, the closest catalog ids, and the config entry that adds it. */
+function unknownModelMessage(given: string, provider: string, userRows: readonly ModelInfo[]): string {
+  const close = suggestModels(given, [...userRows, ...MODEL_CATALOG])
+  const mean = close.length > 0 ? ` Did you mean ${close.map((c) => `"${c}"`).join(", ")}?` : ""
+  const window = DEFAULT_CONTEXT_WINDOW.toLocaleString("en-US")
+  return (
+    `model "${given}" is not in the catalog; assuming a ${window}-token window.${mean} ` +
+    `To set its limits, add it to promptline.config.json (or the models option): ${modelConfigSnippet(given, provider)}`
+  )
 }
 
 /** Guesses the model family from an id: claude, gpt, o-series, gemini, deepseek, grok, mistral, qwen, llama, ... */

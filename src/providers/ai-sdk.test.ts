@@ -3,7 +3,7 @@ import { type ModelMessage, streamText } from "ai"
 import { describe, expect, it } from "vitest"
 import { fixtureModel, mixedHistory } from "../../test/fixtures/providers/requests/load.js"
 import { startReplayServer, streamLines } from "../../test/fixtures/providers/requests/replay-server.js"
-import { toAiSdk, toAiSdkTools } from "./ai-sdk.js"
+import { aiSdkCall, toAiSdk, toAiSdkTools } from "./ai-sdk.js"
 import { encodeAnthropic } from "./anthropic/encode.js"
 import type { EncodeInput } from "./encode.js"
 
@@ -16,10 +16,9 @@ function input(overrides: Partial<EncodeInput> = {}): EncodeInput {
 
 describe("toAiSdk", () => {
   it("converts the mixed history to AI SDK messages: tool results in tool messages, signatures kept", () => {
-    const { messages, tools, breakpoints } = toAiSdk(input())
+    const { system, messages, tools, breakpoints } = toAiSdk(input())
     const roles = messages.map((m: ModelMessage) => m.role)
     expect(roles).toEqual([
-      "system",
       "user",
       "assistant",
       "tool",
@@ -31,7 +30,7 @@ describe("toAiSdk", () => {
       "assistant",
       "tool",
     ])
-    expect(messages[2]!.content).toEqual([
+    expect(messages[1]!.content).toEqual([
       {
         type: "reasoning",
         text: "I need the source and the test before changing anything.",
@@ -43,7 +42,7 @@ describe("toAiSdk", () => {
     ])
     expect(Object.keys(tools)).toEqual(["execute_command", "read_file", "replace_in_file", "write_to_file"])
     expect(breakpoints.filter((b) => b.placed).map((b) => b.target)).toEqual(["system", "message", "message"])
-    expect(messages[0]!.providerOptions).toEqual({ anthropic: { cacheControl: { type: "ephemeral" } } })
+    expect(system!.providerOptions).toEqual({ anthropic: { cacheControl: { type: "ephemeral" } } })
   })
 
   it("sets no cache control for other providers, and keeps Gemini signatures where the SDK reads them", () => {
@@ -64,7 +63,7 @@ describe("toAiSdk", () => {
     )
     expect(breakpoints).toEqual([])
     expect(JSON.stringify(messages)).not.toContain("cacheControl")
-    expect(messages[1]!.content).toEqual([
+    expect(messages[0]!.content).toEqual([
       {
         type: "tool-call",
         toolCallId: "g",
@@ -91,8 +90,7 @@ describe("streamText against a real local server", () => {
       const converted = toAiSdk(input())
       const result = streamText({
         model: anthropic(claude.id),
-        messages: converted.messages,
-        tools: converted.tools,
+        ...aiSdkCall(converted),
         maxOutputTokens: 8192,
         maxRetries: 0,
       })

@@ -1,8 +1,9 @@
 /**
- * An adapter for Vercel AI SDK users (ai@5 and ai@6, both run on Node 20): a built prompt and a history
- * become the SDK's `ModelMessage[]` and `ToolSet`. The same portability pass as every encoder runs first;
+ * An adapter for Vercel AI SDK users (ai@5, ai@6 and ai@7): a built prompt and a history become the SDK's
+ * system message, `ModelMessage[]` and `ToolSet`. The same portability pass as every encoder runs first;
  * for Anthropic models, the cache breakpoints chosen by cache.ts go in as `providerOptions.anthropic`,
- * and thinking signatures travel the way the SDK's providers read them.
+ * and thinking signatures travel the way the SDK's providers read them. `aiSdkCall` places the system
+ * prompt where each major version of the SDK takes it without a warning.
  *
  * Import it from `promptline/ai-sdk`: it loads `ai` at runtime, which the main entry point never does.
  */
@@ -10,6 +11,7 @@ import {
   type AssistantModelMessage,
   jsonSchema,
   type ModelMessage,
+  type SystemModelMessage,
   type ToolModelMessage,
   type ToolResultPart,
   type ToolSet,
@@ -29,7 +31,11 @@ type ProviderOptions = NonNullable<ModelMessage["providerOptions"]>
 
 /** Messages and tools for `streamText`/`generateText`, with what changed on the way and the cache breakpoints. */
 export interface AiSdkPrompt {
-  /** The system prompt first (as a system message, so it can carry cache control), then the history. */
+  /** The system prompt as a system message, so it can carry cache control; absent when the prompt is empty. */
+  system: SystemModelMessage | undefined
+  /** The AI SDK major version the parts are shaped for. */
+  version: AiSdkMajor
+  /** The history, without the system prompt. */
   messages: ModelMessage[]
   /** Tool declarations without `execute`: the caller runs the tools. Empty in the XML dialect. */
   tools: ToolSet
@@ -37,16 +43,15 @@ export interface AiSdkPrompt {
   breakpoints: CacheBreakpoint[]
 }
 
-/** Converts a prompt and a history for the Vercel AI SDK. */
-export function toAiSdk(input: EncodeInput): AiSdkPrompt {
+/** Converts a prompt and a history for the Vercel AI SDK of major `version` (default 6). */
+export function toAiSdk(input: EncodeInput, version: AiSdkMajor = 6): AiSdkPrompt {
   const prepared = prepareHistory(input)
   const diagnostics: Diagnostic[] = [...prepared.diagnostics]
   const provider = input.model.provider
   const messages: ModelMessage[] = []
-  const system: ModelMessage | undefined = input.prompt.text
+  const system: SystemModelMessage | undefined = input.prompt.text
     ? { role: "system", content: input.prompt.text }
     : undefined
-  if (system) messages.push(system)
 
   // The part made for each block, to attach cache control to the block the planner picks.
   const partsOf: ({ providerOptions?: ProviderOptions } | undefined)[][] = []
@@ -54,14 +59,42 @@ export function toAiSdk(input: EncodeInput): AiSdkPrompt {
   for (const message of prepared.messages) {
     const parts: ({ providerOptions?: ProviderOptions } | undefined)[] = []
     if (message.role === "assistant") messages.push(assistantMessage(message, input.model, names, parts))
-    else messages.push(...userMessages(message, names, parts))
+    else messages.push(...userMessages(message, names, parts, version))
     partsOf.push(parts)
   }
 
   const tools = prepared.toolCalling === "native" ? toAiSdkTools(input.prompt.tools) : {}
   const breakpoints =
     provider === "anthropic" ? applyCache(input, prepared.messages, system, tools, partsOf, diagnostics) : []
-  return { messages, tools, diagnostics, breakpoints }
+  return { system, version, messages, tools, diagnostics, breakpoints }
+}
+
+/** The major versions of the AI SDK the adapter is tested with. */
+export type AiSdkMajor = 5 | 6 | 7
+
+/** The prompt fields of a `streamText`/`generateText` call, to spread into its options. */
+export interface AiSdkCallFields {
+  /** ai@6: the system message (cache control included). */
+  system?: SystemModelMessage
+  /** ai@7: the system message under the option's current name. */
+  instructions?: SystemModelMessage
+  messages: ModelMessage[]
+  tools: ToolSet
+  /** ai@5: its `system` option takes a string only, so the system message leads `messages` instead. */
+  allowSystemInMessages?: true
+}
+
+/**
+ * Places a converted prompt where its AI SDK version takes it: `system` on 6, `instructions` on 7, and on 5
+ * (whose `system` option is a plain string, which cannot carry cache control) as the first message with
+ * `allowSystemInMessages`, so no version warns or throws.
+ */
+export function aiSdkCall(prompt: AiSdkPrompt): AiSdkCallFields {
+  const { system, messages, tools, version: major } = prompt
+  if (!system) return { messages, tools }
+  if (major === 5) return { messages: [system, ...messages], tools, allowSystemInMessages: true }
+  if (major === 7) return { instructions: system, messages, tools }
+  return { system, messages, tools }
 }
 
 /** Enabled tools as an AI SDK tool set (JSON Schema inputs, no `execute`). */
@@ -122,11 +155,12 @@ function userMessages(
   message: Message,
   names: Map<string, string>,
   parts: ({ providerOptions?: ProviderOptions } | undefined)[],
+  version: AiSdkMajor,
 ): ModelMessage[] {
   const results: ToolResultPart[] = []
   const content: Exclude<UserModelMessage["content"], string> = []
   for (const block of message.content) {
-    const part = userPart(block, names)
+    const part = userPart(block, names, version)
     parts.push(part)
     if (!part) continue
     if (part.type === "tool-result") results.push(part)
@@ -141,6 +175,7 @@ function userMessages(
 function userPart(
   block: Block,
   names: Map<string, string>,
+  version: AiSdkMajor,
 ): ToolResultPart | Exclude<UserModelMessage["content"], string>[number] | undefined {
   if (block.type === "text") return { type: "text", text: block.text }
   if (block.type === "image") return { type: "image", image: block.data, mediaType: block.mediaType }
@@ -153,10 +188,16 @@ function userPart(
       toolName,
       output: block.isError ? { type: "error-text", value: block.content } : { type: "text", value: block.content },
     }
+  // ai@5 calls an inline image in a tool result `media`; ai@6 and later `image-data`.
+  const imageType = version === 5 ? "media" : "image-data"
   const value = block.content.map((b) =>
     b.type === "text"
       ? { type: "text" as const, text: b.text }
-      : { type: "image-data" as const, data: b.data, mediaType: b.mediaType },
+      : ({ type: imageType, data: b.data, mediaType: b.mediaType } as {
+          type: "image-data"
+          data: string
+          mediaType: string
+        }),
   )
   if (block.isError) value.unshift({ type: "text", text: "Error:" })
   return { type: "tool-result", toolCallId: block.toolUseId, toolName, output: { type: "content", value } }
@@ -165,7 +206,7 @@ function userPart(
 function applyCache(
   input: EncodeInput,
   history: readonly Message[],
-  system: ModelMessage | undefined,
+  system: SystemModelMessage | undefined,
   tools: ToolSet,
   partsOf: ({ providerOptions?: ProviderOptions } | undefined)[][],
   diagnostics: Diagnostic[],

@@ -1,0 +1,121 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { runCli } from "../cli/test-helpers/run.js"
+import { FileError } from "../errors.js"
+import { CONFIG_FILE, loadConfig, parseConfig } from "./config.js"
+import { rememberTrust, trustOf } from "./trust.js"
+
+let dir: string
+let home: string
+let project: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "pl-config-"))
+  home = join(dir, "home")
+  project = join(dir, "work", "shop")
+  await mkdir(join(home, ".config", "promptline"), { recursive: true })
+  await mkdir(join(project, "src"), { recursive: true })
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+const userFile = () => join(home, ".config", "promptline", CONFIG_FILE)
+
+describe("parseConfig", () => {
+  it("takes comments and trailing commas", () => {
+    const text =
+      '{\n  // the team default\n  "model": "gpt-5",\n  "models": [{ "id": "in-house", "contextWindow": 32000, "maxOutput": 4096 },],\n}\n'
+    expect(parseConfig(text, "c.json")).toMatchObject({ model: "gpt-5", models: [{ id: "in-house" }] })
+  })
+
+  it("names the file, the line and the field of a bad value", () => {
+    const text =
+      '{\n  "model": "gpt-5",\n  "models": [\n    { "id": "x", "contextWindow": -5, "maxOutput": 10 }\n  ]\n}\n'
+    const error = (() => {
+      try {
+        parseConfig(text, "c.json")
+      } catch (e) {
+        return e as FileError
+      }
+    })()
+    expect(error).toBeInstanceOf(FileError)
+    expect(error!.code).toBe("config-invalid")
+    expect(error!.message).toMatch(/^c\.json:4: field "models\.0\.contextWindow"/)
+  })
+
+  it("names an unknown field and lists the known ones; a syntax error gives its line", () => {
+    expect(() => parseConfig('{\n  "modle": "gpt-5"\n}', "c.json")).toThrow(
+      /c\.json:2: field "modle": unknown field \(the fields are: .*model/,
+    )
+    expect(() => parseConfig('{\n  "model": \n}', "c.json")).toThrow(/c\.json:3: not valid JSON with comments/)
+  })
+})
+
+describe("loadConfig", () => {
+  it("puts the project's values over the user's and completes model rows", async () => {
+    await writeFile(
+      userFile(),
+      JSON.stringify({ model: "gpt-5", models: [{ id: "mine-7b", contextWindow: 8000, maxOutput: 1000 }] }),
+    )
+    await writeFile(join(project, CONFIG_FILE), JSON.stringify({ model: "claude-opus-4-5" }))
+    const { config, diagnostics } = await loadConfig({ cwd: join(project, "src"), home, env: {} })
+    expect(diagnostics).toEqual([])
+    expect(config.model).toBe("claude-opus-4-5")
+    expect(config.files).toEqual([userFile(), join(project, CONFIG_FILE)])
+    expect(config.models[0]).toMatchObject({
+      id: "mine-7b",
+      contextWindow: 8000,
+      tokenizer: "estimate",
+      source: `config: ${userFile()}`,
+    })
+  })
+
+  it("ignores trust in a project file, with a warning", async () => {
+    await writeFile(join(project, CONFIG_FILE), JSON.stringify({ trustedFolders: [project] }))
+    const { config, diagnostics } = await loadConfig({ cwd: project, home, env: {} })
+    expect(config.trustedFolders).toEqual([])
+    expect(diagnostics.map((d) => d.code)).toEqual(["config-trust-ignored"])
+    expect(trustOf(config, project)).toEqual({ state: "unknown" })
+  })
+})
+
+describe("trust", () => {
+  it("records answers in the user's file, keeping its comments, and a trusted folder covers its subfolders", async () => {
+    await writeFile(userFile(), '{\n  // mine\n  "model": "gpt-5"\n}\n')
+    await rememberTrust(userFile(), project, true)
+    await rememberTrust(userFile(), project, true)
+    const text = await readFile(userFile(), "utf8")
+    expect(text).toContain("// mine")
+    const { config } = await loadConfig({ cwd: project, home, env: {} })
+    expect(config.trustedFolders).toEqual([project])
+    expect(trustOf(config, join(project, "src"))).toEqual({ state: "trusted", folder: project })
+    expect(trustOf(config, `${project}-other`)).toEqual({ state: "unknown" })
+    await rememberTrust(userFile(), join(dir, "elsewhere"), false)
+    const after = await loadConfig({ cwd: project, home, env: {} })
+    expect(trustOf(after.config, join(dir, "elsewhere"))).toMatchObject({ state: "declined" })
+  })
+})
+
+describe("the CLI reads the config", () => {
+  it("uses the config's default model and its model rows; a bad config is an error naming the field", async () => {
+    await writeFile(
+      join(project, CONFIG_FILE),
+      JSON.stringify({
+        model: "in-house-coder",
+        provider: "local",
+        models: [{ id: "in-house-coder", contextWindow: 16000, maxOutput: 2000, local: true }],
+      }),
+    )
+    const env = { PATH: process.env.PATH, HOME: home }
+    const r = await runCli(["variants", "--cwd", project, "--no-mcp"], { env })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("in-house-coder")
+    expect(r.stdout).toContain("compact")
+    expect(r.stderr).not.toContain("model-unknown")
+    await writeFile(join(project, CONFIG_FILE), '{ "model": 5 }')
+    const bad = await runCli(["prompt", "--cwd", project, "--no-mcp"], { env })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/promptline\.config\.json:1: field "model"/)
+  })
+})

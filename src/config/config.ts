@@ -1,0 +1,226 @@
+/**
+ * `promptline.config.json`: the user's and the project's settings (JSON with comments). The user file lives
+ * in promptline's user folder; the project file is the nearest one in the working folder or above it (not
+ * above the home folder). Project values win over the user's, except trust, which only the user file holds:
+ * a project cannot vouch for itself.
+ */
+import { readFile } from "node:fs/promises"
+import { dirname, isAbsolute, join, resolve } from "node:path"
+import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser"
+import { z } from "zod"
+import { promptlineUserDir } from "../context/user-roots.js"
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { FileError } from "../errors.js"
+import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
+import type { ModelInfo } from "../models/types.js"
+
+/** The file name, in the user folder and in a project. */
+export const CONFIG_FILE = "promptline.config.json"
+
+const price = z.number().nonnegative()
+
+/** A model row added by the user: limits are required, the rest is guessed from the id when absent. */
+const modelRow = z
+  .object({
+    id: z.string().min(1),
+    aliases: z.array(z.string().min(1)).optional(),
+    provider: z.string().min(1).optional(),
+    family: z.string().min(1).optional(),
+    contextWindow: z.number().int().positive(),
+    maxOutput: z.number().int().positive(),
+    maxInput: z.number().int().positive().optional(),
+    tokenizer: z.enum(["o200k", "cl100k", "claude", "gemini", "estimate"]).optional(),
+    local: z.boolean().optional(),
+    capabilities: z
+      .object({ nativeTools: z.boolean(), images: z.boolean(), thinking: z.boolean() })
+      .partial()
+      .optional(),
+    prices: z
+      .object({ input: price, output: price, cacheRead: price.optional(), cacheWrite: price.optional() })
+      .optional(),
+  })
+  .strict()
+
+/** The file's schema. Unknown keys are errors, so a typo is named rather than ignored. */
+export const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    /** The model when a command gets no `--model`. */
+    model: z.string().min(1).optional(),
+    /** Who serves the default model, when the id does not say. */
+    provider: z.string().min(1).optional(),
+    /** Extra catalog rows; they win over built-in rows with the same id or alias. */
+    models: z.array(modelRow).optional(),
+    /** User file only: folders (and everything below them) whose project MCP servers may start. */
+    trustedFolders: z.array(z.string().min(1)).optional(),
+    /** User file only: folders whose owner answered no when asked; they are not asked again. */
+    declinedFolders: z.array(z.string().min(1)).optional(),
+  })
+  .strict()
+
+/** One config file as written. */
+export type ConfigFileContent = z.infer<typeof configSchema>
+
+/** The settings in force: the user's file, then the project's over it. */
+export interface PromptlineConfig {
+  model?: string
+  provider?: string
+  /** Complete catalog rows, project rows first (so they win), each naming its file as its source. */
+  models: ModelInfo[]
+  trustedFolders: string[]
+  declinedFolders: string[]
+  /** The files read, user first. */
+  files: string[]
+  /** Where the user file is (read or not), for messages and for recording trust answers. */
+  userFile: string
+}
+
+/** Where to look for config files. */
+export interface ConfigLocation {
+  cwd: string
+  home: string
+  env: Record<string, string | undefined>
+}
+
+/** The line of a JSON path in the text, for error messages. */
+function lineOf(text: string, path: (string | number)[]): number | undefined {
+  const root = parseTree(text)
+  if (!root) return undefined
+  let node = findNodeAtLocation(root, path)
+  for (let p = path.slice(0, -1); !node && p.length >= 0; p = p.slice(0, -1)) {
+    node = findNodeAtLocation(root, p)
+    if (p.length === 0) break
+  }
+  return node ? text.slice(0, node.offset).split("\n").length : undefined
+}
+
+/** Parses and validates one config file's text; errors name the file, the line and the field. */
+export function parseConfig(text: string, file: string): ConfigFileContent {
+  const errors: ParseError[] = []
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false })
+  const first = errors[0]
+  if (first || !root) {
+    const line = first ? text.slice(0, first.offset).split("\n").length : 1
+    const why = first ? printParseErrorCode(first.error) : "empty file"
+    throw new FileError("config-invalid", file, `not valid JSON with comments: ${why}`, { line })
+  }
+  const parsed = configSchema.safeParse(parse(text, [], { allowTrailingComma: true }))
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]!
+  const path = issue.path.filter((p): p is string | number => typeof p !== "symbol")
+  const unknown = issue.code === "unrecognized_keys" ? issue.keys : []
+  const field = [...path, ...unknown.slice(0, 1)]
+  const where = field.length > 0 ? `field "${field.join(".")}"` : "the file"
+  const line = lineOf(text, field)
+  const what =
+    unknown.length > 0 ? `unknown field (the fields are: ${Object.keys(configSchema.shape).join(", ")})` : issue.message
+  throw new FileError("config-invalid", file, `${where}: ${what}`, line ? { line } : {})
+}
+
+/** A user row completed into a catalog row: family, tokenizer and provider guessed from the id when absent. */
+function completeRow(row: z.infer<typeof modelRow>, file: string): ModelInfo {
+  const local = row.local ?? false
+  const out: ModelInfo = {
+    id: row.id,
+    provider: row.provider ?? providerOf(row.id) ?? "openai-compatible",
+    family: row.family ?? familyOf(row.id),
+    contextWindow: row.contextWindow,
+    maxOutput: row.maxOutput,
+    tokenizer: row.tokenizer ?? tokenizerOf(row.id),
+    capabilities: { nativeTools: !local, images: false, thinking: false, ...row.capabilities },
+    source: `config: ${file}`,
+  }
+  if (row.aliases) out.aliases = row.aliases
+  if (row.maxInput) out.maxInput = row.maxInput
+  if (local) out.local = true
+  if (row.prices) out.prices = row.prices
+  return out
+}
+
+/** Reads one file; a missing file is undefined, anything else wrong is a FileError naming it. */
+async function readConfigFile(file: string): Promise<ConfigFileContent | undefined> {
+  let text: string
+  try {
+    text = await readFile(file, "utf8")
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined
+    throw new FileError("config-unreadable", file, `cannot read the config file (${code ?? error})`, { cause: error })
+  }
+  return parseConfig(text, file)
+}
+
+/** The nearest project config: in `cwd` or a folder above it, stopping below the home folder. */
+async function findProjectConfig(cwd: string, home: string): Promise<string | undefined> {
+  const stop = resolve(home)
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (dir === stop) return undefined
+    const file = join(dir, CONFIG_FILE)
+    try {
+      await readFile(file)
+      return file
+    } catch {
+      // not here: look one folder up
+    }
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
+/** The user's config file path. */
+export function userConfigFile(home: string, env: Record<string, string | undefined>): string {
+  return join(promptlineUserDir(home, env), CONFIG_FILE)
+}
+
+/**
+ * Loads the settings in force for a folder. Trust entries in a project file are ignored with a warning; a
+ * relative trusted folder in the user file is refused with a warning (it would depend on where you stand).
+ */
+export async function loadConfig(at: ConfigLocation): Promise<{ config: PromptlineConfig; diagnostics: Diagnostic[] }> {
+  const userFile = userConfigFile(at.home, at.env)
+  const projectFile = await findProjectConfig(at.cwd, at.home)
+  const user = await readConfigFile(userFile)
+  const project = projectFile && projectFile !== userFile ? await readConfigFile(projectFile) : undefined
+  const diagnostics: Diagnostic[] = []
+  const files = [...(user ? [userFile] : []), ...(project && projectFile ? [projectFile] : [])]
+  if (project && projectFile)
+    for (const key of ["trustedFolders", "declinedFolders"] as const)
+      if (project[key])
+        diagnostics.push(
+          diagnostic(
+            "warning",
+            "config-trust-ignored",
+            `"${key}" is read from the user config only (${userFile}); a project cannot trust itself`,
+            { path: projectFile },
+          ),
+        )
+  const absolute = (list: string[] | undefined, key: string) =>
+    (list ?? [])
+      .filter((folder) => {
+        if (isAbsolute(folder)) return true
+        diagnostics.push(
+          diagnostic(
+            "warning",
+            "config-folder-relative",
+            `"${key}" entry "${folder}" is not an absolute path; it is ignored`,
+            { path: userFile },
+          ),
+        )
+        return false
+      })
+      .map((folder) => resolve(folder))
+  const config: PromptlineConfig = {
+    models: [
+      ...(project?.models ?? []).map((row) => completeRow(row, projectFile!)),
+      ...(user?.models ?? []).map((row) => completeRow(row, userFile)),
+    ],
+    trustedFolders: absolute(user?.trustedFolders, "trustedFolders"),
+    declinedFolders: absolute(user?.declinedFolders, "declinedFolders"),
+    files,
+    userFile,
+  }
+  const model = project?.model ?? user?.model
+  if (model) config.model = model
+  const provider = project?.model ? project.provider : (project?.provider ?? user?.provider)
+  if (provider) config.provider = provider
+  return { config, diagnostics }
+}
