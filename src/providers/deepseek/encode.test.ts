@@ -162,10 +162,14 @@ describe("the message sequence DeepSeek accepts", () => {
   it("for any history and both generations: a valid sequence and no content lost", () => {
     const { prompt } = mixedHistory()
     fc.assert(
-      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), (messages, xml, first) => {
+      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), fc.boolean(), (messages, xml, first, context) => {
         const target = first ? r1 : model
         const result = encodeDeepSeek({
-          prompt: { ...prompt, toolCalling: xml ? "xml" : "native" },
+          prompt: {
+            ...prompt,
+            contextMessage: context ? prompt.contextMessage : undefined,
+            toolCalling: xml ? "xml" : "native",
+          },
           messages,
           model: target,
         })

@@ -168,9 +168,14 @@ describe("the message sequence OpenAI Chat accepts", () => {
   it("for any history: a valid sequence, valid against the OpenAPI document, and no content lost", () => {
     const { prompt } = mixedHistory()
     fc.assert(
-      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), (messages, xml, system) => {
+      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), fc.boolean(), (messages, xml, system, context) => {
         const result = encodeOpenAIChat({
-          prompt: { ...prompt, text: system ? prompt.text : "", toolCalling: xml ? "xml" : "native" },
+          prompt: {
+            ...prompt,
+            text: system ? prompt.text : "",
+            contextMessage: context ? prompt.contextMessage : undefined,
+            toolCalling: xml ? "xml" : "native",
+          },
           messages,
           model,
         })

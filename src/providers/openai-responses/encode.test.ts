@@ -153,9 +153,13 @@ describe("the input items OpenAI Responses accepts", () => {
       })),
     )
     fc.assert(
-      fc.property(withIds, fc.boolean(), (messages, xml) => {
+      fc.property(withIds, fc.boolean(), fc.boolean(), (messages, xml, context) => {
         const result = encodeOpenAIResponses({
-          prompt: { ...prompt, toolCalling: xml ? "xml" : "native" },
+          prompt: {
+            ...prompt,
+            contextMessage: context ? prompt.contextMessage : undefined,
+            toolCalling: xml ? "xml" : "native",
+          },
           messages,
           model,
           options: { thinking: { effort: "low" } },
