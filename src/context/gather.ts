@@ -123,7 +123,12 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
       ...(walkLimit === undefined ? {} : { walkLimit }),
     }),
     collectSkills(shared),
-    gatherMcp({ ...shared, trust: trustMcp, connect: mcp, ...(mcpTimeoutMs === undefined ? {} : { timeoutMs: mcpTimeoutMs }) }),
+    gatherMcp({
+      ...shared,
+      trust: trustMcp,
+      connect: mcp,
+      ...(mcpTimeoutMs === undefined ? {} : { timeoutMs: mcpTimeoutMs }),
+    }),
   ])
   const context = parseContext({
     ...passThrough,

@@ -119,6 +119,26 @@ describe("portHistory", () => {
     expect(diagnostics[0]!.code).toBe("tool-result-orphaned")
   })
 
+  it("keeps the images of a result sent as text, as images after it", () => {
+    const image = { type: "image" as const, mediaType: "image/png", data: "aW1n" }
+    const history = [
+      user("u", { type: "tool_result", toolUseId: "ghost", content: [{ type: "text", text: "shot" }, image] }),
+    ]
+    const { messages } = portHistory(history, target)
+    expect(messages[0]!.content).toEqual([{ type: "text", text: "Result of tool call ghost:\nshot\n[image]" }, image])
+  })
+
+  it("drops empty and whitespace-only text, and unsigned whitespace thinking, and counts them", () => {
+    const history = [
+      user("u", { type: "text", text: " " }, { type: "text", text: "go" }),
+      assistant("a", { type: "thinking", text: "\n", model: "target-model" }, { type: "text", text: "\n\n" }),
+      assistant("b", { type: "text", text: "done" }),
+    ]
+    const { messages, diagnostics } = portHistory(history, target)
+    expect(messages).toEqual([user("u", { type: "text", text: "go" }), assistant("b", { type: "text", text: "done" })])
+    expect(diagnostics.map((d) => d.code)).toEqual(["message-dropped", "text-blank-dropped", "thinking-empty-dropped"])
+  })
+
   it("rewrites ids the same way in a call and its result, and never gives two calls one id", () => {
     const long = "x".repeat(80)
     const history = [
@@ -268,7 +288,7 @@ describe("portHistory invariants (generated histories)", () => {
         expect(portHistory(once.messages, target).messages).toEqual(once.messages)
         const sent = JSON.stringify(once.messages)
         for (const b of input.flatMap((m) => m.content)) {
-          if (b.type === "text") expect(sent).toContain(JSON.stringify(b.text).slice(1, -1))
+          if (b.type === "text" && b.text.trim() !== "") expect(sent).toContain(JSON.stringify(b.text).slice(1, -1))
           if (b.type === "tool_result" && typeof b.content === "string")
             expect(sent).toContain(JSON.stringify(b.content).slice(1, -1))
         }

@@ -163,6 +163,7 @@ const SUMMARY: Record<string, (n: number) => string> = {
   "image-omitted": (n) => `${plural(n, "image")} replaced by a note: the model does not accept images`,
   "message-dropped": (n) => `${plural(n, "message")} left empty by the conversion dropped`,
   "thinking-empty-dropped": (n) => `${plural(n, "empty thinking block")} without a signature dropped`,
+  "text-blank-dropped": (n) => `${plural(n, "empty or whitespace-only text block")} dropped`,
 }
 
 function insertContextMessage(messages: readonly Message[], context: string | undefined): readonly Message[] {
@@ -183,7 +184,7 @@ function portBlock(block: Block, model: ModelInfo, origin: Origin, count: (code:
   switch (block.type) {
     case "thinking": {
       if (isSameModel(block.model, model, origin)) {
-        if (block.text === "" && !block.signature) {
+        if (block.text.trim() === "" && !block.signature) {
           count("thinking-empty-dropped")
           return undefined
         }
@@ -207,6 +208,11 @@ function portBlock(block: Block, model: ModelInfo, origin: Origin, count: (code:
         return rest
       }
       return block
+    case "text":
+      // Whitespace-only text says nothing, and Anthropic refuses it (as every provider's empty text).
+      if (block.text.trim() !== "") return block
+      count("text-blank-dropped")
+      return undefined
     case "image":
       if (model.capabilities.images) return block
       count("image-omitted")
@@ -260,7 +266,10 @@ function answerCalls(
           `messages[${index}]: a result for ${known ? "an already answered" : "an unknown"} tool call "${block.toolUseId}" was sent as text`,
         ),
       )
-      rest.push(resultAsText(block))
+      rest.push(
+        resultAsText(block),
+        ...(typeof block.content === "string" ? [] : block.content.filter((c) => c.type === "image")),
+      )
       continue
     }
     const sent = calls[k]!.use.id
@@ -292,12 +301,12 @@ function callAsText(block: ToolUseBlock, diagnostics: Diagnostic[], index: numbe
   return { type: "text", text: `Call of tool ${block.name} (${block.id}): ${JSON.stringify(block.input ?? {})}` }
 }
 
-/** A user message that does not follow calls keeps no tool_result blocks: they become text. */
+/** A user message that does not follow calls keeps no tool_result blocks: they become text (images stay images). */
 function orphanResults(message: Message, diagnostics: Diagnostic[], index: number): Message {
   if (!message.content.some((b) => b.type === "tool_result" || b.type === "tool_use")) return message
-  const content = message.content.map((b) => {
-    if (b.type === "tool_use") return callAsText(b, diagnostics, index)
-    if (b.type !== "tool_result") return b
+  const content = message.content.flatMap((b): Block[] => {
+    if (b.type === "tool_use") return [callAsText(b, diagnostics, index)]
+    if (b.type !== "tool_result") return [b]
     diagnostics.push(
       diagnostic(
         "warning",
@@ -305,7 +314,8 @@ function orphanResults(message: Message, diagnostics: Diagnostic[], index: numbe
         `messages[${index}]: a result for tool call "${b.toolUseId}" follows no call and was sent as text`,
       ),
     )
-    return resultAsText(b)
+    const images = typeof b.content === "string" ? [] : b.content.filter((c) => c.type === "image")
+    return [resultAsText(b), ...images]
   })
   return { ...message, content }
 }

@@ -8,10 +8,16 @@ import fc from "fast-check"
 import { describe, expect, expectTypeOf, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
 import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
-import type { Message } from "../../history/message.js"
+import {
+  anthropicViolations,
+  anyHistory,
+  lostContent,
+} from "../../../test/fixtures/providers/requests/sequence-rules.js"
+import { type Message, text } from "../../history/message.js"
 import { resolveModel } from "../../models/resolve.js"
 import type { EncodeInput, ThinkingOptions } from "../encode.js"
-import { encodeAnthropic } from "./encode.js"
+import { CONTINUATION_TEXT } from "../turns.js"
+import { EMPTY_ERROR_RESULT_TEXT, encodeAnthropic } from "./encode.js"
 
 const model = fixtureModel("anthropic")
 
@@ -174,7 +180,8 @@ describe("Anthropic request bodies", () => {
       },
     ]
     const result = encodeAnthropic(input({ messages, prompt: { text: "system", tools: [] } }))
-    expect(result.body.messages[1]!.content).toEqual([{ type: "tool_result", tool_use_id: "t" }])
+    // (index 2: a user turn is put before the leading assistant message)
+    expect(result.body.messages[2]!.content).toEqual([{ type: "tool_result", tool_use_id: "t" }])
   })
 
   it("replaces an image type Anthropic does not take by a note", () => {
@@ -244,6 +251,139 @@ describe("cache breakpoints in Anthropic bodies", () => {
         },
       ),
       { numRuns: 150 },
+    )
+  })
+})
+
+describe("the message sequence Anthropic accepts", () => {
+  const plain = { text: "system", tools: [] }
+
+  it("drops whitespace-only text, and the last user message's breakpoint lands on a kept block", () => {
+    // "\n\n" before a call, as decoded from a real stream; " " after a result.
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "x".repeat(2000) }] },
+      {
+        id: "a",
+        role: "assistant",
+        ts: 2,
+        content: [
+          { type: "text", text: "\n\n" },
+          { type: "tool_use", id: "t", name: "read_file", input: { path: "a" } },
+        ],
+      },
+      {
+        id: "r",
+        role: "user",
+        ts: 3,
+        content: [
+          { type: "tool_result", toolUseId: "t", content: "file text" },
+          { type: "text", text: " " },
+        ],
+      },
+    ]
+    const result = encodeAnthropic(input({ messages, prompt: plain, options: { maxTokens: 8192 } }))
+    expect(anthropicViolations(result.body as Parameters<typeof anthropicViolations>[0])).toEqual([])
+    expect(result.body.messages[1]!.content).toEqual([
+      { type: "tool_use", id: "t", name: "read_file", input: { path: "a" } },
+    ])
+    expect(result.body.messages[2]!.content).toEqual([
+      { type: "tool_result", tool_use_id: "t", content: "file text", cache_control: { type: "ephemeral" } },
+    ])
+    expect(result.diagnostics.map((d) => d.code)).toContain("text-blank-dropped")
+  })
+
+  it("sends no blank tool result text and gives an error result without output a text", () => {
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "go" }] },
+      {
+        id: "a",
+        role: "assistant",
+        ts: 2,
+        content: [
+          { type: "tool_use", id: "t1", name: "read_file", input: {} },
+          { type: "tool_use", id: "t2", name: "read_file", input: {} },
+        ],
+      },
+      {
+        id: "r",
+        role: "user",
+        ts: 3,
+        content: [
+          { type: "tool_result", toolUseId: "t1", content: " \n" },
+          { type: "tool_result", toolUseId: "t2", content: [{ type: "text", text: "  " }], isError: true },
+        ],
+      },
+    ]
+    const result = encodeAnthropic(input({ messages, prompt: plain }))
+    expect(result.body.messages[2]!.content).toEqual([
+      { type: "tool_result", tool_use_id: "t1" },
+      { type: "tool_result", tool_use_id: "t2", content: EMPTY_ERROR_RESULT_TEXT, is_error: true },
+    ])
+  })
+
+  it("sends unsigned whitespace thinking nowhere", () => {
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "go" }] },
+      { id: "a", role: "assistant", ts: 2, content: [{ type: "thinking", text: " \n", model: model.id }, text("ok")] },
+    ]
+    const result = encodeAnthropic(input({ messages, prompt: plain }))
+    expect(result.body.messages[1]!.content).toEqual([{ type: "text", text: "ok" }])
+  })
+
+  it("puts a user turn before a history that starts with the assistant, and says so", () => {
+    const messages: Message[] = [
+      { id: "a", role: "assistant", ts: 1, content: [text("Earlier answer.")] },
+      { id: "u", role: "user", ts: 2, content: [text("go on")] },
+    ]
+    const result = encodeAnthropic(input({ messages, prompt: plain }))
+    expect(result.body.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"])
+    expect(result.body.messages[0]!.content).toEqual([{ type: "text", text: CONTINUATION_TEXT }])
+    expect(result.diagnostics.map((d) => d.code)).toContain("user-turn-inserted")
+  })
+
+  it("merges the two user messages a refusal round trip leaves, and an empty history still has a user turn", () => {
+    const messages: Message[] = [
+      { id: "u1", role: "user", ts: 1, content: [text("do the bad thing")] },
+      { id: "a", role: "assistant", ts: 2, content: [] },
+      { id: "u2", role: "user", ts: 3, content: [text("then something else")] },
+    ]
+    const result = encodeAnthropic(input({ messages, prompt: plain }))
+    expect(result.body.messages).toEqual([
+      { role: "user", content: [text("do the bad thing"), text("then something else")] },
+    ])
+    expect(result.diagnostics.map((d) => d.code)).toContain("messages-merged")
+    const empty = encodeAnthropic(
+      input({ messages: [{ id: "u", role: "user", ts: 1, content: [text(" ")] }], prompt: plain }),
+    )
+    expect(empty.body.messages).toEqual([{ role: "user", content: [{ type: "text", text: CONTINUATION_TEXT }] }])
+  })
+
+  it("for any history: a valid sequence, blocks with breakpoints kept, and no content lost", () => {
+    const { prompt } = mixedHistory()
+    fc.assert(
+      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), fc.boolean(), (messages, xml, context, think) => {
+        const result = encodeAnthropic({
+          prompt: {
+            ...prompt,
+            contextMessage: context ? prompt.contextMessage : undefined,
+            toolCalling: xml ? "xml" : "native",
+          },
+          messages,
+          model,
+          options: {
+            maxTokens: 8192,
+            thinking: think ? { budgetTokens: 2048 } : undefined,
+            cache: { breakpoints: { tools: true, system: true, userMessages: 4 } },
+          },
+        })
+        expect(anthropicViolations(result.body as Parameters<typeof anthropicViolations>[0])).toEqual([])
+        expect(lostContent(messages, result.body, { ids: !xml })).toEqual([])
+        for (const p of result.breakpoints.filter((b) => b.placed && b.target === "message")) {
+          const block = (result.body.messages[p.messageIndex!]!.content as ContentBlockParam[])[p.blockIndex!]!
+          expect(block).toHaveProperty("cache_control")
+        }
+      }),
+      { numRuns: 400 },
     )
   })
 })

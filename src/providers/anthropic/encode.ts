@@ -21,11 +21,15 @@ import { toAnthropicTools } from "../../tools/native.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "../cache.js"
 import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort } from "../encode.js"
 import { prepareHistory } from "../portability.js"
+import { repairTurns } from "../turns.js"
 
 /** An Anthropic Messages request body, as the official SDK types it. */
 export type AnthropicRequest = MessageCreateParamsBase
 
 const MEDIA_TYPES = new Set<string>(["image/jpeg", "image/png", "image/gif", "image/webp"])
+
+/** The content of an error tool result that returned no text: Anthropic refuses an error result without content. */
+export const EMPTY_ERROR_RESULT_TEXT = "The tool failed without output."
 
 /** Anthropic's smallest thinking budget. */
 const MIN_THINKING_BUDGET = 1024
@@ -39,9 +43,15 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
 
   const system: TextBlockParam[] = input.prompt.text ? [{ type: "text", text: input.prompt.text }] : []
   const tools = native ? toAnthropicTools(input.prompt.tools) : []
-  const messages = prepared.messages
-    .map((m) => encodeMessage(m, diagnostics))
-    .filter((m) => (m.content as ContentBlockParam[]).length > 0)
+  const encoded = prepared.messages.map((m) => encodeMessage(m, diagnostics)).filter((m) => blocksOf(m).length > 0)
+  const turns = repairTurns(encoded, {
+    roleOf: (m) => (m.role === "assistant" ? "assistant" : "user"),
+    userTurn: (text): MessageParam => ({ role: "user", content: [{ type: "text", text }] }),
+    merge: (a, b) => ({ ...a, content: [...blocksOf(a), ...blocksOf(b)] }) as MessageParam,
+    userFirst: true,
+  })
+  const messages = turns.messages
+  diagnostics.push(...turns.diagnostics)
 
   const maxTokens = options.maxTokens ?? input.model.maxOutput
   const body: AnthropicRequest = { model: input.model.id, max_tokens: maxTokens, messages }
@@ -52,7 +62,14 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
   if (!native && options.toolChoice !== undefined && options.toolChoice !== "auto")
     diagnostics.push(diagnostic("info", "tool-choice-ignored", "tool_choice has no effect without native tools"))
 
-  const thinking = thinkingConfig(input, maxTokens, choice, prepared.messages, diagnostics)
+  const thinking = thinkingConfig(
+    input,
+    maxTokens,
+    choice,
+    // Before merging: which turn a request continues is read from the messages as recorded.
+    encoded.map((m) => ({ role: m.role, content: blocksOf(m) })),
+    diagnostics,
+  )
   if (thinking) body.thinking = thinking
   // Thinking off on a model that cannot turn it off becomes its least effort (see thinkingConfig).
   const wanted = options.thinking === false ? input.model.thinking?.efforts?.[0] : options.thinking?.effort
@@ -71,6 +88,14 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
   return { body, diagnostics, breakpoints }
 }
 
+/** The content blocks of an encoded message (the encoder always writes arrays). */
+function blocksOf(message: MessageParam): ContentBlockParam[] {
+  return message.content as ContentBlockParam[]
+}
+
+/** Whether a text is something Anthropic takes: it refuses empty and whitespace-only text blocks. */
+const sendable = (text: string) => text.trim() !== ""
+
 function encodeMessage(message: Message, diagnostics: Diagnostic[]): MessageParam {
   const content: ContentBlockParam[] = []
   for (const block of message.content) {
@@ -83,7 +108,7 @@ function encodeMessage(message: Message, diagnostics: Diagnostic[]): MessagePara
 function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam | undefined {
   switch (block.type) {
     case "text":
-      return block.text === "" ? undefined : { type: "text", text: block.text }
+      return sendable(block.text) ? { type: "text", text: block.text } : undefined
     case "image":
       return encodeImage(block, diagnostics)
     case "tool_use": {
@@ -95,23 +120,28 @@ function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam
       return { type: "tool_use", id: block.id, name: block.name, input: isObject ? block.input : {} }
     }
     case "tool_result": {
+      // Blank result text is left out; an error result needs some content, so it gets a short one.
       const out: ToolResultBlockParam = { type: "tool_result", tool_use_id: block.toolUseId }
-      if (typeof block.content === "string") out.content = block.content
-      else {
+      if (typeof block.content === "string") {
+        if (sendable(block.content)) out.content = block.content
+      } else {
         const content = block.content.flatMap((b): (TextBlockParam | ImageBlockParam)[] => {
-          if (b.type === "text") return b.text === "" ? [] : [{ type: "text", text: b.text }]
+          if (b.type === "text") return sendable(b.text) ? [{ type: "text", text: b.text }] : []
           return [encodeImage(b, diagnostics)]
         })
         if (content.length > 0) out.content = content
       }
-      if (block.isError) out.is_error = true
+      if (block.isError) {
+        out.content ??= EMPTY_ERROR_RESULT_TEXT
+        out.is_error = true
+      }
       return out
     }
     case "thinking":
       // Portability kept only this model's thinking; without a signature Anthropic cannot take it back.
       if (block.signature) return { type: "thinking", thinking: block.text, signature: block.signature }
       diagnostics.push(diagnostic("info", "thinking-unsigned", "thinking without a signature sent as text"))
-      return block.text === "" ? undefined : { type: "text", text: block.text }
+      return sendable(block.text) ? { type: "text", text: block.text } : undefined
     case "redacted_thinking":
       return { type: "redacted_thinking", data: block.data }
   }
@@ -148,7 +178,7 @@ function thinkingConfig(
   input: EncodeInput,
   maxTokens: number,
   choice: AnthropicToolChoice | undefined,
-  history: readonly Message[],
+  history: readonly { role: string; content: readonly { type: string }[] }[],
   diagnostics: Diagnostic[],
 ): ThinkingConfigParam | undefined {
   const requested = input.options?.thinking

@@ -1,11 +1,14 @@
+import fc from "fast-check"
 import OpenAI from "openai"
 import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions"
 import { describe, expect, expectTypeOf, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
 import { openapiErrors } from "../../../test/fixtures/providers/requests/openapi.js"
 import { startReplayServer } from "../../../test/fixtures/providers/requests/replay-server.js"
+import { anyHistory, chatViolations, lostContent } from "../../../test/fixtures/providers/requests/sequence-rules.js"
 import type { Message } from "../../history/message.js"
 import type { EncodeInput } from "../encode.js"
+import { CONTINUATION_TEXT } from "../turns.js"
 import { deepSeekReasoningRule, encodeDeepSeek } from "./encode.js"
 
 const model = fixtureModel("deepseek")
@@ -121,5 +124,62 @@ describe("through the official OpenAI SDK, as DeepSeek documents", () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("the message sequence DeepSeek accepts", () => {
+  it("puts a user turn after the system prompt when an R1 history starts with the assistant", () => {
+    const messages: Message[] = [
+      { id: "a", role: "assistant", ts: 1, content: [{ type: "text", text: "Earlier answer." }] },
+      { id: "u", role: "user", ts: 2, content: [{ type: "text", text: "go on" }] },
+    ]
+    const result = encodeDeepSeek(input({ model: r1, messages, prompt: { text: "sys", tools: [] } }))
+    expect(result.body.messages).toEqual([
+      { role: "system", content: "sys" },
+      { role: "user", content: CONTINUATION_TEXT },
+      { role: "assistant", content: "Earlier answer." },
+      { role: "user", content: "go on" },
+    ])
+    expect(result.diagnostics.map((d) => d.code)).toContain("user-turn-inserted")
+    // The thinking-mode generation takes an assistant message first.
+    const v4 = encodeDeepSeek(input({ messages, prompt: { text: "sys", tools: [] } }))
+    expect(v4.body.messages.map((m) => m.role)).toEqual(["system", "assistant", "user"])
+  })
+
+  it("sends no assistant message left empty when its reasoning is not sent", () => {
+    for (const target of [model, r1]) {
+      const messages: Message[] = [
+        { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "hi" }] },
+        { id: "a", role: "assistant", ts: 2, content: [{ type: "thinking", text: "only thinking", model: target.id }] },
+        { id: "u2", role: "user", ts: 3, content: [{ type: "text", text: "well?" }] },
+      ]
+      const result = encodeDeepSeek(input({ model: target, messages, prompt: { text: "sys", tools: [] } }))
+      expect(chatViolations(result.body, target === r1)).toEqual([])
+      expect(result.body.messages.some((m) => m.role === "assistant")).toBe(false)
+    }
+  })
+
+  it("for any history and both generations: a valid sequence and no content lost", () => {
+    const { prompt } = mixedHistory()
+    fc.assert(
+      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), fc.boolean(), (messages, xml, first, context) => {
+        const target = first ? r1 : model
+        const result = encodeDeepSeek({
+          prompt: {
+            ...prompt,
+            contextMessage: context ? prompt.contextMessage : undefined,
+            toolCalling: xml ? "xml" : "native",
+          },
+          messages,
+          model: target,
+        })
+        expect(chatViolations(result.body, first)).toEqual([])
+        const kept = messages.map((m) =>
+          m.role === "assistant" ? { ...m, content: m.content.filter((b) => b.type !== "image") } : m,
+        )
+        expect(lostContent(kept, result.body, { ids: !xml, images: false })).toEqual([])
+      }),
+      { numRuns: 300 },
+    )
   })
 })

@@ -15,6 +15,7 @@ import { toOpenAIChatTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeResult } from "../encode.js"
 import {
   applyStream,
+  CHAT_TURNS,
   type ChatMessage,
   chatToolChoice,
   compatFor,
@@ -23,6 +24,7 @@ import {
   type OpenAIChatRequest,
 } from "../openai-chat/encode.js"
 import { prepareHistory } from "../portability.js"
+import { repairTurns } from "../turns.js"
 
 /** A DeepSeek chat request body: OpenAI Chat's, plus the thinking switch. */
 export type DeepSeekRequest = OpenAIChatRequest & { thinking?: { type: "enabled" | "disabled" } }
@@ -50,7 +52,8 @@ export function encodeDeepSeek(input: EncodeInput): EncodeResult<DeepSeekRequest
   let messages: ChatMessage[] = []
   if (input.prompt.text) messages.push({ role: "system", content: input.prompt.text })
   messages.push(...encodeChatMessages(prepared.messages, compat, diagnostics))
-  if (rule === "strip-and-merge") messages = mergeSameRole(messages.map(withoutReasoning))
+  const strict = rule === "strip-and-merge"
+  if (strict) messages = messages.map(withoutReasoning)
   else {
     const filled = echoInToolTurns(messages)
     if (filled > 0)
@@ -62,6 +65,22 @@ export function encodeDeepSeek(input: EncodeInput): EncodeResult<DeepSeekRequest
         ),
       )
   }
+  // An assistant message that held only reasoning is empty once its reasoning is left out.
+  const kept = messages.filter((m) => !isEmptyAssistant(m))
+  if (kept.length < messages.length) {
+    const n = messages.length - kept.length
+    diagnostics.push(
+      diagnostic(
+        "info",
+        "reasoning-only-dropped",
+        `${n} assistant message${n === 1 ? "" : "s"} with only reasoning not sent`,
+      ),
+    )
+  }
+  // R1 wants the user first after the system prompt and no two user or assistant messages in a row.
+  const turns = repairTurns(kept, { ...CHAT_TURNS, ...(strict ? { merge: mergeTwo } : {}), userFirst: strict })
+  messages = turns.messages
+  diagnostics.push(...turns.diagnostics)
 
   const body: DeepSeekRequest = { model: input.model.id, messages }
   if (native) {
@@ -86,6 +105,17 @@ function withoutReasoning(message: ChatMessage): ChatMessage {
   return rest as ChatMessage
 }
 
+/** An assistant message with neither content nor calls (reasoning alone does not make an answer). */
+function isEmptyAssistant(m: ChatMessage): boolean {
+  if (m.role !== "assistant" || (m.tool_calls?.length ?? 0) > 0) return false
+  return (
+    m.content === null ||
+    m.content === undefined ||
+    m.content === "" ||
+    (Array.isArray(m.content) && m.content.length === 0)
+  )
+}
+
 /** Gives every assistant message of a tool-calling turn its reasoning; drops it elsewhere. Returns how many were empty. */
 function echoInToolTurns(messages: ChatMessage[]): number {
   let filled = 0
@@ -108,18 +138,7 @@ function echoInToolTurns(messages: ChatMessage[]): number {
   return filled
 }
 
-/** Joins successive user or assistant messages into one (tool messages stay as they are). */
-function mergeSameRole(messages: ChatMessage[]): ChatMessage[] {
-  const out: ChatMessage[] = []
-  for (const message of messages) {
-    const last = out[out.length - 1]
-    if (last && last.role === message.role && (message.role === "user" || message.role === "assistant")) {
-      out[out.length - 1] = mergeTwo(last, message)
-    } else out.push(message)
-  }
-  return out
-}
-
+/** Joins two successive user or assistant messages into one. */
 function mergeTwo(a: ChatMessage, b: ChatMessage): ChatMessage {
   const content = mergeContent(a.content, b.content)
   if (a.role === "assistant" && b.role === "assistant") {

@@ -1,10 +1,13 @@
 import { GoogleGenAI } from "@google/genai"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
 import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
+import { anyHistory, geminiViolations, lostContent } from "../../../test/fixtures/providers/requests/sequence-rules.js"
 import type { Message } from "../../history/message.js"
 import { resolveModel } from "../../models/resolve.js"
 import type { EncodeInput, ThinkingOptions } from "../encode.js"
+import { CONTINUATION_TEXT } from "../turns.js"
 import { encodeGemini, geminiGeneration, PLACEHOLDER_THOUGHT_SIGNATURE } from "./encode.js"
 
 const model = fixtureModel("gemini")
@@ -123,6 +126,61 @@ describe("Gemini request bodies", () => {
     })
     expect(geminiGeneration({ id: "gemini-3.1-flash" })).toBe(3)
     expect(geminiGeneration({ id: "models/gemini-2.0-flash" })).toBe(2)
+  })
+})
+
+describe("the content sequence Gemini accepts", () => {
+  const plain = { text: "system", tools: [] }
+
+  it("starts with a user turn when the history starts with a model function call, and says so", () => {
+    const messages: Message[] = [
+      { id: "a", role: "assistant", ts: 1, content: [{ type: "tool_use", id: "c", name: "read_file", input: {} }] },
+      { id: "r", role: "user", ts: 2, content: [{ type: "tool_result", toolUseId: "c", content: "text" }] },
+    ]
+    const result = encodeGemini(input({ messages, prompt: plain }))
+    expect(result.body.contents.map((c) => c.role)).toEqual(["user", "model", "user"])
+    expect(result.body.contents[0]).toEqual({ role: "user", parts: [{ text: CONTINUATION_TEXT }] })
+    expect(geminiViolations(result.body as Parameters<typeof geminiViolations>[0])).toEqual([])
+    expect(result.diagnostics.map((d) => d.code)).toContain("user-turn-inserted")
+  })
+
+  it("sends a user turn when nothing in the history can be sent", () => {
+    const messages: Message[] = [{ id: "u", role: "user", ts: 1, content: [{ type: "text", text: "" }] }]
+    const result = encodeGemini(input({ messages, prompt: plain }))
+    expect(result.body.contents).toEqual([{ role: "user", parts: [{ text: CONTINUATION_TEXT }] }])
+  })
+
+  it("keeps an image of a model turn as inline data", () => {
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "draw" }] },
+      { id: "a", role: "assistant", ts: 2, content: [{ type: "image", mediaType: "image/png", data: "aW1n" }] },
+    ]
+    const result = encodeGemini(input({ messages, prompt: plain }))
+    expect(result.body.contents[1]).toEqual({
+      role: "model",
+      parts: [{ inlineData: { mimeType: "image/png", data: "aW1n" } }],
+    })
+  })
+
+  it("for any history: a valid sequence and no content lost", () => {
+    const { prompt } = mixedHistory()
+    fc.assert(
+      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), (messages, xml, context) => {
+        const result = encodeGemini({
+          prompt: {
+            ...prompt,
+            contextMessage: context ? prompt.contextMessage : undefined,
+            toolCalling: xml ? "xml" : "native",
+          },
+          messages,
+          model,
+        })
+        expect(geminiViolations(result.body as Parameters<typeof geminiViolations>[0])).toEqual([])
+        // Gemini calls and responses carry names, not ids.
+        expect(lostContent(messages, result.body, { ids: false })).toEqual([])
+      }),
+      { numRuns: 400 },
+    )
   })
 })
 

@@ -22,6 +22,7 @@ import type { ModelInfo } from "../../models/types.js"
 import { toGeminiTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
 import { prepareHistory } from "../portability.js"
+import { repairTurns } from "../turns.js"
 
 /** A generateContent request body (REST form), built from the official SDK's types. */
 export interface GeminiRequest {
@@ -53,18 +54,23 @@ export function encodeGemini(input: EncodeInput): EncodeResult<GeminiRequest> {
   const gen3 = geminiGeneration(input.model) >= 3
 
   const names = new Map<string, string>()
-  const contents: Content[] = []
+  const encoded: Content[] = []
   let placeholders = 0
   for (const message of prepared.messages) {
     const parts = message.role === "user" ? userParts(message, names) : modelParts(message, names)
     if (parts.length === 0) continue
     if (gen3 && message.role === "assistant") placeholders += addPlaceholder(parts)
-    const role = message.role === "user" ? "user" : "model"
-    // Turns alternate: a message left next to one of the same role (an empty one was skipped) joins it.
-    const last = contents[contents.length - 1]
-    if (last?.role === role) last.parts = [...(last.parts ?? []), ...parts]
-    else contents.push({ role, parts })
+    encoded.push({ role: message.role === "user" ? "user" : "model", parts })
   }
+  // Turns alternate and the first is the user's; a function call turn then always follows a user turn.
+  const turns = repairTurns(encoded, {
+    roleOf: (c) => (c.role === "model" ? "assistant" : "user"),
+    userTurn: (text) => ({ role: "user", parts: [{ text }] }),
+    merge: (a, b) => ({ role: a.role, parts: [...(a.parts ?? []), ...(b.parts ?? [])] }),
+    userFirst: true,
+  })
+  const contents = turns.messages
+  diagnostics.push(...turns.diagnostics)
   if (placeholders > 0)
     diagnostics.push(
       diagnostic(
@@ -121,6 +127,9 @@ function modelParts(message: Message, names: Map<string, string>): Part[] {
   for (const block of message.content) {
     if (block.type === "text") {
       if (block.text !== "") parts.push(take({ text: block.text }))
+    } else if (block.type === "image") {
+      // Model turns take inline data too (models that draw answer with it).
+      parts.push(take({ inlineData: { mimeType: block.mediaType, data: block.data } }))
     } else if (block.type === "thinking") {
       if (block.text === "") pending = block.signature ?? pending
       else if (block.signature) parts.push(take({ text: block.text, thought: true, thoughtSignature: block.signature }))

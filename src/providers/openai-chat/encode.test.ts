@@ -1,3 +1,4 @@
+import fc from "fast-check"
 import OpenAI from "openai"
 import type {
   ChatCompletionCreateParamsBase,
@@ -7,10 +8,12 @@ import { describe, expect, expectTypeOf, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
 import { openapiErrors } from "../../../test/fixtures/providers/requests/openapi.js"
 import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
+import { anyHistory, chatViolations, lostContent } from "../../../test/fixtures/providers/requests/sequence-rules.js"
 import type { Message } from "../../history/message.js"
 import { resolveModel } from "../../models/resolve.js"
 import type { ModelInfo } from "../../models/types.js"
 import type { EncodeInput, ThinkingOptions } from "../encode.js"
+import { CONTINUATION_TEXT } from "../turns.js"
 import { compatFor, encodeOpenAIChat } from "./encode.js"
 
 const model = fixtureModel("openai-chat")
@@ -174,5 +177,49 @@ describe("reasoning efforts fitted to the model's catalog rules", () => {
     expect(effort("gpt-5.2", { effort: "xhigh" }).sent).toBe("xhigh")
     expect(effort("gpt-5.2", { effort: "max" }).sent).toBe("xhigh")
     expect(effort("o1", { effort: "max" }).sent).toBe("high")
+  })
+})
+
+describe("the message sequence OpenAI Chat accepts", () => {
+  it("sends a user turn when nothing in the history can be sent and there is no system prompt", () => {
+    const messages: Message[] = [{ id: "u", role: "user", ts: 1, content: [{ type: "text", text: "\n" }] }]
+    const result = encodeOpenAIChat(input({ messages, prompt: { text: "", tools: [] } }))
+    expect(result.body.messages).toEqual([{ role: "user", content: CONTINUATION_TEXT }])
+    expect(result.diagnostics.map((d) => d.code)).toContain("user-turn-inserted")
+  })
+
+  it("reports the images of an assistant message it cannot send", () => {
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "draw" }] },
+      { id: "a", role: "assistant", ts: 2, content: [{ type: "image", mediaType: "image/png", data: "aW1n" }] },
+    ]
+    const result = encodeOpenAIChat(input({ messages, prompt: { text: "", tools: [] } }))
+    expect(result.body.messages).toEqual([{ role: "user", content: "draw" }])
+    expect(result.diagnostics.map((d) => d.code)).toContain("assistant-image-dropped")
+  })
+
+  it("for any history: a valid sequence, valid against the OpenAPI document, and no content lost", () => {
+    const { prompt } = mixedHistory()
+    fc.assert(
+      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), fc.boolean(), (messages, xml, system, context) => {
+        const result = encodeOpenAIChat({
+          prompt: {
+            ...prompt,
+            text: system ? prompt.text : "",
+            contextMessage: context ? prompt.contextMessage : undefined,
+            toolCalling: xml ? "xml" : "native",
+          },
+          messages,
+          model,
+        })
+        expect(chatViolations(result.body)).toEqual([])
+        expect(openapiErrors("CreateChatCompletionRequest", result.body)).toEqual([])
+        const kept = messages.map((m) =>
+          m.role === "assistant" ? { ...m, content: m.content.filter((b) => b.type !== "image") } : m,
+        )
+        expect(lostContent(kept, result.body, { ids: !xml })).toEqual([])
+      }),
+      { numRuns: 300 },
+    )
   })
 })

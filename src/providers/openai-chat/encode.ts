@@ -20,6 +20,7 @@ import type { ModelInfo } from "../../models/types.js"
 import { toOpenAIChatTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
 import { prepareHistory } from "../portability.js"
+import { repairTurns, type TurnRole } from "../turns.js"
 
 /** How an OpenAI-compatible server differs from OpenAI's own API. Unset fields follow the provider's preset. */
 export interface OpenAICompat {
@@ -76,9 +77,13 @@ export function encodeOpenAIChat(input: EncodeInput): EncodeResult<OpenAIChatReq
   const diagnostics: Diagnostic[] = [...prepared.diagnostics]
   const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
 
-  const messages: ChatMessage[] = []
-  if (input.prompt.text) messages.push({ role: compat.systemRole, content: input.prompt.text })
-  messages.push(...encodeChatMessages(prepared.messages, compat, diagnostics))
+  const encoded: ChatMessage[] = []
+  if (input.prompt.text) encoded.push({ role: compat.systemRole, content: input.prompt.text })
+  encoded.push(...encodeChatMessages(prepared.messages, compat, diagnostics))
+  // Any order of turns is accepted; only a request without a single message is not.
+  const turns = repairTurns(encoded, { ...CHAT_TURNS, userFirst: false })
+  const messages = turns.messages
+  diagnostics.push(...turns.diagnostics)
 
   const body: OpenAIChatRequest = { model: input.model.id, messages }
   if (native) {
@@ -94,6 +99,12 @@ export function encodeOpenAIChat(input: EncodeInput): EncodeResult<OpenAIChatReq
   return { body, diagnostics, breakpoints: [] }
 }
 
+/** How turn repairs read Chat Completions messages: system, developer and tool messages are no turn. */
+export const CHAT_TURNS = {
+  roleOf: (m: ChatMessage): TurnRole => (m.role === "user" || m.role === "assistant" ? m.role : "other"),
+  userTurn: (text: string): ChatMessage => ({ role: "user", content: text }),
+}
+
 /** History messages as Chat Completions messages (shared with the DeepSeek encoder). */
 export function encodeChatMessages(
   history: readonly Message[],
@@ -102,14 +113,28 @@ export function encodeChatMessages(
 ): ChatMessage[] {
   const out: ChatMessage[] = []
   const names = new Map<string, string>()
+  let images = 0
   for (const message of history) {
     if (message.role === "assistant") {
       const encoded = encodeAssistant(message, compat)
-      for (const b of message.content) if (b.type === "tool_use") names.set(b.id, b.name)
+      for (const b of message.content) {
+        if (b.type === "tool_use") names.set(b.id, b.name)
+        if (b.type === "image") images++
+      }
       if (encoded) out.push(encoded)
     } else out.push(...encodeUser(message, compat, names, diagnostics))
   }
+  if (images > 0) diagnostics.push(assistantImagesDropped(images))
   return out
+}
+
+/** The report of images in assistant messages, which OpenAI's assistant messages cannot carry (shared with Responses). */
+export function assistantImagesDropped(n: number): Diagnostic {
+  return diagnostic(
+    "warning",
+    "assistant-image-dropped",
+    `${n} image${n === 1 ? "" : "s"} in assistant messages not sent: assistant messages carry text only`,
+  )
 }
 
 function encodeAssistant(message: Message, compat: Required<OpenAICompat>): ChatMessage | undefined {

@@ -1,3 +1,4 @@
+import fc from "fast-check"
 import OpenAI from "openai"
 import type {
   ResponseCreateParamsBase,
@@ -8,9 +9,15 @@ import { describe, expect, expectTypeOf, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
 import { openapiErrors } from "../../../test/fixtures/providers/requests/openapi.js"
 import { startReplayServer, streamLines } from "../../../test/fixtures/providers/requests/replay-server.js"
+import {
+  anyHistory,
+  lostContent,
+  responsesViolations,
+} from "../../../test/fixtures/providers/requests/sequence-rules.js"
 import type { Message } from "../../history/message.js"
 import { resolveModel } from "../../models/resolve.js"
 import type { EncodeInput, ThinkingOptions } from "../encode.js"
+import { CONTINUATION_TEXT } from "../turns.js"
 import { encodeOpenAIResponses } from "./encode.js"
 
 const model = fixtureModel("openai-responses")
@@ -132,5 +139,63 @@ describe("reasoning efforts fitted to the model's catalog rules", () => {
     expect(reasoning("o4-mini", { effort: "xhigh" }).sent).toEqual({ effort: "high", summary: "auto" })
     expect(reasoning("gpt-5.1", { effort: "minimal" }).sent).toEqual({ effort: "low", summary: "auto" })
     expect(reasoning("gpt-5.4", { effort: "xhigh" })).toEqual({ sent: { effort: "xhigh", summary: "auto" }, codes: [] })
+  })
+})
+
+describe("the input items OpenAI Responses accepts", () => {
+  const reasoning = (id: string) => ({ type: "thinking" as const, text: "why", id, signature: "ZW5j", model: model.id })
+
+  it("sends no reasoning item that no output of its turn follows", () => {
+    const messages: Message[] = [
+      { id: "u", role: "user", ts: 1, content: [{ type: "text", text: "hi" }] },
+      // Text first, then reasoning: nothing follows the reasoning item. Then reasoning and only blank text.
+      { id: "a", role: "assistant", ts: 2, content: [{ type: "text", text: "hello" }, reasoning("rs_1")] },
+      { id: "u2", role: "user", ts: 3, content: [{ type: "text", text: "and?" }] },
+      { id: "b", role: "assistant", ts: 4, content: [reasoning("rs_2"), { type: "text", text: "\n\n" }] },
+      { id: "u3", role: "user", ts: 5, content: [{ type: "text", text: "well?" }] },
+    ]
+    const result = encodeOpenAIResponses(input({ messages, prompt: { text: "", tools: [] } }))
+    expect(responsesViolations(result.body)).toEqual([])
+    expect(JSON.stringify(result.body.input)).not.toContain("rs_")
+    expect(result.diagnostics.map((d) => d.code)).toContain("reasoning-without-output")
+  })
+
+  it("sends a user turn when nothing in the history can be sent", () => {
+    const messages: Message[] = [{ id: "u", role: "user", ts: 1, content: [{ type: "text", text: " " }] }]
+    const result = encodeOpenAIResponses(input({ messages, prompt: { text: "", tools: [] } }))
+    expect(result.body.input).toEqual([
+      { type: "message", role: "user", content: [{ type: "input_text", text: CONTINUATION_TEXT }] },
+    ])
+  })
+
+  it("for any history: a valid sequence, valid against the OpenAPI document, and no content lost", () => {
+    const { prompt } = mixedHistory()
+    const withIds = anyHistory(model.id).map((history) =>
+      history.map((m, i) => ({
+        ...m,
+        content: m.content.map((b, j) => (b.type === "thinking" && b.signature ? { ...b, id: `rs_${i}_${j}` } : b)),
+      })),
+    )
+    fc.assert(
+      fc.property(withIds, fc.boolean(), fc.boolean(), (messages, xml, context) => {
+        const result = encodeOpenAIResponses({
+          prompt: {
+            ...prompt,
+            contextMessage: context ? prompt.contextMessage : undefined,
+            toolCalling: xml ? "xml" : "native",
+          },
+          messages,
+          model,
+          options: { thinking: { effort: "low" } },
+        })
+        expect(responsesViolations(result.body)).toEqual([])
+        expect(openapiErrors("CreateResponse", result.body)).toEqual([])
+        const kept = messages.map((m) =>
+          m.role === "assistant" ? { ...m, content: m.content.filter((b) => b.type !== "image") } : m,
+        )
+        expect(lostContent(kept, result.body, { ids: !xml })).toEqual([])
+      }),
+      { numRuns: 300 },
+    )
   })
 })

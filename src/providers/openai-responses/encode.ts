@@ -16,8 +16,10 @@ import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { ImageBlock, Message, TextBlock } from "../../history/message.js"
 import { toOpenAIResponsesTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeOptions, EncodeResult } from "../encode.js"
-import { applyPromptCache, effortFor } from "../openai-chat/encode.js"
+
+import { applyPromptCache, assistantImagesDropped, effortFor } from "../openai-chat/encode.js"
 import { prepareHistory } from "../portability.js"
+import { repairTurns } from "../turns.js"
 
 /** A Responses API request body, as the official SDK types it. */
 export type OpenAIResponsesRequest = ResponseCreateParamsBase
@@ -30,11 +32,15 @@ export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIRe
   const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
   const store = options.store ?? false
 
-  const items: ResponseInputItem[] = []
+  const encoded: ResponseInputItem[] = []
   let dropped = 0
+  let images = 0
   for (const message of prepared.messages) {
-    if (message.role === "user") items.push(...encodeUser(message))
-    else dropped += encodeAssistant(message, items)
+    if (message.role === "user") encoded.push(...encodeUser(message))
+    else {
+      dropped += encodeAssistant(message, encoded)
+      images += message.content.filter((b) => b.type === "image").length
+    }
   }
   if (dropped > 0)
     diagnostics.push(
@@ -44,6 +50,25 @@ export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIRe
         `${dropped} thinking block${dropped === 1 ? "" : "s"} without a reasoning item id and encrypted content not sent`,
       ),
     )
+  if (images > 0) diagnostics.push(assistantImagesDropped(images))
+  const unpaired = dropUnpairedReasoning(encoded)
+  if (unpaired > 0)
+    diagnostics.push(
+      diagnostic(
+        "info",
+        "reasoning-without-output",
+        `${unpaired} reasoning item${unpaired === 1 ? "" : "s"} not sent: no message or function call of the same turn follows`,
+      ),
+    )
+  // Any order of items is accepted; only an empty input is not.
+  const turns = repairTurns(encoded, {
+    roleOf: (item) =>
+      "role" in item && item.role === "user" ? "user" : item.type === "function_call_output" ? "other" : "assistant",
+    userTurn: (text): ResponseInputItem => ({ type: "message", role: "user", content: [{ type: "input_text", text }] }),
+    userFirst: false,
+  })
+  const items = turns.messages
+  diagnostics.push(...turns.diagnostics)
 
   const body: OpenAIResponsesRequest = { model: input.model.id }
   if (input.prompt.text) body.instructions = input.prompt.text
@@ -131,6 +156,26 @@ function encodeAssistant(message: Message, items: ResponseInputItem[]): number {
   }
   flush()
   return dropped
+}
+
+/**
+ * Removes reasoning items that no output item of their turn follows (a turn whose text was blank, or that
+ * ended in thinking): the API refuses a reasoning item without its following message or function call.
+ * Returns how many were removed.
+ */
+function dropUnpairedReasoning(items: ResponseInputItem[]): number {
+  let removed = 0
+  let followed = false
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!
+    if (item.type === "reasoning") {
+      if (!followed) {
+        items.splice(i, 1)
+        removed++
+      }
+    } else followed = item.type === "function_call" || (item.type === "message" && item.role === "assistant")
+  }
+  return removed
 }
 
 function imagePart(block: ImageBlock): ResponseInputImage {
