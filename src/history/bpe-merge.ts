@@ -9,14 +9,17 @@
  * the pair before it, which are pushed again under a new stamp (older heap entries are skipped).
  */
 
+const PAIR_SLOTS = 1 << 16
+const PAIR_SLOTS_MASK = PAIR_SLOTS - 1
+
 /** Bytes → rank lookup of one encoding, mirroring gpt-tokenizer's lookup rules. */
 export class RankTable {
   /** Latin-1 string of a token's bytes → its rank (unreachable entries left out, see `from`). */
   private readonly byBytes = new Map<string, number>()
   /** A token's bytes as a Latin-1 string, by rank. */
   private readonly bytesOf: string[] = []
-  /** Merged rank of a pair of ranks (−1: not a token), memoized. */
-  private readonly pairs = new Map<number, number>()
+  /** Recent pairs: left rank, right rank, merged rank (−1: not a token), by slot. */
+  private readonly pairs = new Int32Array(PAIR_SLOTS * 3).fill(-1)
   /** Rank of each single byte. */
   readonly byteRank = new Int32Array(256)
 
@@ -64,12 +67,14 @@ export class RankTable {
 
   /** Rank of the token made of token `left` followed by token `right`, or −1. */
   pair(left: number, right: number): number {
-    const id = left * 0x40000 + right
-    const hit = this.pairs.get(id)
-    if (hit !== undefined) return hit
+    // A direct-mapped cache in front of the byte-string lookup (runs and repeated words hit it).
+    const slot = ((left * 31 + right) & PAIR_SLOTS_MASK) * 3
+    const cache = this.pairs
+    if (cache[slot] === left && cache[slot + 1] === right) return cache[slot + 2]!
     const rank = this.lookup((this.bytesOf[left] ?? "") + (this.bytesOf[right] ?? "")) ?? -1
-    if (this.pairs.size >= 1 << 20) this.pairs.clear()
-    this.pairs.set(id, rank)
+    cache[slot] = left
+    cache[slot + 1] = right
+    cache[slot + 2] = rank
     return rank
   }
 }
@@ -95,12 +100,12 @@ export function mergeCount(bytes: Uint8Array, table: RankTable): number {
   const prev = new Int32Array(n)
   /** Stamp of the pair starting at each part; −1 once the part was merged into its left neighbour. */
   const stamp = new Int32Array(n)
-  const heap = new PairHeap(2 * n)
+  const queue = new PairQueue()
   const offer = (left: number): void => {
     const right = next[left]!
     if (right >= n) return
     const rank = table.pair(token[left]!, token[right]!)
-    if (rank >= 0) heap.push(rank, left, stamp[left]!)
+    if (rank >= 0) queue.push(rank, left, stamp[left]!)
   }
   for (let i = 0; i < n; i++) {
     token[i] = table.byteRank[bytes[i]!]!
@@ -110,12 +115,9 @@ export function mergeCount(bytes: Uint8Array, table: RankTable): number {
   for (let i = 0; i < n - 1; i++) offer(i)
 
   let parts = n
-  while (heap.size > 0) {
-    const rank = heap.rank[0]!
-    const left = heap.left[0]!
-    const s = heap.stamp[0]!
-    heap.pop()
-    if (stamp[left] !== s) continue
+  while (queue.take()) {
+    const { rank, left } = queue
+    if (stamp[left] !== queue.stamp) continue
     const right = next[left]!
     token[left] = rank
     const after = next[right]!
@@ -132,6 +134,96 @@ export function mergeCount(bytes: Uint8Array, table: RankTable): number {
     }
   }
   return parts
+}
+
+/**
+ * Candidate pairs by (rank, left offset): one bucket per rank, ranks in a small heap. A bucket holds the
+ * pairs pushed in offset order as a plain array (the common case: the first pass pushes every pair from left
+ * to right) and the rest in a heap by offset, so that long runs are read in order instead of through one big
+ * heap. A merge never adds a pair of its own rank (the new pairs hold the merged token plus more bytes).
+ */
+class PairQueue {
+  private readonly buckets = new Map<number, Bucket>()
+  private readonly ranks = new PairHeap(64)
+  /** The pair `take` found. */
+  rank = 0
+  left = 0
+  stamp = 0
+
+  push(rank: number, left: number, stamp: number): void {
+    let bucket = this.buckets.get(rank)
+    if (!bucket) {
+      bucket = new Bucket()
+      this.buckets.set(rank, bucket)
+      this.ranks.push(rank, 0, 0)
+    }
+    bucket.push(left, stamp)
+  }
+
+  /** Moves the lowest pair (leftmost on ties) into `rank`, `left`, `stamp`; false when none is left. */
+  take(): boolean {
+    while (this.ranks.size > 0) {
+      const rank = this.ranks.rank[0]!
+      const bucket = this.buckets.get(rank)!
+      if (bucket.take()) {
+        this.rank = rank
+        this.left = bucket.left
+        this.stamp = bucket.stamp
+        return true
+      }
+      this.buckets.delete(rank)
+      this.ranks.pop()
+    }
+    return false
+  }
+}
+
+/** The pairs of one rank: an array in offset order plus a heap for pairs pushed out of order. */
+class Bucket {
+  private lefts = new Int32Array(8)
+  private stamps = new Int32Array(8)
+  private head = 0
+  private tail = 0
+  private late: PairHeap | undefined
+  left = 0
+  stamp = 0
+
+  push(left: number, stamp: number): void {
+    if (this.tail > this.head && left < this.lefts[this.tail - 1]!) {
+      this.late ??= new PairHeap(8)
+      this.late.push(0, left, stamp)
+      return
+    }
+    if (this.tail === this.lefts.length) {
+      // Drop what was read, then grow if still full.
+      const live = this.tail - this.head
+      const size = live * 2 >= this.lefts.length ? this.lefts.length * 2 : this.lefts.length
+      const lefts = new Int32Array(size)
+      lefts.set(this.lefts.subarray(this.head, this.tail))
+      const stamps = new Int32Array(size)
+      stamps.set(this.stamps.subarray(this.head, this.tail))
+      this.lefts = lefts
+      this.stamps = stamps
+      this.head = 0
+      this.tail = live
+    }
+    this.lefts[this.tail] = left
+    this.stamps[this.tail++] = stamp
+  }
+
+  take(): boolean {
+    const late = this.late !== undefined && this.late.size > 0 ? this.late : undefined
+    if (this.head < this.tail && (late === undefined || this.lefts[this.head]! < late.left[0]!)) {
+      this.left = this.lefts[this.head]!
+      this.stamp = this.stamps[this.head++]!
+      return true
+    }
+    if (late === undefined) return false
+    this.left = late.left[0]!
+    this.stamp = late.stamp[0]!
+    late.pop()
+    return true
+  }
 }
 
 /** A binary min-heap of candidate pairs ordered by (rank, left offset), in typed arrays. */
