@@ -1,8 +1,9 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { dedupFileReads, dedupNotice } from "./dedup.js"
-import { fileElements, replaceFileElements } from "./file-elements.js"
+import { fileElements, namedElements, replaceFileElements } from "./file-elements.js"
 import type { Message } from "./message.js"
+import { INSTRUCTION_PATTERN, instructionsIn } from "./truncate.js"
 
 /** The regex dedup used before: same elements, but quadratic on unclosed open tags. */
 const regexOf = (tag: string) => new RegExp(`<${tag} path="([^"]+)">([\\s\\S]*?)<\\/${tag}>`, "g")
@@ -59,5 +60,41 @@ describe("fileElements", () => {
       type: "text",
       text: `<file_content path="a.ts">${dedupNotice("a.ts")}</file_content>`,
     })
+  })
+})
+
+const instructionFragment = fc.constantFrom(
+  "<instructions>",
+  '<instructions path="a.md">',
+  "<instructionsX>",
+  "<project_instructions>",
+  "</instructions>",
+  "</project_instructions>",
+  "<instructions",
+  ">",
+  "rule ",
+  "<",
+)
+const instructionText = fc.array(instructionFragment, { maxLength: 40 }).map((parts) => parts.join(""))
+
+describe("namedElements", () => {
+  it("finds the same elements as the instruction regex", () => {
+    fc.assert(
+      fc.property(instructionText, (t) => {
+        const regex = [...t.matchAll(new RegExp(INSTRUCTION_PATTERN.source, "g"))].map((m) => m[0])
+        expect(namedElements(t, ["project_instructions", "instructions"])).toEqual(regex)
+      }),
+      { numRuns: 400 },
+    )
+  })
+
+  it("finds instructions after a megabyte of unclosed open tags, and many distinct ones (was quadratic)", () => {
+    const user = (text: string): Message => ({ id: "u", role: "user", ts: 0, content: [{ type: "text", text }] })
+    const unclosed = "<instructions>x".repeat(70_000)
+    expect(instructionsIn([user(`${unclosed}<project_instructions>keep</project_instructions>`)])).toEqual([
+      "<project_instructions>keep</project_instructions>",
+    ])
+    const many = Array.from({ length: 30_000 }, (_, i) => `<instructions>${i}</instructions>`)
+    expect(instructionsIn([user(many.join("")), user(many.join(""))])).toEqual(many)
   })
 })

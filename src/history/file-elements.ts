@@ -45,3 +45,35 @@ export function replaceFileElements(
   }
   return at === 0 ? text : out + text.slice(at)
 }
+
+/**
+ * The `<name …>…</name>` elements of a text (name one of `names`), each closed by the first matching close
+ * tag, in order: what `/<(a|b)\b[^>]*>[\s\S]*?<\/\1>/g` matches, in linear time. The regex rescans the rest
+ * of the text for every open tag that is never closed; here a name without a close tag after some point is
+ * skipped from there on, and the next `>` is looked up once per stretch of text.
+ */
+export function namedElements(text: string, names: readonly string[]): string[] {
+  const out: string[] = []
+  const open = new RegExp(`<(${names.join("|")})\\b`, "g")
+  const unclosed = new Set<string>()
+  let gt = -1
+  for (;;) {
+    const m = open.exec(text)
+    if (!m) break
+    const name = m[1]!
+    if (unclosed.has(name)) continue
+    const afterName = m.index + m[0].length
+    if (gt < afterName) gt = text.indexOf(">", afterName)
+    if (gt < 0) break
+    const close = `</${name}>`
+    const closeAt = text.indexOf(close, gt + 1)
+    if (closeAt < 0) {
+      unclosed.add(name)
+      continue
+    }
+    const end = closeAt + close.length
+    out.push(text.slice(m.index, end))
+    open.lastIndex = end
+  }
+  return out
+}
