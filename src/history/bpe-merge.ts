@@ -4,9 +4,9 @@
  *
  * The reference merges, again and again, the adjacent pair of parts whose joined bytes have the lowest
  * rank, the leftmost one on ties, and stops when no adjacent pair is a token. Here the parts are a linked
- * list over byte offsets and the candidate pairs sit in a binary heap keyed by (rank, offset of the left
- * part), so the heap minimum is exactly the reference's choice; a merge changes only the pair it makes and
- * the pair before it, which are pushed again under a new stamp (older heap entries are skipped).
+ * list over byte offsets and the candidate pairs sit in a queue ordered by (rank, offset of the left part)
+ * (`PairQueue`), so the first pair taken is exactly the reference's choice; a merge changes only the pair it
+ * makes and the pair before it, which are pushed again under a new stamp (older entries are skipped).
  */
 
 const PAIR_SLOTS = 1 << 16
