@@ -1,4 +1,5 @@
 import type { BlockEdit } from "./edits.js"
+import { type FileElement, fileElements, replaceFileElements } from "./file-elements.js"
 import { type Block, type Message, type TextBlock, textOf } from "./message.js"
 
 /**
@@ -33,8 +34,6 @@ export function dedupNotice(path: string): string {
   return `[promptline: an older copy of ${path} was removed here; a newer copy of this file appears later in the conversation]`
 }
 
-const MENTION = /<file_content path="([^"]+)">([\s\S]*?)<\/file_content>/g
-const FINAL = /<final_file_content path="([^"]+)">([\s\S]*?)<\/final_file_content>/g
 const CLINE_READ = /^\[read_file for '([^']+)'\] Result:/
 
 function rangeOf(input: Record<string, unknown>): string | undefined {
@@ -69,9 +68,10 @@ function occurrences(view: readonly Message[], readTools: ReadonlySet<string>): 
         out.push({ message: mi, block: bi, path: cline[1]!, where: "cline" })
         return
       }
-      for (const match of text.matchAll(MENTION))
-        out.push({ message: mi, block: bi, path: match[1]!, where: "mention" })
-      for (const match of text.matchAll(FINAL)) out.push({ message: mi, block: bi, path: match[1]!, where: "final" })
+      for (const e of fileElements(text, "file_content"))
+        out.push({ message: mi, block: bi, path: e.path, where: "mention" })
+      for (const e of fileElements(text, "final_file_content"))
+        out.push({ message: mi, block: bi, path: e.path, where: "final" })
     })
   })
   return out
@@ -79,9 +79,17 @@ function occurrences(view: readonly Message[], readTools: ReadonlySet<string>): 
 
 /** Replaces the content of the file elements for `paths` inside a text with the notice. */
 function replaceElements(text: string, paths: ReadonlySet<string>): string {
-  const swap = (tag: string) => (whole: string, path: string, inner: string) =>
-    paths.has(path) && inner !== dedupNotice(path) ? `<${tag} path="${path}">${dedupNotice(path)}</${tag}>` : whole
-  return text.replace(MENTION, swap("file_content")).replace(FINAL, swap("final_file_content"))
+  const swap =
+    (tag: string) =>
+    ({ path, inner }: FileElement): string | undefined =>
+      paths.has(path) && inner !== dedupNotice(path)
+        ? `<${tag} path="${path}">${dedupNotice(path)}</${tag}>`
+        : undefined
+  return replaceFileElements(
+    replaceFileElements(text, "file_content", swap("file_content")),
+    "final_file_content",
+    swap("final_file_content"),
+  )
 }
 
 /** Makes the edits that replace older copies of files with a notice; already-replaced copies are skipped. */

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto"
 import type { TokenizerFamily, WireFormat } from "../models/types.js"
+import { RankTable } from "./bpe-merge.js"
+import { countWithLongPieces, MAX_PIECE } from "./long-pieces.js"
 import { type Block, type Message, textOf } from "./message.js"
 
 /**
@@ -62,17 +64,34 @@ export interface Encoders {
   cl100k: EncodingCounter
 }
 
-/** Loads gpt-tokenizer's o200k and cl100k encoders (about 0.2–1 s the first time in a process). */
+/**
+ * Loads gpt-tokenizer's o200k and cl100k encoders (about 0.2–1 s the first time in a process). Counts are
+ * exact and O(n log n) for every text: pieces longer than MAX_PIECE bypass gpt-tokenizer's quadratic merge
+ * loop (see long-pieces.ts); each encoding's rank table is built the first time it meets such a piece.
+ */
 export async function loadEncoders(): Promise<Encoders> {
-  const [o200k, cl100k] = await Promise.all([
-    import("gpt-tokenizer/encoding/o200k_base"),
-    import("gpt-tokenizer/encoding/cl100k_base"),
-  ])
+  const [o200k, cl100k, o200kRanks, cl100kRanks, { O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX }] =
+    await Promise.all([
+      import("gpt-tokenizer/encoding/o200k_base"),
+      import("gpt-tokenizer/encoding/cl100k_base"),
+      import("gpt-tokenizer/bpeRanks/o200k_base"),
+      import("gpt-tokenizer/bpeRanks/cl100k_base"),
+      import("gpt-tokenizer/encodingParams/constants"),
+    ])
   // Special-token text (e.g. `<|endoftext|>` inside a file) is counted as ordinary text.
   const plain = { disallowedSpecial: new Set<string>() }
+  const encoding = (
+    count: (text: string) => number,
+    split: RegExp,
+    ranks: readonly (string | readonly number[])[],
+  ): EncodingCounter => {
+    let table: RankTable | undefined
+    const long = { exact: count, split, table: () => (table ??= RankTable.from(ranks)), maxPiece: MAX_PIECE }
+    return (text) => countWithLongPieces(text, long)
+  }
   return {
-    o200k: (text) => o200k.countTokens(text, plain),
-    cl100k: (text) => cl100k.countTokens(text, plain),
+    o200k: encoding((text) => o200k.countTokens(text, plain), O200K_TOKEN_SPLIT_REGEX, o200kRanks.default),
+    cl100k: encoding((text) => cl100k.countTokens(text, plain), CL100K_TOKEN_SPLIT_REGEX, cl100kRanks.default),
   }
 }
 

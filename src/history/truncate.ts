@@ -1,4 +1,5 @@
 import type { AppendEdit, TruncationEdit } from "./edits.js"
+import { namedElements } from "./file-elements.js"
 import type { Message } from "./message.js"
 
 /**
@@ -93,16 +94,21 @@ export const INSTRUCTION_PATTERN = /<(project_instructions|instructions)\b[^>]*>
 
 /** The instruction elements inside the messages of a range, each distinct text once, in order. */
 export function instructionsIn(messages: readonly Message[], pattern: RegExp = INSTRUCTION_PATTERN): string[] {
-  const found: string[] = []
+  const found = new Set<string>()
   const re = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`)
+  // The default pattern is matched by a linear scan (the regex is quadratic on unclosed open tags).
+  const elements =
+    pattern === INSTRUCTION_PATTERN
+      ? (text: string) => namedElements(text, ["project_instructions", "instructions"])
+      : (text: string) => Array.from(text.matchAll(re), (match) => match[0])
   for (const m of messages) {
     if (m.role !== "user") continue
     for (const b of m.content) {
       if (b.type !== "text") continue
-      for (const match of b.text.matchAll(re)) if (!found.includes(match[0])) found.push(match[0])
+      for (const element of elements(b.text)) found.add(element)
     }
   }
-  return found
+  return [...found]
 }
 
 /**

@@ -1,0 +1,121 @@
+// bench/tokens: token counting time per MB of UTF-8 for normal text (the text of a generated agent history)
+// and for adversarial text made of one long pre-token piece (300k dashes, 1 MB of one letter, 1 MB of '中').
+// Ours: loadEncoders' o200k counter (exact, long pieces merged in O(m log m)). Peer: gpt-tokenizer's
+// countTokens, whose merge loop is quadratic in a piece's length; on adversarial input it runs on 20k and
+// 40k characters only (a megabyte would take hours), to show its growth next to ours on the same sizes.
+import { clearMergeCache, countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import { blockText, loadEncoders } from "../src/history/tokens.js"
+import { generateHistory } from "../test/fixtures/history/generate.js"
+import { type Benchmark, type Metric, median, sample } from "./harness.js"
+
+const MB = 1024 * 1024
+const plain = { disallowedSpecial: new Set<string>() }
+const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8")
+
+/** About 1 MB of the text an agent history carries: file reads, command output, edits, prose. */
+function normalText(): string {
+  const parts: string[] = []
+  let size = 0
+  for (const m of generateHistory({ messages: 2000, fileLines: 170, seed: 11 })) {
+    for (const b of m.content) {
+      const t = blockText(b)
+      parts.push(t)
+      size += utf8Bytes(t)
+    }
+    if (size >= MB) break
+  }
+  return parts.join("\n")
+}
+
+/** An adversarial input: one character repeated; `full` chars for ours, `small` for the peer's growth. */
+interface Adversarial {
+  label: string
+  char: string
+  full: number
+  small: number
+}
+
+const ADVERSARIAL: Adversarial[] = [
+  { label: "300k dashes", char: "-", full: 300_000, small: 20_000 },
+  { label: "1 MB of one letter", char: "a", full: MB, small: 20_000 },
+  { label: "1 MB of '中'", char: "中", full: Math.floor(MB / 3), small: 5_000 },
+]
+
+/** ms of one peer count on an empty merge cache (a warm cache would hold the whole piece's answer). */
+function peerMs(text: string): number {
+  clearMergeCache()
+  const t0 = process.hrtime.bigint()
+  countTokens(text, plain)
+  return Number(process.hrtime.bigint() - t0) / 1e6
+}
+
+/** Median ms of a few runs of `fn`. */
+async function ms(fn: () => unknown, iterations: number): Promise<number> {
+  return median(await sample(fn, iterations, 1)) / 1000
+}
+
+const tokens: Benchmark = {
+  name: "tokens",
+  async run(): Promise<Metric[]> {
+    const encoders = await loadEncoders()
+    const count = encoders.o200k
+    // Builds the o200k rank table (a one-time cost per process), measured on its own.
+    const t0 = process.hrtime.bigint()
+    count("-".repeat(1000))
+    const tableMs = Number(process.hrtime.bigint() - t0) / 1e6
+
+    const normal = normalText()
+    const normalMb = utf8Bytes(normal) / MB
+    const oursNormal = (await ms(() => count(normal), 5)) / normalMb
+    const peerNormal = (await ms(() => countTokens(normal, plain), 5)) / normalMb
+    const metrics: Metric[] = [
+      {
+        name: `normal text (${normalMb.toFixed(2)} MB), time per MB`,
+        unit: "ms/MB",
+        ours: oursNormal,
+        peer: { name: "gpt-tokenizer countTokens", value: peerNormal },
+        better: "lower",
+        target: "≤ 1.25x gpt-tokenizer (same counts; the long-piece check is the extra)",
+        met: oursNormal <= 1.25 * peerNormal,
+      },
+      { name: "o200k rank table, built on the first long piece", unit: "ms", ours: tableMs, better: "lower" },
+    ]
+    for (const a of ADVERSARIAL) {
+      const text = a.char.repeat(a.full)
+      const perMb = (await ms(() => count(text), 3)) / (utf8Bytes(text) / MB)
+      metrics.push({
+        name: `${a.label}, time per MB`,
+        unit: "ms/MB",
+        ours: perMb,
+        better: "lower",
+        target: `≤ 3x normal text per MB (${(perMb / oursNormal).toFixed(1)}x)`,
+        met: perMb <= 3 * oursNormal,
+      })
+      const small = a.char.repeat(a.small)
+      const double = a.char.repeat(2 * a.small)
+      const ours1 = await ms(() => count(small), 3)
+      const ours2 = await ms(() => count(double), 3)
+      const peer1 = peerMs(small)
+      const peer2 = peerMs(double)
+      metrics.push(
+        {
+          name: `${a.label}: ${(2 * a.small).toLocaleString("en-US")} chars`,
+          unit: "ms",
+          ours: ours2,
+          peer: { name: "gpt-tokenizer countTokens", value: peer2 },
+          better: "lower",
+        },
+        {
+          name: `${a.label}: time growth from ${a.small.toLocaleString("en-US")} to ${(2 * a.small).toLocaleString("en-US")} chars (linear 2x, quadratic 4x)`,
+          unit: "x",
+          ours: ours2 / ours1,
+          peer: { name: "gpt-tokenizer countTokens", value: peer2 / peer1 },
+          better: "lower",
+        },
+      )
+    }
+    return metrics
+  },
+}
+
+export default tokens
