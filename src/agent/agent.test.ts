@@ -175,6 +175,10 @@ describe("the agent loop", () => {
     expect(result.reason).toBe("completed")
     expect(events.filter((e) => e.type === "retry")).toHaveLength(1)
     expect(events.some((e) => e.type === "notice" && e.message.includes("context overflow"))).toBe(true)
+    // Each fit that edited the context is one summarized line with the tokens it freed, not a line per edit.
+    const notes = events.filter((e) => e.type === "notice" && e.message.startsWith("context")) as { message: string }[]
+    expect(notes.length).toBeGreaterThan(0)
+    for (const n of notes) expect(n.message).toMatch(/^context: \d+ [a-z]+(, \d+ [a-z]+)* edits?, [\d,]+ tokens freed$/)
     // The request after the overflow is much smaller than the one that overflowed (older copies of the
     // file read four times were replaced by a notice).
     const sizes = server.requests.map((r) => JSON.stringify(r.body).length)

@@ -88,6 +88,15 @@ function reportedTokens(message: string): number | undefined {
   return max >= 1000 ? max : undefined
 }
 
+/** One line for the edits a fit made: how many of each kind and the tokens they freed. */
+export function contextNote(fit: Pick<FitResult, "edits" | "tokens">): string {
+  const kinds = new Map<string, number>()
+  for (const e of fit.edits) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1)
+  const what = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(", ")
+  const freed = Math.max(0, fit.tokens.before - fit.tokens.after)
+  return `context: ${what} edit${fit.edits.length === 1 ? "" : "s"}, ${freed.toLocaleString("en-US")} tokens freed`
+}
+
 /**
  * The agent loop: build the prompt, fit the history, encode, send, decode, run the tools, append,
  * until the model completes, the turn limit is hit, or the run is aborted. Every message is appended
@@ -157,6 +166,8 @@ export class Agent {
       variant: built.variant,
       toolCalling: built.toolCalling,
     })
+    // What the build found (an unknown model assumed to have the default window, a template problem).
+    for (const d of built.diagnostics) this.#emit({ type: "diagnostic", diagnostic: d })
     this.#build()
     await this.#open(built, task)
     try {
@@ -377,7 +388,7 @@ export class Agent {
       ...(usage ? { usage } : {}),
     })
     for (const d of fit.diagnostics) this.#emit({ type: "diagnostic", diagnostic: d })
-    for (const e of fit.edits) this.#emit({ type: "notice", message: `context ${e.kind}` })
+    if (fit.edits.length > 0) this.#emit({ type: "notice", message: contextNote(fit) })
     return fit
   }
 

@@ -76,8 +76,17 @@ export const runCommand: CommandFactory = (io, setExit) => {
   return command
 }
 
+/** A positive whole number from a flag's text, or an invalid-option error naming the flag. */
+function positiveInteger(flag: string, value: string): number {
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new PromptlineError("invalid-option", `${flag} must be a positive integer (got ${JSON.stringify(value)})`)
+  return n
+}
+
 async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number> {
   const now = io.now ?? Date.now
+  const maxTurns = positiveInteger("--max-turns", flags.maxTurns)
   let replay: Awaited<ReturnType<typeof replayWorkspace>> | undefined
   if (flags.replay) replay = await replayWorkspace(flags.replay)
   const cwd = replay?.cwd ?? flags.cwd ?? io.cwd
@@ -167,6 +176,8 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
       history,
       files,
       format,
+      // OpenAI routes requests with the same prompt_cache_key to the same cache: one key per session.
+      encode: { cache: { sessionId: session.id } },
       approve,
       ...(question && interactive
         ? {
@@ -179,7 +190,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
               ),
           }
         : {}),
-      maxTurns: Number.parseInt(flags.maxTurns, 10) || 40,
+      maxTurns,
       now,
       today: io.today,
       executor: { processEnv: io.env, mcp },
