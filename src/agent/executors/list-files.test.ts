@@ -74,7 +74,7 @@ describe("list_files and the agent's own session files", () => {
       const inside = await own.run("list_files", { path: ".promptline/sessions/s1" })
       expect(inside.isError).toBe(true)
       expect(textOf(inside)).toMatch(/agent's own session files/)
-      for (const ripgrep of [false, undefined]) {
+      for (const ripgrep of [false, undefined] as const) {
         const found = await own.run("search_files", { path: ".promptline/sessions", regex: "secret" }, { ripgrep })
         expect(found.isError).toBe(true)
         expect(textOf(found)).not.toContain("history.jsonl")
