@@ -13,6 +13,7 @@ import { endpointFor } from "../agent/transport/endpoints.js"
 import { send } from "../agent/transport/http.js"
 import type { RetryInfo } from "../agent/transport/retry.js"
 import { ResponsesSocket } from "../agent/transport/websocket.js"
+import { formatDiagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
 import { ContextManager } from "../history/context-manager.js"
 import { FileTracker } from "../history/file-tracker.js"
@@ -142,7 +143,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
       history = resumed.history
       manager.changeLog.add(resumed.changeLog.edits)
       files = new FileTracker(context.cwd, resumed.files)
-      for (const d of resumed.diagnostics) io.stderr(`${d.level}: ${d.message}\n`)
+      for (const d of resumed.diagnostics) if (d.level !== "info") io.stderr(`${formatDiagnostic(d)}\n`)
     } else {
       const task = taskArg || replay?.task
       if (!task) throw new PromptlineError("no-task", 'give a task: promptline run "what to do" (or --replay SCRIPT)')
