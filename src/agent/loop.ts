@@ -4,6 +4,7 @@ import type { ContextManager, FitResult } from "../history/context-manager.js"
 import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
+import { joinUserRuns } from "../history/turns.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import type { BuiltPrompt, PromptBuilder } from "../prompt/builder.js"
 import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
@@ -397,7 +398,8 @@ export class Agent {
     const format = this.#c.format ?? built.wireFormat
     const encoded = encodeRequest(format, {
       prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
-      messages: fit.messages,
+      // A new task after a completed session (or updates after saved results) follows a user message.
+      messages: joinUserRuns(fit.messages),
       model: built.model,
       ...(this.#c.encode ? { options: this.#c.encode } : {}),
     })

@@ -1,6 +1,6 @@
 import { cp, mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { basename, join } from "node:path"
+import { basename, join, resolve } from "node:path"
 import { Command, Option } from "commander"
 import type { ApprovalPolicy } from "../agent/approval.js"
 import type { AgentEvent } from "../agent/events.js"
@@ -95,7 +95,12 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
   let mcp: McpPool | undefined
   try {
     const interactive = io.question !== undefined && !flags.json && !flags.auto
-    const gathered = await contextFrom({ ...flags, cwd }, io)
+    // A resumed session goes on with the model it was started with, unless --model says otherwise.
+    const resumed = flags.resume ? await Session.resume(resolve(io.cwd, cwd), flags.resume) : undefined
+    const started = resumed?.session.meta
+    const modelFlags =
+      started && !flags.model ? { model: started.model, provider: flags.provider ?? started.provider } : {}
+    const gathered = await contextFrom({ ...flags, ...modelFlags, cwd }, io)
     mcp = new McpPool(gathered.mcpConfigs ?? [], gathered.context.cwd)
     // A context file names MCP servers but not how to reach them: offering their tools would only fail.
     if (!gathered.mcpConfigs && gathered.context.mcpServers.length > 0) {
@@ -137,9 +142,15 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
     let session: Session
     let history: Awaited<ReturnType<typeof Session.resume>>["history"] = []
     let files = new FileTracker(context.cwd)
-    if (flags.resume) {
-      const resumed = await Session.resume(context.cwd, flags.resume)
+    if (resumed) {
       session = resumed.session
+      const { id: model, provider } = context.model
+      if (model !== session.meta.model || provider !== session.meta.provider) {
+        io.stderr(
+          `note: session ${session.id} was started with ${session.meta.model} (${session.meta.provider}); continuing with ${model} (${provider}) as --model asks\n`,
+        )
+        await session.update({ model, provider })
+      }
       history = resumed.history
       manager.changeLog.add(resumed.changeLog.edits)
       files = new FileTracker(context.cwd, resumed.files)
