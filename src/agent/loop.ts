@@ -13,6 +13,7 @@ import { ProviderError } from "../providers/errors.js"
 import type { StreamEvent, Usage } from "../providers/stream.js"
 import { withXmlToolCalls } from "../tools/xml-parser.js"
 import type { ApprovalPolicy, ConfirmCall } from "./approval.js"
+import { CHARS_PER_TOKEN } from "./clip-result.js"
 import type { AgentEvent } from "./events.js"
 import type { ExecutorEnv } from "./executors/index.js"
 import { addUsage, costOf, figuresOf, ZERO_USAGE } from "./figures.js"
@@ -69,12 +70,17 @@ export interface RunResult {
 /** One model turn as the loop needs it. */
 interface TurnResponse {
   message: Message
+  /** The fit the answer was given for (its token figures bound the next tool results). */
+  fit: FitResult
   stopReason: string
   errors: { kind?: string; message: string; toolCallId?: string; raw?: string }[]
 }
 
 /** Stream failures worth asking again for: the request was fine, the delivery was not. */
 const RETRY_STREAM: ReadonlySet<string> = new Set(["network", "server", "rate-limit", "truncated"])
+
+/** The share of the free budget one round of tool results may fill. */
+const RESULT_SHARE = 0.5
 
 /** How many times a failed stream is asked for again before the run gives up. */
 const STREAM_RETRIES = 3
@@ -290,6 +296,7 @@ export class Agent {
         now: this.#c.now,
         emit: (e) => this.#emit(e),
         signal: this.#signal,
+        maxResultChars: this.#resultAllowance(response.fit),
       })
       const extra = [...round.notes, ...(await this.#updates())]
       const control = round.control
@@ -369,7 +376,17 @@ export class Agent {
       stopReason: response.stopReason,
       ...figuresOf(response.usage, built.model),
     })
-    return { message, stopReason: response.stopReason, errors: response.errors }
+    return { message, fit, stopReason: response.stopReason, errors: response.errors }
+  }
+
+  /**
+   * Text characters one round of tool results may take: half of what the budget leaves beside the system
+   * prompt and the tools, so a single round can never outgrow the window (the fit then makes room for it
+   * by truncating older turns).
+   */
+  #resultAllowance(fit: FitResult): number {
+    const { budget, system, tools } = fit.tokens
+    return Math.floor(Math.max(0, budget.effective - system - tools) * RESULT_SHARE) * CHARS_PER_TOKEN
   }
 
   #fit(built: BuiltPrompt, overflowTokens: number | undefined): FitResult {
