@@ -4,7 +4,7 @@ import type { FileTracker } from "../history/file-tracker.js"
 import type { TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { type ApprovalPolicy, type ConfirmCall, deniedMessage, needsApproval } from "./approval.js"
-import { clipToolResult, MIN_RESULT_CHARS } from "./clip-result.js"
+import { clipToolResult, MIN_RESULT_CHARS } from "../history/clip.js"
 import type { AgentEvent } from "./events.js"
 import { type ControlSignal, type ExecutorEnv, execute, type ToolOutcome } from "./executors/index.js"
 

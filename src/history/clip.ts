@@ -1,4 +1,5 @@
-import type { ImageBlock, TextBlock, ToolResultBlock } from "../history/message.js"
+import type { BlockEdit } from "./edits.js"
+import type { ImageBlock, Message, TextBlock, ToolResultBlock } from "./message.js"
 
 /**
  * Cutting a tool result that would not fit the model's context. The head and the tail are kept (a
@@ -78,4 +79,37 @@ export function clipToolResult(
     return { type: "text", text: clipped.text }
   })
   return { block: { ...result, content }, removed }
+}
+
+/**
+ * Edits that cut the tool results of a view to share `maxChars` text characters among them, for the
+ * results after the first exchange that exceed their share (recorded as `prune` edits, so undo restores
+ * them). Tool names come from the matching calls, for the notice's advice.
+ */
+export function clipEdits(view: readonly Message[], maxChars: number, now: number): BlockEdit[] {
+  const names = new Map<string, string>()
+  const results: { message: Message; block: number; result: ToolResultBlock }[] = []
+  view.forEach((m, mi) => {
+    m.content.forEach((b, bi) => {
+      if (b.type === "tool_use") names.set(b.id, b.name)
+      else if (b.type === "tool_result" && mi >= 2) results.push({ message: m, block: bi, result: b })
+    })
+  })
+  if (results.length === 0) return []
+  const share = Math.max(MIN_RESULT_CHARS, Math.floor(maxChars / results.length))
+  const edits: BlockEdit[] = []
+  for (const r of results) {
+    const tool = names.get(r.result.toolUseId) ?? "tool"
+    const clipped = clipToolResult(r.result, share, tool)
+    if (clipped.removed === 0) continue
+    edits.push({
+      kind: "prune",
+      ts: now,
+      messageId: r.message.id,
+      block: r.block,
+      content: clipped.block,
+      subject: tool,
+    })
+  }
+  return edits
 }

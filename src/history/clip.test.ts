@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { clipText, clipToolResult } from "./clip-result.js"
+import { clipText, clipToolResult } from "./clip.js"
 
 describe("clipping an oversized tool result", () => {
   it("keeps the head and the tail, and says how many characters and which lines were removed", () => {
