@@ -1,6 +1,6 @@
 import { cp, mkdtemp } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { basename, join } from "node:path"
+import { basename, join, resolve } from "node:path"
 import { Command, Option } from "commander"
 import type { ApprovalPolicy } from "../agent/approval.js"
 import type { AgentEvent } from "../agent/events.js"
@@ -13,6 +13,7 @@ import { endpointFor } from "../agent/transport/endpoints.js"
 import { send } from "../agent/transport/http.js"
 import type { RetryInfo } from "../agent/transport/retry.js"
 import { ResponsesSocket } from "../agent/transport/websocket.js"
+import { formatDiagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
 import { ContextManager } from "../history/context-manager.js"
 import { FileTracker } from "../history/file-tracker.js"
@@ -76,8 +77,17 @@ export const runCommand: CommandFactory = (io, setExit) => {
   return command
 }
 
+/** A positive whole number from a flag's text, or an invalid-option error naming the flag. */
+function positiveInteger(flag: string, value: string): number {
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new PromptlineError("invalid-option", `${flag} must be a positive integer (got ${JSON.stringify(value)})`)
+  return n
+}
+
 async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number> {
   const now = io.now ?? Date.now
+  const maxTurns = positiveInteger("--max-turns", flags.maxTurns)
   let replay: Awaited<ReturnType<typeof replayWorkspace>> | undefined
   if (flags.replay) replay = await replayWorkspace(flags.replay)
   const cwd = replay?.cwd ?? flags.cwd ?? io.cwd
@@ -85,7 +95,12 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
   let mcp: McpPool | undefined
   try {
     const interactive = io.question !== undefined && !flags.json && !flags.auto
-    const gathered = await contextFrom({ ...flags, cwd }, io)
+    // A resumed session goes on with the model it was started with, unless --model says otherwise.
+    const resumed = flags.resume ? await Session.resume(resolve(io.cwd, cwd), flags.resume) : undefined
+    const started = resumed?.session.meta
+    const modelFlags =
+      started && !flags.model ? { model: started.model, provider: flags.provider ?? started.provider } : {}
+    const gathered = await contextFrom({ ...flags, ...modelFlags, cwd }, io)
     mcp = new McpPool(gathered.mcpConfigs ?? [], gathered.context.cwd)
     // A context file names MCP servers but not how to reach them: offering their tools would only fail.
     if (!gathered.mcpConfigs && gathered.context.mcpServers.length > 0) {
@@ -127,13 +142,19 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
     let session: Session
     let history: Awaited<ReturnType<typeof Session.resume>>["history"] = []
     let files = new FileTracker(context.cwd)
-    if (flags.resume) {
-      const resumed = await Session.resume(context.cwd, flags.resume)
+    if (resumed) {
       session = resumed.session
+      const { id: model, provider } = context.model
+      if (model !== session.meta.model || provider !== session.meta.provider) {
+        io.stderr(
+          `note: session ${session.id} was started with ${session.meta.model} (${session.meta.provider}); continuing with ${model} (${provider}) as --model asks\n`,
+        )
+        await session.update({ model, provider })
+      }
       history = resumed.history
       manager.changeLog.add(resumed.changeLog.edits)
       files = new FileTracker(context.cwd, resumed.files)
-      for (const d of resumed.diagnostics) io.stderr(`${d.level}: ${d.message}\n`)
+      for (const d of resumed.diagnostics) if (d.level !== "info") io.stderr(`${formatDiagnostic(d)}\n`)
     } else {
       const task = taskArg || replay?.task
       if (!task) throw new PromptlineError("no-task", 'give a task: promptline run "what to do" (or --replay SCRIPT)')
@@ -167,6 +188,8 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
       history,
       files,
       format,
+      // OpenAI routes requests with the same prompt_cache_key to the same cache: one key per session.
+      encode: { cache: { sessionId: session.id } },
       approve,
       ...(question && interactive
         ? {
@@ -179,7 +202,7 @@ async function run(taskArg: string, flags: RunFlags, io: CliIO): Promise<number>
               ),
           }
         : {}),
-      maxTurns: Number.parseInt(flags.maxTurns, 10) || 40,
+      maxTurns,
       now,
       today: io.today,
       executor: { processEnv: io.env, mcp },
