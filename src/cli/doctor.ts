@@ -1,8 +1,8 @@
 import { Command } from "commander"
-import { type GatherResult, gather } from "../context/gather.js"
+import type { GatherResult } from "../context/gather.js"
 import type { GatherEntry } from "../context/report.js"
 import { type Diagnostic, diagnostic, formatDiagnostic } from "../diagnostics.js"
-import { workspaceOptions } from "./context-source.js"
+import { workspaceOptions } from "./context-options.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
 
@@ -85,6 +85,7 @@ export const doctorCommand: CommandFactory = (io: CliIO, setExit) =>
     .action(async (flags: DoctorFlags) => {
       const options = workspaceOptions(flags, io)
       const trusted = options.trust
+      const { gather } = await import("../context/gather.js")
       const result = await gather({ ...options, model: NO_MODEL })
       const missing = missingInstructions(result)
       const diagnostics = missing ? [...result.diagnostics, missing] : result.diagnostics

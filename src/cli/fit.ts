@@ -1,10 +1,7 @@
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
 import { PromptlineError } from "../errors.js"
-import { ChangeLog } from "../history/change-log.js"
-import { ContextManager } from "../history/context-manager.js"
 import type { Edit } from "../history/edits.js"
-import { readHistory } from "../history/history-file.js"
 import type { Message } from "../history/message.js"
 import type { TruncationStrategy } from "../history/truncate.js"
 import type { CommandFactory } from "./main.js"
@@ -81,6 +78,11 @@ export const fitCommand: CommandFactory = (io) =>
         )
       if (flags.now !== undefined && !Number.isFinite(Number(flags.now)))
         throw new PromptlineError("invalid-option", `--now must be a number (got ${JSON.stringify(flags.now)})`)
+      const [{ readHistory }, { ChangeLog }, { ContextManager }] = await Promise.all([
+        import("../history/history-file.js"),
+        import("../history/change-log.js"),
+        import("../history/context-manager.js"),
+      ])
       const history = await readHistory(at(flags.history))
       const now = flags.now === undefined ? (history.at(-1)?.ts ?? 0) + 1 : Number(flags.now)
       const changeLog = flags.changeLog ? await ChangeLog.load(at(flags.changeLog), history) : new ChangeLog()
