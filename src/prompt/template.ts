@@ -1,6 +1,10 @@
-import { Liquid, type Template } from "liquidjs"
+import type { Liquid, Template } from "liquidjs"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
+import { lazyModule } from "../lazy-module.js"
+
+/** LiquidJS, required on the first template rendered. */
+const liquidjs = lazyModule<typeof import("liquidjs")>("liquidjs")
 
 /**
  * The one template mechanism: LiquidJS with `${{ }}` for values and `${% %}` for tags, so a literal
@@ -35,7 +39,7 @@ export const isTemplate = (source: string): boolean => source.includes("${{") ||
 /** LiquidJS with our delimiters; one per process, created on first use (the options never change). */
 let sharedLiquid: Liquid | undefined
 function liquid(): Liquid {
-  sharedLiquid ??= new Liquid({
+  sharedLiquid ??= new (liquidjs().Liquid)({
     outputDelimiterLeft: "${{",
     outputDelimiterRight: "}}",
     tagDelimiterLeft: "${%",

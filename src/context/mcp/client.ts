@@ -1,7 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { PromptlineError } from "../../errors.js"
@@ -16,6 +14,49 @@ export const MCP_CLIENT_INFO = { name: "promptline", version: "0.1.0" }
 const MAX_PAGES = 100
 /** How much of a stdio server's stderr is kept for error messages. */
 const STDERR_TAIL = 2000
+
+/** The parts of the MCP SDK a client uses: loaded on the first connection, once (it takes ~200 ms). */
+interface McpSdk {
+  Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client
+  SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport
+  StdioClientTransport: typeof StdioClientTransport
+  StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport
+  types: typeof import("@modelcontextprotocol/sdk/types.js")
+}
+
+let sdk: Promise<McpSdk> | undefined
+/** The SDK after the first connection began loading it; undefined before (so no error can be the SDK's yet). */
+let loadedSdk: McpSdk | undefined
+
+function mcpSdk(): Promise<McpSdk> {
+  sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(([client, sse, stdio, http, types]) => {
+    loadedSdk = {
+      Client: client.Client,
+      SSEClientTransport: sse.SSEClientTransport,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      types,
+    }
+    return loadedSdk
+  })
+  return sdk
+}
+
+/** Whether `error` is the SDK's MCP error (a JSON-RPC error from the server or the connection). */
+export function isMcpError(error: unknown): error is Error & { code: number } {
+  return loadedSdk !== undefined && error instanceof loadedSdk.types.McpError
+}
+
+/** Whether `error` says the connection closed while a request was out. */
+export function isMcpConnectionClosed(error: unknown): boolean {
+  return isMcpError(error) && error.code === loadedSdk?.types.ErrorCode.ConnectionClosed
+}
 
 type Page<T> = { nextCursor?: string | undefined } & T
 
@@ -69,9 +110,10 @@ export class McpConnection {
   /** Connects to a server; `options.signal` or `options.timeout` abort the handshake. */
   static async open(config: McpServerConfig, options: RequestOptions & { cwd?: string } = {}): Promise<McpConnection> {
     const stderr = { text: "" }
+    const { Client } = await mcpSdk()
     const attempt = async (kind: "stdio" | "http" | "sse"): Promise<McpConnection> => {
       const client = new Client(MCP_CLIENT_INFO, { capabilities: {} })
-      const transport = McpConnection.transport(config, kind, options.cwd, stderr)
+      const transport = await McpConnection.transport(config, kind, options.cwd, stderr)
       try {
         await client.connect(transport, options)
       } catch (error) {
@@ -92,12 +134,13 @@ export class McpConnection {
     }
   }
 
-  private static transport(
+  private static async transport(
     config: McpServerConfig,
     kind: "stdio" | "http" | "sse",
     cwd: string | undefined,
     stderr: { text: string },
-  ): Transport {
+  ): Promise<Transport> {
+    const { StdioClientTransport, SSEClientTransport, StreamableHTTPClientTransport } = await mcpSdk()
     if (kind === "stdio") {
       const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
         command: config.command!,
@@ -184,7 +227,7 @@ export class McpConnection {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    if (this.transport instanceof StreamableHTTPClientTransport) {
+    if (loadedSdk && this.transport instanceof loadedSdk.StreamableHTTPClientTransport) {
       // Ends the session on the server too; a server that does not answer within a second is left to expire it.
       const ending = this.transport.terminateSession().catch(() => undefined)
       let timer: NodeJS.Timeout | undefined
