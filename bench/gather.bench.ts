@@ -23,7 +23,7 @@ async function write(root: string, path: string, text: string): Promise<void> {
 }
 
 /** Writes the monorepo: 20 root-level instruction files of every convention, 20 nested AGENTS.md. */
-async function generate(root: string): Promise<{ instructionFiles: number }> {
+export async function generate(root: string): Promise<{ instructionFiles: number }> {
   const rule = (i: number) => `Rule ${i}: ${"keep the code simple and tested. ".repeat(8)}\n`
   const instructions: Record<string, string> = {
     "AGENTS.md": rule(0),
