@@ -1,11 +1,11 @@
 import type { InstructionTracker } from "../context/activate.js"
 import type { InstructionFile, PromptContext } from "../context/prompt-context.js"
+import { clipToolResult, MIN_RESULT_CHARS } from "../history/clip.js"
 import type { FileTracker } from "../history/file-tracker.js"
 import type { TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import { wrapTag } from "../tag-wrap.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { type ApprovalPolicy, type ConfirmCall, deniedMessage, needsApproval } from "./approval.js"
-import { clipToolResult, MIN_RESULT_CHARS } from "../history/clip.js"
 import type { AgentEvent } from "./events.js"
 import { type ControlSignal, type ExecutorEnv, execute, type ToolOutcome } from "./executors/index.js"
 
