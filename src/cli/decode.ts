@@ -35,7 +35,9 @@ export const decodeCommand: CommandFactory = (io, setExit) =>
     )
     .option("--events", "print the stream events (JSON lines) instead of the assembled message")
     .option("--model <id>", "model id recorded on thinking blocks and signed tool calls")
-    .option("--ts <ms>", "timestamp of the assembled message, in milliseconds since the epoch", "0")
+    .addOption(
+      new Option("--ts <ms>", "timestamp of the assembled message, in milliseconds since the epoch").default("0", "0"),
+    )
     .addOption(
       new Option("--shape <shape>", "how the file is written (default: guessed)").choices([
         "sse",

@@ -20,10 +20,14 @@ export const diffCommand: CommandFactory = (io, setExit) => {
   )
   command
     .addOption(
-      new Option("--model <id>", "a model to build for; give two to compare models").argParser(collect).default([]),
+      new Option("--model <id>", "a model to build for; give two to compare models")
+        .argParser(collect)
+        .default([], "none"),
     )
     .addOption(
-      new Option("--context <file>", "a context file; give two to compare contexts").argParser(collect).default([]),
+      new Option("--context <file>", "a context file; give two to compare contexts")
+        .argParser(collect)
+        .default([], "none"),
     )
   for (const option of contextOptions())
     if (option.long !== "--model" && option.long !== "--context") command.addOption(option)

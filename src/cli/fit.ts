@@ -93,7 +93,7 @@ export const fitCommand: CommandFactory = (io, setExit) =>
     .addOption(
       new Option("--strategy <strategy>", "truncation strategy")
         .choices(["auto", "half", "quarter", "lastTwo", "none"])
-        .default("auto"),
+        .default("auto", "auto"),
     )
     .option("--reserve <tokens>", "tokens (or a fraction of the window below 1) held back from the window")
     .option("--change-log <file>", "a change log to continue")

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module"
 import { Command, CommanderError } from "commander"
 import { PromptlineError } from "../errors.js"
 import { contextCommand } from "./context.js"
@@ -29,6 +30,11 @@ const commands: CommandFactory[] = [
   fitCommand,
 ]
 
+/** The package's version, read from its package.json (two folders up from src/cli and from dist/cli). */
+export function packageVersion(): string {
+  return (createRequire(import.meta.url)("../../package.json") as { version: string }).version
+}
+
 /** Runs the promptline CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   let exitCode = 0
@@ -37,6 +43,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
   const program = new Command("promptline")
     .description("The context engine for coding agents.")
+    .version(packageVersion(), "-V, --version", "print the version")
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError(false)

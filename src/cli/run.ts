@@ -30,8 +30,13 @@ export const runCommand: CommandFactory = (io, setExit) => {
     .addOption(new Option("--format <wire>", "the wire format to speak").choices([...WIRE_FORMATS]))
     .option("--websocket", "OpenAI Responses over one WebSocket kept open across turns")
     .option("--replay <script>", "answer from a replay script on a local server, in a copy of its sample workspace")
-    .addOption(new Option("--approve <policy>", "which tool calls run without asking").choices(["ask", "reads", "all"]))
-    .option("--max-turns <n>", "stop after this many model turns", "40")
+    .addOption(
+      new Option(
+        "--approve <policy>",
+        "which tool calls run without asking (default: ask at a terminal, reads without one, all with --replay)",
+      ).choices(["ask", "reads", "all"]),
+    )
+    .addOption(new Option("--max-turns <n>", "stop after this many model turns").default("40", "40"))
     .option("--json", "print events as JSON lines")
     .option("--resume <id>", "continue an interrupted session")
     .option("--plan", "start in plan mode")

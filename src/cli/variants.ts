@@ -6,7 +6,10 @@ import { printDiagnostics, printJson } from "./print.js"
 /** `promptline variants`: lists the variants and explains which one a model gets and why. */
 export const variantsCommand: CommandFactory = (io) => {
   const command = new Command("variants").description("list the prompt variants and explain the choice for a model")
-  for (const option of contextOptions()) command.addOption(option)
+  // Flags that cannot change which variant matches (forcing one, the dialect, placement, trust, MCP) are not offered.
+  const unused = ["--variant", "--tool-calling", "--placement", "--trust", "--no-trust", "--no-mcp"]
+  const offered = (long: string | undefined) => !unused.includes(long ?? "")
+  for (const option of contextOptions()) if (offered(option.long)) command.addOption(option)
   command.option("--json", "print as JSON").action(async (flags: ContextFlags & { json?: boolean }) => {
     const [{ contextFrom }, { PromptBuilder }, { orderVariants }, { BUILTIN_VARIANTS }] = await Promise.all([
       import("./context-source.js"),
