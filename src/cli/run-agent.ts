@@ -132,9 +132,9 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
       })
     }
 
-    const renderer = new RunRenderer(io.stdout)
+    const renderer = new RunRenderer(io.stdout, { simulated: replay !== undefined })
     const onEvent = (e: AgentEvent) => (flags.json ? io.stdout(`${JSON.stringify(e)}\n`) : renderer.render(e))
-    if (replay && !flags.json) io.stdout(`replay: working in ${cwd}\n`)
+    if (replay && !flags.json) io.stdout(`replay: working in a copy of the script's workspace: ${cwd}\n`)
     const controller = new AbortController()
     const onSigint = () => {
       if (controller.signal.aborted) process.exit(130)
@@ -182,6 +182,7 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
     if (result.reason === "aborted" && !flags.json)
       io.stderr(`session saved: resume with  promptline run --resume ${session.id} --cwd ${context.cwd}\n`)
     if (replay) {
+      if (!flags.json) io.stdout(`replay: the copy stays in ${cwd} for you to look at; delete it when done\n`)
       try {
         replay.server.assertComplete()
       } catch (error) {

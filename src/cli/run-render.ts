@@ -2,10 +2,13 @@ import type { AgentEvent, TurnFigures } from "../agent/events.js"
 import { formatDiagnostic } from "../diagnostics.js"
 
 const n = (v: number) => v.toLocaleString("en-US")
-const money = (v: number | undefined) => (v === undefined ? "" : ` · $${v < 0.01 ? v.toFixed(4) : v.toFixed(2)}`)
+/** Dollars with one precision for every line of a run, so figures line up and compare. */
+const money = (v: number | undefined) => (v === undefined ? "" : ` · $${v.toFixed(4)}`)
 
-function figures(f: TurnFigures): string {
+function figures(f: TurnFigures, simulated: boolean): string {
   const prompt = f.usage.input + f.usage.cacheRead + f.usage.cacheWrite
+  // A scripted model has no cache and no price: its token figures are the replay server's estimates.
+  if (simulated) return `in ${n(prompt)} · out ${n(f.usage.output)} (simulated: scripted model, no cache or cost)`
   return `in ${n(prompt)} (cache hit ${(f.cacheHitRate * 100).toFixed(0)}%) · out ${n(f.usage.output)}${money(f.cost)}`
 }
 
@@ -19,7 +22,11 @@ function brief(input: unknown): string {
 /** Renders agent events for a person: streamed text, one line per tool call, a line per turn, a summary. */
 export class RunRenderer {
   #midLine = false
-  constructor(private readonly write: (text: string) => void) {}
+  /** `simulated`: the model is a replay script, so cache and cost figures mean nothing. */
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly options: { simulated?: boolean } = {},
+  ) {}
 
   #line(text: string): void {
     if (this.#midLine) this.write("\n")
@@ -49,7 +56,7 @@ export class RunRenderer {
         this.#line(`  ${event.denied ? "⊘" : event.isError ? "✗" : "✓"} ${event.summary}`)
         break
       case "turn_end":
-        this.#line(`  · turn ${event.turn} · ${figures(event)}`)
+        this.#line(`  · turn ${event.turn} · ${figures(event, this.options.simulated === true)}`)
         break
       case "retry":
         this.#line(`  retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`)
@@ -68,7 +75,9 @@ export class RunRenderer {
           aborted: "interrupted",
           error: "failed",
         }[event.reason]
-        this.#line(`\n${what} after ${event.turns} turn${event.turns === 1 ? "" : "s"} · ${figures(event)}`)
+        this.#line(
+          `\n${what} after ${event.turns} turn${event.turns === 1 ? "" : "s"} · ${figures(event, this.options.simulated === true)}`,
+        )
         if (event.result) this.#line(event.result)
         if (event.error) this.#line(`error: ${event.error}`)
         break

@@ -1,6 +1,8 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { existsSync } from "node:fs"
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
 import { parseReplayScript } from "../agent/replay/script.js"
 import { type ReplayServer, startReplayServer } from "../agent/replay/server.js"
@@ -102,5 +104,20 @@ describe("promptline run, options", () => {
     expect((replay.requests[1]!.body as { model: string }).model).toBe("claude-sonnet-4-5")
     const meta = JSON.parse(await readFile(join(cwd, ".promptline", "sessions", id, "session.json"), "utf8"))
     expect(meta.model).toBe("claude-sonnet-4-5")
+  })
+
+  it("--replay in text mode marks figures as simulated and says where its copy of the workspace is", async () => {
+    const example = fileURLToPath(new URL("../../examples/fix-failing-test.json", import.meta.url))
+    const r = await runCli(["run", "--replay", example, "--no-mcp"], {
+      env: { PATH: process.env.PATH, SHELL: "/bin/sh", HOME: process.env.HOME },
+    })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("(simulated: scripted model, no cache or cost)")
+    expect(r.stdout).not.toContain("cache hit")
+    expect(r.stdout).not.toMatch(/\$\d/)
+    const copy = /the copy stays in (\S+) for you/.exec(r.stdout)?.[1]
+    expect(copy).toBeDefined()
+    expect(existsSync(copy!)).toBe(true)
+    await rm(dirname(copy!), { recursive: true, force: true })
   })
 })

@@ -23,19 +23,19 @@ export class ProviderError extends PromptlineError {
   readonly retryAfterMs: number | undefined
   /** The response body (or stream payload) as received, for logs. */
   readonly body: string | undefined
-  /** True for rate limits, server errors and network failures. */
+  /** True for rate limits, server errors and network failures, unless the failure says it cannot pass. */
   readonly retryable: boolean
   constructor(
     kind: ProviderErrorKind,
     message: string,
-    options: { status?: number; retryAfterMs?: number; body?: string; cause?: unknown } = {},
+    options: { status?: number; retryAfterMs?: number; body?: string; cause?: unknown; retryable?: boolean } = {},
   ) {
     super(kind, message, { cause: options.cause })
     this.kind = kind
     this.status = options.status
     this.retryAfterMs = options.retryAfterMs
     this.body = options.body
-    this.retryable = RETRYABLE.has(kind)
+    this.retryable = options.retryable ?? RETRYABLE.has(kind)
   }
 }
 
@@ -200,9 +200,26 @@ export function providerErrorFromEvent(event: StreamErrorEvent): ProviderError {
 }
 
 /** Wraps a failure to reach the provider (DNS, refused, reset, aborted) as a network error. */
-export function networkError(cause: unknown): ProviderError {
+export function networkError(cause: unknown, url?: string): ProviderError {
   const reason = cause instanceof Error ? cause.message : String(cause)
+  // Nothing listening on this machine's own address will not start listening because we wait: not retried.
+  const refused = (cause as NodeJS.ErrnoException | undefined)?.code === "ECONNREFUSED"
+  if (refused && url !== undefined && isLoopback(url))
+    return new ProviderError("network", `network failure: nothing listens at ${new URL(url).host} (${reason})`, {
+      cause,
+      retryable: false,
+    })
   return new ProviderError("network", `network failure: ${reason}`, { cause })
+}
+
+/** Whether a URL points at this machine (localhost, 127.0.0.0/8, ::1). */
+function isLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, "")
+    return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)
+  } catch {
+    return false
+  }
 }
 
 const QUOTA = /insufficient_quota|exceeded your current quota|quota exceeded|credit balance is too low|payment required/
@@ -218,7 +235,8 @@ function kindOf(status: number, text: string, body: string): ProviderErrorKind {
   if (status === 401 || status === 403 || AUTH.test(lower)) return "auth"
   if (status === 429) return "rate-limit"
   if (status === 413 || /request_too_large/.test(lower)) return "context-overflow"
-  if (status === 408 || status >= 500) return "server"
+  // 408 (timeout) and 409 (a conflict such as a concurrent request) may pass when sent again.
+  if (status === 408 || status === 409 || status >= 500) return "server"
   if (status >= 400) return "invalid-request"
   // No HTTP status (an error inside a stream): the code or type decides.
   if (RATE.test(lower)) return "rate-limit"

@@ -184,17 +184,41 @@ describe("send over HTTP", () => {
     expect(replay.requests).toHaveLength(1)
   })
 
-  it("a refused connection is a network error, retried, then thrown", async () => {
+  it("a refused connection on this machine is a network error, not retried: nothing will start listening", async () => {
     const closed = await fixedServer(200, {})
     await closed.close()
     const endpoint = endpointFor({ provider: "ollama", env: {}, baseUrl: `${closed.url}/v1` })
     const { sleep, asked } = recordingSleep()
-    const error = await send(endpoint, { body: {}, model: "qwen3:8b", retry: { sleep, maxRetries: 1 } }).catch(
+    const error = await send(endpoint, { body: {}, model: "qwen3:8b", retry: { sleep, maxRetries: 3 } }).catch(
       (e: unknown) => e,
     )
     expect((error as ProviderError).kind).toBe("network")
-    expect((error as Error).message).toMatch(/ECONNREFUSED/)
-    expect(asked).toHaveLength(1)
+    expect((error as ProviderError).retryable).toBe(false)
+    expect((error as Error).message).toMatch(/nothing listens at 127\.0\.0\.1:\d+ .*ECONNREFUSED/)
+    expect(asked).toEqual([])
+  })
+
+  it("4xx answers other than 408, 409 and 429 are not retried; those three are", async () => {
+    for (const [status, retried] of [
+      [400, false],
+      [404, false],
+      [422, false],
+      [408, true],
+      [409, true],
+      [429, true],
+    ] as const) {
+      const server = await fixedServer(status, { error: { message: "no" } })
+      try {
+        const endpoint = endpointFor({ provider: "ollama", env: {}, baseUrl: `${server.url}/v1` })
+        const { sleep, asked } = recordingSleep()
+        await send(endpoint, { body: {}, model: "qwen3:8b", retry: { sleep, maxRetries: 1, random: () => 0 } }).catch(
+          () => undefined,
+        )
+        expect({ status, retried: asked.length > 0 }).toEqual({ status, retried })
+      } finally {
+        await server.close()
+      }
+    }
   })
 
   it("a request that cannot be built (a malformed URL) fails at once, without retries", async () => {

@@ -58,7 +58,7 @@ export async function send(endpoint: Endpoint, options: SendOptions): Promise<Pr
         response = await doFetch(url, { method: "POST", headers, body: payload, ...(signal ? { signal } : {}) })
       } catch (error) {
         if (signal?.aborted) throw signal.reason
-        throw networkError(error instanceof TypeError && error.cause !== undefined ? error.cause : error)
+        throw networkError(error instanceof TypeError && error.cause !== undefined ? error.cause : error, url)
       }
       if (!response.ok) {
         const text = await response.text().catch(() => "")
