@@ -406,6 +406,8 @@ describe("variant choice by model", () => {
     ["gpt-4.1", "openai", "generic"],
     ["gemini-2.5-pro", "gemini", "gemini"],
     ["qwen3-coder:30b", "ollama", "compact"],
+    ["qwen/qwen3-coder", "openrouter", "generic"],
+    ["qwen3-coder", "ollama", "compact"],
     ["deepseek-v4-pro", "deepseek", "generic"],
   ])("%s (%s) gets %s", (id, provider, variant) => {
     expect(explain(basicContext({ model: { id, provider } })).variant.id).toBe(variant)
