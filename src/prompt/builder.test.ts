@@ -106,7 +106,7 @@ describe("gates", () => {
     expect(toolNames(headless)).not.toContain("ask_followup_question")
   })
 
-  it("renders an empty tool list as (none)", () => {
+  it("with no tools, says so instead of explaining how to call one", () => {
     const p = build(
       basicContext({
         variant: "generic",
@@ -115,7 +115,8 @@ describe("gates", () => {
       strict,
     )
     expect(p.tools).toEqual([])
-    expect(p.text).toContain("(none)")
+    expect(p.text).toContain("No tools are available")
+    expect(p.text).not.toMatch(/calling tools|XML|\(none\)/)
   })
 })
 
@@ -128,6 +129,30 @@ describe("branding and host docs", () => {
       strict,
     )
     expect(identity.text.startsWith("You are Shopbot, ${{ 7*7 }} the cart expert.")).toBe(true)
+  })
+
+  it("fetches doc URLs with the fetch tool and reads doc files with the read tool, leaving out what cannot be opened", () => {
+    const agent = { name: "Shopbot", docs: ["docs/shopbot.md", "https://example.com/shopbot"] }
+    const docs = (p: BuiltPrompt) => p.sections.find((s) => s.id === "agent-docs")?.text ?? ""
+    const both = docs(build(basicContext({ agent }), strict))
+    expect(both).toContain("read the files with read_file and fetch the web pages with web_fetch")
+    expect(both).toContain("- https://example.com/shopbot")
+    const noFetch = docs(build(basicContext({ agent, features: { browser: true } }), strict))
+    expect(noFetch).not.toContain("example.com")
+    expect(noFetch).not.toMatch(/web_fetch|web pages/)
+    expect(noFetch).toContain("- docs/shopbot.md")
+  })
+
+  it("tells the model the browser viewport when the context gives one", () => {
+    const p = build(basicContext({ browser: { viewport: { width: 1280, height: 800 } } }), strict)
+    expect(p.sections.find((s) => s.id === "capabilities")?.text).toContain("1280×800 pixel viewport")
+    expect(build(basicContext(), strict).text).not.toContain("viewport")
+  })
+
+  it("fences the native SEARCH/REPLACE example, so the next bullet stands on its own line", () => {
+    const text = build(basicContext(), strict).sections.find((s) => s.id === "editing-files")?.text ?? ""
+    expect(text).toContain("```\n<<<<<<< SEARCH")
+    expect(text).toContain(">>>>>>> REPLACE\n```\n- ")
   })
 
   it("adds a docs section only when the host gives doc paths", () => {
