@@ -439,6 +439,23 @@ describe("variant choice by model", () => {
   })
 })
 
+describe("family tuning", () => {
+  it("gives Claude, GPT and Gemini their own text on top of the shared sections", () => {
+    const built = Object.fromEntries(
+      ["claude", "gpt", "gemini", "generic"].map((variant) => [variant, build(basicContext({ variant }), strict)]),
+    )
+    const text = (v: string, id: string) => built[v]!.sections.find((s) => s.id === id)?.text
+    expect(built.claude!.text).not.toBe(built.gemini!.text)
+    expect(text("claude", "rules")).toContain("make it with your tools instead of describing it")
+    expect(text("gpt", "objective")).toContain("Keep going until the task is done")
+    expect(text("gpt", "tool-use")).toContain("in one batch of calls")
+    expect(text("gemini", "objective")).toContain("Most important, whatever else the task needs:")
+    // The shared text stays shared: a section no family patches is byte-identical across families.
+    for (const id of ["agent-role", "capabilities", "act-vs-plan", "task-progress", "feedback"])
+      for (const v of ["gpt", "gemini", "generic"]) expect(text(v, id), `${v} ${id}`).toBe(text("claude", id))
+  })
+})
+
 describe("tool name clashes", () => {
   it("drops a tool whose new name is taken before its kind counts, so a fallback tool can step in", () => {
     // replace_in_file renamed onto read_file's name is dropped; apply_patch (kind edit) then takes its place.
