@@ -4,7 +4,7 @@ import { defineComponent, tpl } from "../component.js"
 // exploring is said once, in the tool-use guidelines.
 const CAPABILITIES = `# Capabilities
 
-\${% if tools.by_kind.execute %}- You can check your own work: build, test, lint and run the program with \${{ tools.by_kind.execute }}.
+\${% if tools.by_kind.execute %}\${% if mode == "plan" %}- You can see how the project behaves now: run its tests and read-only commands with \${{ tools.by_kind.execute }}.\${% else %}- You can check your own work: build, test, lint and run the program with \${{ tools.by_kind.execute }}.\${% endif %}
 \${% endif %}\${% if tools.by_kind.browse %}- You can look at a web page or app you built with \${{ tools.by_kind.browse }}VIEWPORT; start its server first.
 \${% endif %}\${% if tools.by_kind.fetch or tools.by_kind.web_search %}- For a library or API you do not know, look up its documentation\${% if tools.by_kind.fetch %} with \${{ tools.by_kind.fetch }}\${% else %} with \${{ tools.by_kind.web_search }}\${% endif %} rather than guess.
 \${% endif %}\${% if has_mcp %}- Connected MCP servers add tools of their own\${% if tools.by_kind.mcp_resource %}, and resources that are listed with the servers\${% endif %}.
