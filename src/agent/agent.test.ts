@@ -116,6 +116,32 @@ const results = (events: AgentEvent[]) =>
   events.filter((e): e is Extract<AgentEvent, { type: "tool_result" }> => e.type === "tool_result")
 
 describe("the agent loop", () => {
+  it("takes a text answer as final when the run changed nothing: no nudge, no extra turn", async () => {
+    const cwd = await workspace({ "a.txt": "alpha\n" })
+    const direct = await runAgent({ cwd, turns: [{ text: "It is a text file." }] })
+    expect(direct.result).toMatchObject({ reason: "answered", result: "It is a text file.", turns: 1 })
+    const afterReading = await runAgent({
+      cwd,
+      turns: [{ toolCalls: [{ name: "read_file", input: { path: "a.txt" } }] }, { text: "It says alpha." }],
+    })
+    expect(afterReading.result).toMatchObject({ reason: "answered", result: "It says alpha.", turns: 2 })
+    expect(afterReading.server.divergences).toEqual([])
+  })
+
+  it("after a call that may change something, a text answer is nudged once toward the completion tool", async () => {
+    const cwd = await workspace({})
+    const { result, server } = await runAgent({
+      cwd,
+      turns: [
+        { toolCalls: [{ name: "execute_command", input: { command: "echo hi", requires_approval: false } }] },
+        { text: "Ran it." },
+        { ...complete, expect: { userText: "/call the completion tool/" } },
+      ],
+    })
+    expect(server.divergences).toEqual([])
+    expect(result).toMatchObject({ reason: "completed", turns: 3 })
+  })
+
   it("refuses a write outside the workspace, reports bad arguments, and times out a hanging command", async () => {
     const cwd = await workspace({ "a.txt": "hello\n" })
     const { result, events, server } = await runAgent({

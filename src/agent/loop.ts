@@ -89,6 +89,24 @@ const STREAM_RETRIES = 3
 const NUDGE =
   "You answered without calling a tool. If the task is done, call the completion tool with the result; otherwise continue with the next tool call."
 
+/**
+ * Tool kinds that only look: a run that called nothing else has changed nothing, so a text answer
+ * ends it (a question answered directly). After any other call the completion tool is expected.
+ */
+const LOOKING: ReadonlySet<string> = new Set([
+  "read",
+  "search",
+  "list",
+  "definitions",
+  "fetch",
+  "web_search",
+  "mcp_resource",
+  "skill",
+  "ask",
+  "act_respond",
+  "plan_respond",
+])
+
 /** The biggest number in an overflow message is the prompt size the provider counted. */
 function reportedTokens(message: string): number | undefined {
   const numbers = [...message.matchAll(/\d[\d,]{2,}/g)].map((m) => Number(m[0].replace(/,/g, "")))
@@ -242,6 +260,8 @@ export class Agent {
 
   async #loop(): Promise<RunResult> {
     let nudged = false
+    /** True once this run called a tool that may change something (see LOOKING). */
+    let acted = false
     for (;;) {
       if (this.#signal.aborted) return this.#done("aborted")
       if (this.#turn - this.#firstTurn >= this.#c.maxTurns) return this.#done("max_turns")
@@ -260,7 +280,7 @@ export class Agent {
       if (calls.length === 0) {
         if (stopReason === "error") return this.#done("error", undefined, "the response failed; see the diagnostics")
         if (this.#signal.aborted) return this.#done("aborted")
-        if (!nudged && built.tools.some((t) => t.kind === "complete")) {
+        if (acted && !nudged && built.tools.some((t) => t.kind === "complete")) {
           nudged = true
           await this.#append("user", [{ type: "text", text: NUDGE }])
           continue
@@ -274,6 +294,8 @@ export class Agent {
         )
       }
       nudged = false
+      const kinds = new Map(built.tools.map((t) => [t.name, t.kind as string]))
+      if (calls.some((c) => !LOOKING.has(kinds.get(c.name) ?? ""))) acted = true
       const invalid = new Map(
         response.errors
           .filter((e) => e.kind === "invalid-arguments" && e.toolCallId)

@@ -94,6 +94,28 @@ describe("resolveModel", () => {
     expect(resolveModel("claude-sonnet-4-5").model.provider).toBe("anthropic")
   })
 
+  it("resolves a router-qualified id to the served model, not to a local row", () => {
+    for (const [id, provider] of [
+      ["qwen/qwen3-coder", "openrouter"],
+      ["qwen/qwen3-coder:free", "openrouter"],
+      ["openrouter/qwen/qwen3-coder", undefined],
+      ["together/qwen/qwen3-coder", undefined],
+      ["qwen3-coder", "qwen"],
+    ] as const) {
+      const r = resolveModel(id, provider ? { provider } : {})
+      expect(r.model.local, id).toBeUndefined()
+      expect(r.model).toMatchObject({ family: "qwen", contextWindow: 262_144, provider: provider ?? id.split("/")[0] })
+      expect(r.diagnostics[0]?.message).toContain("not a local model")
+    }
+  })
+
+  it("keeps a local row local on a local server, and for the Ollama name:tag form", () => {
+    expect(resolveModel("qwen3-coder", { provider: "ollama" }).model.local).toBe(true)
+    expect(resolveModel("qwen3-coder:30b", { provider: "lmstudio" }).model.local).toBe(true)
+    expect(resolveModel("qwen3-coder:30b", { provider: "openai" }).model.local).toBe(true)
+    expect(resolveModel("qwen3-coder:30b").model.local).toBe(true)
+  })
+
   it("never throws and always returns a positive window (property)", () => {
     fc.assert(
       fc.property(fc.string(), (id) => {
@@ -116,6 +138,7 @@ describe("guesses", () => {
     ["devstral-3", "mistral", "mistral", "estimate"],
     ["qwen4-max", "qwen", "qwen", "estimate"],
     ["meta-llama/llama-4-scout", "openrouter", "llama", "estimate"],
+    ["together/meta-llama/llama-4-scout", "together", "llama", "estimate"],
     ["phi4:14b", "ollama", "phi", "estimate"],
   ])("%s → provider %s, family %s, tokenizer %s", (id, provider, family, tokenizer) => {
     expect(providerOf(id)).toBe(provider)

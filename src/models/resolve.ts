@@ -27,6 +27,19 @@ interface Rule {
 
 const LOCAL_PROVIDERS = new Set(["ollama", "lmstudio", "llamacpp", "llama.cpp", "vllm"])
 
+/** Hosted routers whose name may lead a model id (`together/qwen/qwen3-coder`, as LiteLLM writes them). */
+const ROUTERS = new Set(["openrouter", "together", "together_ai", "fireworks", "fireworks_ai", "groq", "deepinfra"])
+
+/**
+ * True when a row of the local catalog is served by a hosted provider instead: the id is router-qualified
+ * (`qwen/qwen3-coder`) or has no Ollama tag, and whoever serves it is known and not a local server. The
+ * Ollama `name:tag` form stays local with any provider (an OpenAI-compatible local server keeps the tag).
+ */
+function hostedLocalRow(row: ModelInfo, given: string, served: string | undefined): boolean {
+  if (!row.local || served === undefined || LOCAL_PROVIDERS.has(served)) return false
+  return given.includes("/") || !given.includes(":")
+}
+
 /**
  * The rewriting rules, applied one after another; after each, the rewritten id is looked up again.
  * 1. routed: `vendor/model` as OpenRouter writes it, and its `:free`/`:thinking`/... variants.
@@ -113,8 +126,16 @@ export function resolveModel(id: string, options: ResolveOptions = {}): Resolved
       model.canonicalId = row.id
     }
     if (options.provider && options.provider !== row.provider) model.provider = options.provider
+    const served = options.provider ?? providerOf(given)
+    const hosted = hostedLocalRow(row, given, served)
+    if (hosted) {
+      // The same weights behind a hosted router: its family and window, not a local model's prompt.
+      delete model.local
+      model.provider = served!
+    }
+    const note = hosted ? `; served by ${served}, so not a local model` : ""
     const diagnostics = rule
-      ? [diagnostic(level, "model-resolved", `model "${given}" resolved to catalog model "${row.id}" (${rule})`)]
+      ? [diagnostic(level, "model-resolved", `model "${given}" resolved to catalog model "${row.id}" (${rule})${note}`)]
       : []
     return { model, known: true, diagnostics }
   }
@@ -199,12 +220,15 @@ export function tokenizerOf(id: string): TokenizerFamily {
 }
 
 /**
- * Guesses who serves a model from the form of its id: `vendor/model` → openrouter, Bedrock ids →
+ * Guesses who serves a model from the form of its id: `router/vendor/model` → that router (a known one),
+ * `vendor/model` → openrouter, Bedrock ids →
  * bedrock, `name:tag` → ollama, otherwise the vendor of the family. Undefined when nothing fits.
  */
 export function providerOf(id: string): string | undefined {
   const name = id.trim()
   if (/^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\.claude.*-v\d+(?::\d+)?$/.test(name)) return "bedrock"
+  const segments = name.split("/")
+  if (segments.length > 2 && ROUTERS.has(segments[0]!.toLowerCase())) return segments[0]!.toLowerCase()
   if (name.includes("/")) return "openrouter"
   if (name.includes(":")) return "ollama"
   const byFamily: Record<string, string> = {

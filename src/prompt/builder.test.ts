@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { createContext } from "../context/prompt-context.js"
 import { BUILTIN_TOOLS } from "../tools/catalog/index.js"
 import { type BuiltPrompt, build, explain, PromptBuilder } from "./builder.js"
-import { defineComponent } from "./component.js"
+import { type Component, defineComponent, tpl } from "./component.js"
 import { basicContext, SNAPSHOT_CONTEXTS } from "./test-helpers/contexts.js"
 import { BUILTIN_VARIANTS } from "./variants/index.js"
 
@@ -106,7 +106,7 @@ describe("gates", () => {
     expect(toolNames(headless)).not.toContain("ask_followup_question")
   })
 
-  it("renders an empty tool list as (none)", () => {
+  it("with no tools, says so instead of explaining how to call one", () => {
     const p = build(
       basicContext({
         variant: "generic",
@@ -115,7 +115,8 @@ describe("gates", () => {
       strict,
     )
     expect(p.tools).toEqual([])
-    expect(p.text).toContain("(none)")
+    expect(p.text).toContain("No tools are available")
+    expect(p.text).not.toMatch(/calling tools|XML|\(none\)/)
   })
 })
 
@@ -128,6 +129,30 @@ describe("branding and host docs", () => {
       strict,
     )
     expect(identity.text.startsWith("You are Shopbot, ${{ 7*7 }} the cart expert.")).toBe(true)
+  })
+
+  it("fetches doc URLs with the fetch tool and reads doc files with the read tool, leaving out what cannot be opened", () => {
+    const agent = { name: "Shopbot", docs: ["docs/shopbot.md", "https://example.com/shopbot"] }
+    const docs = (p: BuiltPrompt) => p.sections.find((s) => s.id === "agent-docs")?.text ?? ""
+    const both = docs(build(basicContext({ agent }), strict))
+    expect(both).toContain("read the files with read_file and fetch the web pages with web_fetch")
+    expect(both).toContain("- https://example.com/shopbot")
+    const noFetch = docs(build(basicContext({ agent, features: { browser: true } }), strict))
+    expect(noFetch).not.toContain("example.com")
+    expect(noFetch).not.toMatch(/web_fetch|web pages/)
+    expect(noFetch).toContain("- docs/shopbot.md")
+  })
+
+  it("tells the model the browser viewport when the context gives one", () => {
+    const p = build(basicContext({ browser: { viewport: { width: 1280, height: 800 } } }), strict)
+    expect(p.sections.find((s) => s.id === "capabilities")?.text).toContain("1280×800 pixel viewport")
+    expect(build(basicContext(), strict).text).not.toContain("viewport")
+  })
+
+  it("fences the native SEARCH/REPLACE example, so the next bullet stands on its own line", () => {
+    const text = build(basicContext(), strict).sections.find((s) => s.id === "editing-files")?.text ?? ""
+    expect(text).toContain("```\n<<<<<<< SEARCH")
+    expect(text).toContain(">>>>>>> REPLACE\n```\n- ")
   })
 
   it("adds a docs section only when the host gives doc paths", () => {
@@ -146,6 +171,40 @@ describe("robustness", () => {
     expect(p.diagnostics).toContainEqual(expect.objectContaining({ code: "component-failed" }))
     expect(sectionIds(p)).not.toContain("rules")
     expect(sectionIds(p)).toContain("objective")
+  })
+
+  it("by default, a template typo is an error naming section, line and variable, and only that section goes", () => {
+    const typo = defineComponent("rules", () => "# Rules\n\n- Read with ${{ tools.by_kind.raed }}.")
+    const p = new PromptBuilder({ components: [typo] }).build(basicContext())
+    expect(p.diagnostics).toContainEqual({
+      level: "error",
+      code: "template-undefined",
+      message: 'section rules, line 3: undefined template variable "tools.by_kind.raed"; the text is left out',
+      path: "section rules",
+      line: 3,
+    })
+    expect(sectionIds(p)).not.toContain("rules")
+    expect(sectionIds(p)).toContain("objective")
+    expect(p.text).not.toContain("Read with")
+    expect(() => new PromptBuilder({ ...strict, components: [typo] }).build(basicContext())).toThrow(
+      /section rules, line 3: undefined template variable "tools.by_kind.raed"/,
+    )
+  })
+
+  it.each([
+    ["one fragment", () => tpl("# Rules"), "one fragment instead of a list of fragments"],
+    ["a number", () => 42, "number"],
+    ["null", () => null, "null"],
+    ["a list with a string", () => [tpl("# Rules"), "text"], "a list whose item 1 is not a fragment (string)"],
+    ["a fragment of an unknown kind", () => [{ kind: "html", text: "x" }], "item 0 is not a fragment (an object)"],
+  ])("a component that returns %s is a diagnostic; the other sections still build", (_name, render, why) => {
+    const odd = defineComponent("rules", render as unknown as Component["render"])
+    const p = new PromptBuilder({ ...strict, components: [odd] }).build(basicContext())
+    const bad = p.diagnostics.find((d) => d.code === "component-bad-return")
+    expect(bad).toMatchObject({ level: "error" })
+    expect(bad?.message).toContain(why)
+    expect(sectionIds(p)).not.toContain("rules")
+    expect(sectionIds(p)).toEqual(expect.arrayContaining(["agent-role", "tool-use", "objective"]))
   })
 
   it("reports a component a variant lists but nobody defined", () => {
@@ -171,7 +230,7 @@ describe("robustness", () => {
       ],
       placement: "system",
     })
-    for (const mode of ["strict", "lenient"] as const) {
+    for (const mode of ["strict", "report"] as const) {
       const p = build(ctx, { templates: mode })
       const count = everything(p).split(evil).length - 1
       expect(count).toBeGreaterThanOrEqual(3)
@@ -396,9 +455,28 @@ describe("variant choice by model", () => {
     ["gpt-4.1", "openai", "generic"],
     ["gemini-2.5-pro", "gemini", "gemini"],
     ["qwen3-coder:30b", "ollama", "compact"],
+    ["qwen/qwen3-coder", "openrouter", "generic"],
+    ["qwen3-coder", "ollama", "compact"],
     ["deepseek-v4-pro", "deepseek", "generic"],
   ])("%s (%s) gets %s", (id, provider, variant) => {
     expect(explain(basicContext({ model: { id, provider } })).variant.id).toBe(variant)
+  })
+})
+
+describe("family tuning", () => {
+  it("gives Claude, GPT and Gemini their own text on top of the shared sections", () => {
+    const built = Object.fromEntries(
+      ["claude", "gpt", "gemini", "generic"].map((variant) => [variant, build(basicContext({ variant }), strict)]),
+    )
+    const text = (v: string, id: string) => built[v]!.sections.find((s) => s.id === id)?.text
+    expect(built.claude!.text).not.toBe(built.gemini!.text)
+    expect(text("claude", "rules")).toContain("make it with your tools instead of describing it")
+    expect(text("gpt", "objective")).toContain("Keep going until the task is done")
+    expect(text("gpt", "tool-use")).toContain("in one batch of calls")
+    expect(text("gemini", "objective")).toContain("Most important, whatever else the task needs:")
+    // The shared text stays shared: a section no family patches is byte-identical across families.
+    for (const id of ["agent-role", "capabilities", "act-vs-plan", "task-progress", "feedback"])
+      for (const v of ["gpt", "gemini", "generic"]) expect(text(v, id), `${v} ${id}`).toBe(text("claude", id))
   })
 })
 

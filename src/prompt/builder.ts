@@ -47,7 +47,7 @@ export interface BuiltPrompt {
 
 /** Settings of a builder: registries to extend and how strict templates are. */
 export interface BuilderOptions {
-  /** `strict` (tests): template errors throw. `lenient` (default): they become diagnostics. */
+  /** `strict` (tests): template errors throw. `report` (default): error diagnostics, the failing text left out. */
   templates?: TemplateStrictness
   variants?: readonly Variant[]
   components?: readonly Component[]
@@ -119,7 +119,7 @@ export class PromptBuilder {
   readonly #cacheableChoice: boolean
 
   constructor(options: BuilderOptions = {}) {
-    this.#engine = new TemplateEngine(options.templates ?? "lenient")
+    this.#engine = new TemplateEngine(options.templates ?? "report")
     this.#variants = [
       ...BUILTIN_VARIANTS.filter((v) => !options.variants?.some((o) => o.id === v.id)),
       ...(options.variants ?? []),

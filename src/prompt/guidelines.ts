@@ -14,10 +14,12 @@ const DERIVED: DerivedGuideline[] = [
   {
     when: (t) => t.has("execute") && (t.has("search") || t.has("list")),
     text: (t) => {
+      // Name only the shell commands a dedicated tool replaces: without a list tool, ls stays the way to list.
       const dedicated = [t.name("search"), t.name("list")].filter(Boolean)
+      const replaced = [t.has("search") ? "grep" : "", t.has("list") ? "find or ls" : ""].filter(Boolean).join(", ")
       const [subject, verbs] =
         dedicated.length > 1 ? ["they", "respect .gitignore and cap their"] : ["it", "respects .gitignore and caps its"]
-      return `Explore with ${dedicated.join(" and ")} rather than grep, find or ls in ${n(t, "execute")}: ${subject} ${verbs} output.`
+      return `Explore with ${dedicated.join(" and ")} rather than ${replaced} in ${n(t, "execute")}: ${subject} ${verbs} output.`
     },
   },
   {

@@ -38,6 +38,8 @@ export function stableScope(
 ): Record<string, unknown> {
   return applyOverrides(
     {
+      // Defaults of values a variant may set (a template may read them in every variant).
+      brief: false,
       ...(variant.values ?? {}),
       model: { id: model.id, provider: model.provider, family: model.family },
       agent: { name: context.agent.name },

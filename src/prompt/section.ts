@@ -57,6 +57,31 @@ export function makeSection(
   }
 }
 
+const describe = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "a list" : typeof value === "object" ? "an object" : typeof value
+
+/** What is wrong with a component's return value (components may be plain JavaScript), or undefined. */
+function contentProblem(content: unknown): string | undefined {
+  if (content === undefined || typeof content === "string") return undefined
+  if (!Array.isArray(content)) {
+    const single = content as Partial<Fragment> | null
+    return single !== null && typeof single === "object" && "kind" in single
+      ? "one fragment instead of a list of fragments"
+      : describe(content)
+  }
+  for (const [i, f] of content.entries()) {
+    const fragment = f as Partial<Fragment> | null
+    if (
+      fragment === null ||
+      typeof fragment !== "object" ||
+      (fragment.kind !== "template" && fragment.kind !== "data") ||
+      typeof fragment.text !== "string"
+    )
+      return `a list whose item ${i} is not a fragment (${describe(f)})`
+  }
+  return undefined
+}
+
 /**
  * Runs a component (with the variant's patch) and renders its fragments: template text through the
  * engine, data as it is. A component that throws, or a template that cannot render, is a diagnostic.
@@ -77,6 +102,12 @@ export function renderComponent(
   try {
     const patch = variant.patches?.[id]
     content = (patch?.render ?? component.render)(context, env)
+    const problem = contentProblem(content)
+    if (problem) {
+      const message = `component "${id}" returned ${problem}; expected a string, a list of fragments or nothing`
+      diagnostics.push(diagnostic("error", "component-bad-return", message))
+      return { section: undefined, diagnostics }
+    }
     if (content !== undefined && patch && (patch.prepend || patch.append)) {
       const body: Fragment[] = typeof content === "string" ? [{ kind: "template", text: content }] : content
       content = [

@@ -19,20 +19,42 @@ describe("TemplateEngine", () => {
     expect(engine.render("${% if tools.by_kind.execute %}run${% else %}none${% endif %}", scope, "t").text).toBe("none")
   })
 
-  it("throws on an undefined variable in strict mode", () => {
+  it("throws on an undefined variable in strict mode, naming the template, line and variable", () => {
     const engine = new TemplateEngine("strict")
-    expect(() => engine.render("${{ tools.by_kind.raed }}", scope, "section x")).toThrow(TemplateError)
     expect(() => engine.render("${% if %}", scope, "section x")).toThrow(/section x/)
+    let thrown: unknown
+    try {
+      engine.render("first line\nthen ${{ tools.by_kind.raed }}", scope, "section x")
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(TemplateError)
+    expect(thrown).toMatchObject({ where: "section x", line: 2, variable: "tools.by_kind.raed" })
+    expect((thrown as Error).message).toBe(
+      'section x, line 2: undefined template variable "tools.by_kind.raed"; the text is left out',
+    )
   })
 
-  it("turns errors into diagnostics in lenient mode, without template syntax in the output", () => {
-    const engine = new TemplateEngine("lenient")
-    const undefinedVar = engine.render("a ${{ nope.x }} b", scope, "section y")
-    expect(undefinedVar.text).toBe("a  b")
-    expect(undefinedVar.diagnostics[0]?.code).toBe("template-undefined")
+  it("reports errors as error diagnostics by default and leaves the text out instead of guessing", () => {
+    const engine = new TemplateEngine()
+    expect(engine.strictness).toBe("report")
+    const undefinedVar = engine.render("a\nb ${{ nope.x }} c", scope, "section y")
+    expect(undefinedVar.text).toBeUndefined()
+    expect(undefinedVar.diagnostics).toEqual([
+      {
+        level: "error",
+        code: "template-undefined",
+        message: 'section y, line 2: undefined template variable "nope"; the text is left out',
+        path: "section y",
+        line: 2,
+      },
+    ])
+    const inTag = engine.render("${% if tools.by_kind.nope.deeper %}x${% endif %}", scope, "tool t description")
+    expect(inTag.text).toBeUndefined()
+    expect(inTag.diagnostics[0]).toMatchObject({ level: "error", code: "template-undefined", line: 1 })
     const syntax = engine.render("a ${% if %} b", scope, "section y")
     expect(syntax.text).toBeUndefined()
-    expect(syntax.diagnostics[0]?.code).toBe("template-syntax")
+    expect(syntax.diagnostics[0]).toMatchObject({ level: "error", code: "template-syntax", path: "section y" })
   })
 
   it("re-renders when a value the template reads changes, and only then", () => {

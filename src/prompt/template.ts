@@ -12,15 +12,43 @@ const liquidjs = lazyModule<typeof import("liquidjs")>("liquidjs")
  * servers is inserted as data and never evaluated.
  */
 
-/** A template failed in strict mode (tests): undefined variable or bad syntax. */
+/** A template failed in strict mode: undefined variable or bad syntax. `line` is 1-based in the template. */
 export class TemplateError extends PromptlineError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly where: string
+  readonly line: number | undefined
+  readonly variable: string | undefined
+  constructor(
+    message: string,
+    details: { where: string; line?: number; variable?: string },
+    options?: { cause?: unknown },
+  ) {
     super("template-error", message, options)
+    this.where = details.where
+    this.line = details.line
+    this.variable = details.variable
   }
 }
 
-/** `strict`: undefined variables and syntax errors throw. `lenient`: they become diagnostics. */
-export type TemplateStrictness = "strict" | "lenient"
+/**
+ * How a failing template is handled; both refuse to guess a value. `strict`: undefined variables and
+ * syntax errors throw a TemplateError. `report` (the default): they become error diagnostics naming the
+ * template, line and variable, and the failing text is left out, so the model never sees template syntax.
+ */
+export type TemplateStrictness = "strict" | "report"
+
+/** Where a render error happened: the 1-based line in the template and the undefined variable, when known. */
+function errorDetails(cause: unknown): { line?: number; variable?: string; reason: string } {
+  const error = cause as { message?: string; token?: { getPosition?: () => number[] }; originalError?: Error }
+  const reason = error.originalError?.message ?? error.message ?? String(cause)
+  const out: { line?: number; variable?: string; reason: string } = {
+    reason: reason.replace(/, line:\d+, col:\d+$/, ""),
+  }
+  const position = error.token?.getPosition?.()
+  if (position?.[0] !== undefined) out.line = position[0]
+  const undefinedVariable = /^undefined variable: (\S+)/.exec(out.reason)
+  if (undefinedVariable) out.variable = undefinedVariable[1]!
+  return out
+}
 
 interface Compiled {
   template: Template[] | undefined
@@ -67,7 +95,7 @@ export class TemplateEngine {
   readonly strictness: TemplateStrictness
   readonly #liquid: Liquid
 
-  constructor(strictness: TemplateStrictness = "lenient") {
+  constructor(strictness: TemplateStrictness = "report") {
     this.strictness = strictness
     this.#liquid = liquid()
   }
@@ -81,8 +109,8 @@ export class TemplateEngine {
     const compiled = this.#compile(source)
     if (!compiled.template) {
       const message = `${where}: template does not parse: ${compiled.error}`
-      if (this.strictness === "strict") throw new TemplateError(message)
-      return { text: undefined, diagnostics: [diagnostic("error", "template-syntax", message)] }
+      if (this.strictness === "strict") throw new TemplateError(message, { where })
+      return { text: undefined, diagnostics: [diagnostic("error", "template-syntax", message, { path: where })] }
     }
     const key = cacheKey(source, compiled.paths, scope)
     const hit = renderedTexts.get(key)
@@ -92,18 +120,16 @@ export class TemplateEngine {
       remember(key, text)
       return { text, diagnostics: [] }
     } catch (cause) {
-      const message = `${where}: ${(cause as Error).message}`
-      if (this.strictness === "strict") throw new TemplateError(message, { cause })
-      // Lenient: undefined values render empty so the model never sees template syntax.
-      try {
-        const text = String(this.#liquid.renderSync(compiled.template, scope, { strictVariables: false }))
-        return { text, diagnostics: [diagnostic("warning", "template-undefined", message)] }
-      } catch (again) {
-        return {
-          text: undefined,
-          diagnostics: [diagnostic("error", "template-failed", `${where}: ${(again as Error).message}`)],
-        }
-      }
+      const details = errorDetails(cause)
+      const at = details.line !== undefined ? `, line ${details.line}` : ""
+      const message = details.variable
+        ? `${where}${at}: undefined template variable "${details.variable}"; the text is left out`
+        : `${where}${at}: template failed: ${details.reason}; the text is left out`
+      if (this.strictness === "strict") throw new TemplateError(message, { where, ...details }, { cause })
+      // Report: never guess a value (an empty one reads as a sentence with a hole); leave the text out.
+      const code = details.variable ? "template-undefined" : "template-failed"
+      const line = details.line !== undefined ? { line: details.line } : {}
+      return { text: undefined, diagnostics: [diagnostic("error", code, message, { path: where, ...line })] }
     }
   }
 

@@ -7,13 +7,15 @@ const REPLACE = `- \${{ tools.by_kind.edit }} changes parts of a file with SEARC
 /** Shown with native tools; the XML dialect's tool docs carry their own example. */
 const REPLACE_EXAMPLE = ` For example:
 
+\`\`\`
 <<<<<<< SEARCH
 function total(items) {
   return items.length
 =======
 function total(items) {
   return items.reduce((sum, item) => sum + item.price, 0)
->>>>>>> REPLACE`
+>>>>>>> REPLACE
+\`\`\``
 
 const PATCH = `- \${{ tools.by_kind.edit }} applies a patch: \`*** Begin Patch\`, then per file \`*** Update File: path\` (hunks starting with \`@@\`, lines prefixed by space, \`-\` or \`+\`), \`*** Add File: path\` (every line prefixed by \`+\`) or \`*** Delete File: path\`, and \`*** End Patch\`. Give three lines of context around each change.`
 
@@ -31,7 +33,7 @@ const PATCH_EXAMPLE = ` For example:
 \`\`\``
 
 const COMMON = `\${% if tools.by_kind.read %}- Read a file before you change it, and base each edit on the content the last tool result showed: formatters may have changed it since.
-\${% endif %}- Prefer small targeted edits to rewriting large files. Keep the project's style, and do not add comments that narrate your change.`
+\${% endif %}- \${% if tools.by_kind.edit %}Prefer small targeted edits to rewriting large files. \${% endif %}Keep the project's style, and do not add comments that narrate your change.`
 
 /** How to change files safely with whichever edit and write tools are enabled. */
 export const editingFiles = defineComponent(

@@ -12,11 +12,15 @@ const NATIVE_FORMAT = `# Tool use
 
 You act by calling the tools you were given. Call independent tools together when you can; a call that needs another call's result waits for it. Never guess a result; decide your next step from what the tools returned.`
 
+const NO_TOOLS = "# Tool use\n\nNo tools are available: answer from what you know and say what you could not check."
+
 /** How to call tools, the tools themselves (XML dialect), and guidelines derived from the tool set. */
 export const toolUse = defineComponent(
   "tool-use",
   (ctx, env) => {
     const parts: Fragment[] = []
+    // Without tools there is nothing to call, in either dialect: saying how to call one would be false.
+    if (env.tools.list.length === 0) return [tpl(NO_TOOLS)]
     if (env.toolCalling === "xml") {
       parts.push(
         tpl(XML_INTRO),
@@ -24,13 +28,7 @@ export const toolUse = defineComponent(
         tpl("\n\n## Tools\n\n"),
         data(renderXmlToolDocs(env.tools.list, { format: false })),
       )
-    } else {
-      if (env.tools.list.length === 0)
-        return [
-          tpl("# Tool use\n\nNo tools are available: answer from what you know and say what you could not check."),
-        ]
-      parts.push(tpl(NATIVE_FORMAT))
-    }
+    } else parts.push(tpl(NATIVE_FORMAT))
     const guidelines = guidelinesFor(ctx, env)
     // Guidelines are final text (derived ones are built from tool names, tool ones were rendered during selection).
     if (guidelines.length > 0)

@@ -11,5 +11,7 @@ export const compact = defineVariant({
   components: ["agent-role", "tool-use", "rules", "objective", "user-instructions", "system-info"],
   tools: ["execute_command", "read_file", "write_to_file", "replace_in_file", "search_files", "attempt_completion"],
   mcpTools: false,
+  // `brief`: shared sections leave out some explanatory sentences to stay within maxTokens.
+  values: { brief: true },
   maxTokens: 1200,
 })

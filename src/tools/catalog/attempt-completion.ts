@@ -7,9 +7,10 @@ export const attemptCompletion = defineTool({
   id: "attempt_completion",
   kind: "complete",
   snippet: "Finish the task and present the result.",
+  // "the reader", not "the user": a subagent's result goes to the main agent, not to a person.
   description:
     "Ends the task and presents its result. Use it only when the work is done and your tool results have " +
-    "confirmed it (files written, tests passing). Say briefly what was done and what the user must know; do " +
+    "confirmed it (files written, tests passing). Say briefly what was done and what the reader must know; do " +
     "not end with a question or an offer of more help.",
   parameters: {
     result: {
