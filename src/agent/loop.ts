@@ -11,6 +11,7 @@ import { type EncodeOptions, encodeRequest } from "../providers/encode.js"
 import { ProviderError } from "../providers/errors.js"
 import type { StreamEvent, Usage } from "../providers/stream.js"
 import { wrapTag } from "../tag-wrap.js"
+import { DeferredTools } from "../tools/search/deferred-tools.js"
 import { withXmlToolCalls } from "../tools/xml-parser.js"
 import type { ApprovalPolicy, ConfirmCall } from "./approval.js"
 import type { AgentEvent } from "./events.js"
@@ -110,6 +111,8 @@ export class Agent {
   #turn = 0
   #firstTurn = 0
   #ids = 0
+  /** The searchable deferred tools of the current build (rebuilt only when its deferred list changes). */
+  #deferred: DeferredTools | undefined
 
   constructor(config: AgentConfig) {
     this.#c = config
@@ -265,6 +268,7 @@ export class Agent {
         invalidArguments: invalid,
         context: this.#context,
         tools: built.tools,
+        ...(built.deferredTools.length > 0 ? { deferred: this.#deferredOf(built) } : {}),
         executor: {
           ...this.#c.executor,
           workspace: this.#context.cwd,
@@ -345,6 +349,12 @@ export class Agent {
       if (!response) throw new ProviderError("context-overflow", failure?.message ?? "context overflow")
       return this.#accept(built, fit, response)
     }
+  }
+
+  /** The build's deferred tools as a searchable set, kept while the build leaves out the same tools. */
+  #deferredOf(built: BuiltPrompt): DeferredTools {
+    if (this.#deferred?.tools !== built.deferredTools) this.#deferred = new DeferredTools(built.deferredTools)
+    return this.#deferred
   }
 
   /** Appends an answer to the history and reports its figures. */
