@@ -44,8 +44,111 @@ export function stemTerm(word: string): string | null {
     const next = stem.replace(pattern, replacement)
     if (next !== stem && next.length >= 3) stem = next
   }
+  // "running" → "runn" → "run"; "logging" → "log" (a doubled last consonant after a cut ending).
+  if (stem !== w && /([^aeiouls])\1$/.test(stem)) stem = stem.slice(0, -1)
   return stem
 }
+
+/**
+ * Everyday words for what tools do, and the words tool descriptions tend to use for the same thing. A query
+ * word adds its related words at a lower weight, so "file a bug" also looks for "create issue". General task
+ * vocabulary (software, files, browsers, messaging, maps), not the words of any one server.
+ */
+const RELATED: Readonly<Record<string, string>> = {
+  bug: "issue",
+  ticket: "issue",
+  report: "issue create",
+  pr: "pull request",
+  mr: "merge request",
+  repo: "repository",
+  project: "repository",
+  folder: "directory",
+  dir: "directory",
+  remove: "delete",
+  erase: "delete",
+  drop: "delete",
+  forget: "delete",
+  make: "create",
+  start: "create",
+  add: "create",
+  open: "create navigate",
+  submit: "create",
+  show: "get list read",
+  fetch: "get read",
+  view: "get read",
+  display: "get",
+  look: "search find",
+  find: "search",
+  which: "list",
+  change: "update edit",
+  modify: "update edit",
+  set: "update",
+  rename: "move",
+  relocate: "move",
+  go: "navigate",
+  visit: "navigate",
+  load: "navigate read",
+  site: "navigate url",
+  url: "navigate",
+  press: "click key",
+  tap: "click",
+  hit: "key press",
+  screenshot: "screenshot",
+  javascript: "evaluate code",
+  script: "evaluate",
+  shut: "close",
+  quit: "close",
+  remember: "entity observation memory",
+  note: "observation",
+  fact: "observation",
+  recall: "search node",
+  post: "message",
+  tell: "message post",
+  say: "message",
+  reply: "thread reply",
+  answer: "reply",
+  coordinate: "geocode",
+  latitude: "geocode",
+  address: "geocode",
+  route: "directions",
+  drive: "directions distance",
+  walk: "directions",
+  height: "elevation",
+  high: "elevation",
+  sea: "elevation",
+  near: "place search",
+  restaurant: "place",
+  shop: "place",
+  account: "user",
+  people: "user",
+  person: "user",
+  approve: "review",
+  approved: "review",
+  space: "size",
+  permitted: "allowed",
+  allowed: "allowed",
+  link: "relation",
+  picture: "image",
+  photo: "image",
+  png: "image media",
+  jpg: "image media",
+  txt: "text",
+  capture: "screenshot",
+  toggle: "toggle",
+  switch: "toggle",
+  turn: "toggle",
+  fake: "simulated",
+  slow: "long running",
+  car: "directions driving",
+  dump: "read graph",
+  entry: "entity node",
+  stored: "memory",
+  web: "search",
+  internet: "web search",
+}
+
+/** The weight of a related word next to a word of the query itself. */
+const RELATED_WEIGHT = 0.5
 
 interface Doc {
   id: number
@@ -82,10 +185,18 @@ export class ToolSearchIndex {
   readonly #tools: readonly EnabledTool[]
   readonly #search: MiniSearch<Doc>
   readonly #byName: Map<string, EnabledTool>
+  /** The stems of each server's name, for queries that name the service. */
+  readonly #servers: Map<string, Set<string>>
 
   constructor(tools: readonly EnabledTool[]) {
     this.#tools = tools
     this.#byName = new Map(tools.map((t) => [t.name, t]))
+    this.#servers = new Map()
+    for (const t of tools) {
+      if (!t.mcp || this.#servers.has(t.mcp.server)) continue
+      const stems = toolTerms(t.mcp.server).map(stemTerm)
+      this.#servers.set(t.mcp.server, new Set(stems.filter((x): x is string => x !== null)))
+    }
     this.#search = new MiniSearch<Doc>({
       fields: ["name", "server", "description", "params"],
       tokenize: toolTerms,
@@ -93,7 +204,7 @@ export class ToolSearchIndex {
       searchOptions: {
         boost: { name: 3, server: 1.5, description: 1, params: 0.5 },
         prefix: (term) => term.length >= 5,
-        fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+        fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
         weights: { prefix: 0.4, fuzzy: 0.3 },
         combineWith: "OR",
       },
@@ -119,11 +230,31 @@ export class ToolSearchIndex {
     return this.#byName.get(name)
   }
 
-  /** The best matches for a query, best first; ties keep the tools' order. An exact tool name comes first. */
+  /**
+   * The best matches for a query, best first; ties keep the tools' order. An exact tool name comes first. Words
+   * related to the query's words count at half weight; a query that names a server (github, slack) ranks that
+   * server's tools higher.
+   */
   search(query: string, limit: number): ToolMatch[] {
     const exact = this.#byName.get(query.trim())
+    const own = toolTerms(query)
+      .map(stemTerm)
+      .filter((t): t is string => t !== null)
+    const related = own.flatMap((t) => (Object.hasOwn(RELATED, t) ? RELATED[t]!.split(" ") : []))
+    const extra = related.filter((t) => !own.includes(t))
+    const terms = [...own, ...extra]
+    // A server is named when every word of its name is in the query ("github", "google maps").
+    const named = new Set([...this.#servers].filter(([, stems]) => [...stems].every((t) => own.includes(t))).map(([s]) => s))
     const hits = this.#search
-      .search(query)
+      .search(terms.join(" "), {
+        boostTerm: (_term, i) => (i < own.length ? 1 : RELATED_WEIGHT),
+        // Related words match exactly: prefixes and near misses are for what the user typed.
+        prefix: (term, i) => i < own.length && term.length >= 5,
+        fuzzy: (term, i) => (i < own.length && term.length >= 6 ? 0.2 : false),
+        ...(named.size > 0
+          ? { boostDocument: (id: unknown) => (named.has(this.#tools[id as number]?.mcp?.server ?? "") ? 2 : 1) }
+          : {}),
+      })
       .map((r) => ({ tool: this.#tools[r.id as number]!, score: r.score, id: r.id as number }))
       .sort((a, b) => b.score - a.score || a.id - b.id)
       .map(({ tool, score }) => ({ tool, score }))
