@@ -179,7 +179,7 @@ function parameterText(schema: unknown, depth = 0): string[] {
 /**
  * A BM25 index (minisearch's BM25+) over deferred tools: their names (the server's own tool name and the
  * server name), descriptions and parameters. Names weigh most, then descriptions. Queries match stems and,
- * for words of five letters or more, prefixes and near misses (one edit per five letters).
+ * for words of five letters or more, prefixes.
  */
 export class ToolSearchIndex {
   readonly #tools: readonly EnabledTool[]
@@ -204,7 +204,6 @@ export class ToolSearchIndex {
       searchOptions: {
         boost: { name: 3, server: 1.5, description: 1, params: 0.5 },
         prefix: (term) => term.length >= 5,
-        fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
         weights: { prefix: 0.4, fuzzy: 0.3 },
         combineWith: "OR",
       },
@@ -244,13 +243,15 @@ export class ToolSearchIndex {
     const extra = related.filter((t) => !own.includes(t))
     const terms = [...own, ...extra]
     // A server is named when every word of its name is in the query ("github", "google maps").
-    const named = new Set([...this.#servers].filter(([, stems]) => [...stems].every((t) => own.includes(t))).map(([s]) => s))
+    const named = new Set(
+      [...this.#servers].filter(([, stems]) => [...stems].every((t) => own.includes(t))).map(([s]) => s),
+    )
     const hits = this.#search
       .search(terms.join(" "), {
         boostTerm: (_term, i) => (i < own.length ? 1 : RELATED_WEIGHT),
-        // Related words match exactly: prefixes and near misses are for what the user typed.
+        // Related words match exactly; prefixes are for the words of the query. No near misses: the model
+        // writes the query and spells it right, and fuzzy matching costs more than the rest of the search.
         prefix: (term, i) => i < own.length && term.length >= 5,
-        fuzzy: (term, i) => (i < own.length && term.length >= 6 ? 0.2 : false),
         ...(named.size > 0
           ? { boostDocument: (id: unknown) => (named.has(this.#tools[id as number]?.mcp?.server ?? "") ? 2 : 1) }
           : {}),
