@@ -3,37 +3,14 @@
 // every tool (target ≤ 15%), (2) how often the right tool is in the top 5 for 167 task phrasings written as users
 // ask (target ≥ 90%), next to minisearch with its default settings as the peer, (3) the time of one search
 // (target under 1 ms, as CPU time).
-import { readdirSync, readFileSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import MiniSearch from "minisearch"
 import { createContext, type McpServerInfo, type PromptContext } from "../src/context/prompt-context.js"
 import { OVERHEADS, TokenCounter } from "../src/history/tokens.js"
 import { build } from "../src/prompt/builder.js"
 import { DeferredTools } from "../src/tools/search/deferred-tools.js"
 import type { EnabledTool } from "../src/tools/spec.js"
+import { type LabelledQuery, loadToolSearchQueries, loadToolSearchServers } from "../test/fixtures/tool-search/load.js"
 import type { Benchmark, Metric } from "./harness.js"
-
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), "..", "test", "fixtures", "tool-search")
-
-interface LabelledQuery {
-  query: string
-  /** `<server>/<tool>` */
-  tool: string
-  /** Other tools that answer the query as well (a deprecated alias). */
-  also?: string[]
-}
-
-/** The MCP server snapshots of the fixtures folder. */
-export function loadServers(): McpServerInfo[] {
-  return readdirSync(fixtures)
-    .filter((f) => f.endsWith(".json") && f !== "queries.json")
-    .sort()
-    .map((f) => {
-      const raw = JSON.parse(readFileSync(join(fixtures, f), "utf8")) as { name: string; tools: McpServerInfo["tools"] }
-      return { name: raw.name, tools: raw.tools, resources: [], resourceTemplates: [] }
-    })
-}
 
 function contextWith(servers: McpServerInfo[], mode: "auto" | "never"): PromptContext {
   return createContext({
@@ -61,8 +38,8 @@ function top5(queries: LabelledQuery[], search: (q: string) => string[]): number
 const toolSearch: Benchmark = {
   name: "tool-search",
   async run(): Promise<Metric[]> {
-    const servers = loadServers()
-    const queries = JSON.parse(readFileSync(join(fixtures, "queries.json"), "utf8")) as LabelledQuery[]
+    const servers = loadToolSearchServers()
+    const queries = loadToolSearchQueries()
     const withSearch = build(contextWith(servers, "auto"))
     const allLoaded = build(contextWith(servers, "never"))
     const counter = await TokenCounter.create()

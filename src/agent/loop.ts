@@ -399,7 +399,12 @@ export class Agent {
   async #stream(built: BuiltPrompt, fit: FitResult): Promise<AssembledResponse> {
     const format = this.#c.format ?? built.wireFormat
     const encoded = encodeRequest(format, {
-      prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
+      prompt: {
+        text: built.text,
+        tools: built.tools,
+        deferredTools: built.deferredTools,
+        toolCalling: built.toolCalling,
+      },
       messages: fit.messages,
       model: built.model,
       ...(this.#c.encode ? { options: this.#c.encode } : {}),
