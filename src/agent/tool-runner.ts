@@ -4,6 +4,7 @@ import type { FileTracker } from "../history/file-tracker.js"
 import type { TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import { wrapTag } from "../tag-wrap.js"
 import type { DeferredTools } from "../tools/search/deferred-tools.js"
+import { SEARCH_TOOLS_NAME } from "../tools/search/fixed-tools.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { type ApprovalPolicy, type ConfirmCall, deniedMessage, needsApproval } from "./approval.js"
 import type { AgentEvent } from "./events.js"
@@ -100,8 +101,9 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], env: ToolRunn
       outcome = resolved.outcome
     } else if (!tool) {
       const names = env.tools.map((t) => t.name).join(", ")
+      const more = env.deferred ? ` More tools are found with ${SEARCH_TOOLS_NAME}.` : ""
       outcome = outcomeFailure(
-        `There is no tool named "${call.name}". Available tools: ${names}.`,
+        `There is no tool named "${call.name}". Available tools: ${names}.${more}`,
         `${call.name}: unknown tool`,
       )
     } else if (needsApproval(env.approve, tool.kind) && !(await approved(tool, input, env))) {

@@ -68,6 +68,9 @@ describe("tool search calls in the runner", () => {
     expect(round.results[0]!.isError).toBe(true)
     expect(round.results[0]!.content).toContain('There is no tool named "list_file". Close matches: list_files')
     expect(round.results[1]!.content).toContain("missing required parameter 'query'")
+    // A name that is neither loaded nor deferred points to the search tool.
+    const unknown = await runToolCalls([use("c8", "mcp__nowhere__thing", {})], env)
+    expect(unknown.results[0]!.content).toContain("More tools are found with search_tools.")
   })
 
   it("asks for approval with the kind of the tool that really runs, not the call tool's", async () => {
