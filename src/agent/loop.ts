@@ -13,6 +13,7 @@ import { type EncodeOptions, encodeRequest } from "../providers/encode.js"
 import { ProviderError } from "../providers/errors.js"
 import type { StreamEvent, Usage } from "../providers/stream.js"
 import { wrapTag } from "../tag-wrap.js"
+import { DeferredTools } from "../tools/search/deferred-tools.js"
 import { withXmlToolCalls } from "../tools/xml-parser.js"
 import type { ApprovalPolicy, ConfirmCall } from "./approval.js"
 import type { AgentEvent } from "./events.js"
@@ -144,6 +145,8 @@ export class Agent {
   #turn = 0
   #firstTurn = 0
   #ids = 0
+  /** The searchable deferred tools of the current build (rebuilt only when its deferred list changes). */
+  #deferred: DeferredTools | undefined
 
   constructor(config: AgentConfig) {
     this.#c = config
@@ -305,6 +308,7 @@ export class Agent {
         invalidArguments: invalid,
         context: this.#context,
         tools: built.tools,
+        ...(built.deferredTools.length > 0 ? { deferred: this.#deferredOf(built) } : {}),
         executor: {
           ...this.#c.executor,
           workspace: this.#context.cwd,
@@ -388,6 +392,12 @@ export class Agent {
     }
   }
 
+  /** The build's deferred tools as a searchable set, kept while the build leaves out the same tools. */
+  #deferredOf(built: BuiltPrompt): DeferredTools {
+    if (this.#deferred?.tools !== built.deferredTools) this.#deferred = new DeferredTools(built.deferredTools)
+    return this.#deferred
+  }
+
   /** Appends an answer to the history and reports its figures. */
   async #accept(built: BuiltPrompt, fit: FitResult, response: AssembledResponse): Promise<TurnResponse> {
     const message = await this.#append("assistant", response.message.content, response.message.id)
@@ -440,7 +450,12 @@ export class Agent {
   async #stream(built: BuiltPrompt, fit: FitResult): Promise<AssembledResponse> {
     const format = this.#c.format ?? built.wireFormat
     const encoded = encodeRequest(format, {
-      prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
+      prompt: {
+        text: built.text,
+        tools: built.tools,
+        deferredTools: built.deferredTools,
+        toolCalling: built.toolCalling,
+      },
       // A new task after a completed session (or updates after saved results) follows a user message.
       messages: joinUserRuns(fit.messages),
       model: built.model,

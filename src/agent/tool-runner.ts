@@ -4,10 +4,13 @@ import { clipToolResult, MIN_RESULT_CHARS } from "../history/clip.js"
 import type { FileTracker } from "../history/file-tracker.js"
 import type { TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import { wrapTag } from "../tag-wrap.js"
+import type { DeferredTools } from "../tools/search/deferred-tools.js"
+import { SEARCH_TOOLS_NAME } from "../tools/search/fixed-tools.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { type ApprovalPolicy, type ConfirmCall, deniedMessage, needsApproval } from "./approval.js"
 import type { AgentEvent } from "./events.js"
 import { type ControlSignal, type ExecutorEnv, execute, type ToolOutcome } from "./executors/index.js"
+import { resolveToolSearchCall } from "./tool-search-calls.js"
 
 /** What running one assistant message's tool calls produced. */
 export interface ToolRound {
@@ -25,6 +28,8 @@ export interface ToolRunnerEnv {
   invalidArguments?: ReadonlyMap<string, string>
   context: PromptContext
   tools: readonly EnabledTool[]
+  /** The tools tool search left out of the list (searched and called through the search tools). */
+  deferred?: DeferredTools
   executor: ExecutorEnv
   approve: ApprovalPolicy
   confirm?: ConfirmCall
@@ -64,13 +69,13 @@ function describeCall(tool: EnabledTool, input: unknown): string {
 }
 
 /** Maps a call to the executor's tool id and input: renamed tools back to ids, MCP tools to use_mcp_tool. */
-function executorCall(tool: EnabledTool, call: ToolUseBlock): { name: string; input: unknown } {
+function executorCall(tool: EnabledTool, input: unknown): { name: string; input: unknown } {
   if (tool.mcp)
     return {
       name: "use_mcp_tool",
-      input: { server_name: tool.mcp.server, tool_name: tool.mcp.tool, arguments: call.input ?? {} },
+      input: { server_name: tool.mcp.server, tool_name: tool.mcp.tool, arguments: input ?? {} },
     }
-  return { name: tool.id, input: call.input }
+  return { name: tool.id, input }
 }
 
 /**
@@ -82,7 +87,11 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], env: ToolRunn
   const byName = new Map(env.tools.map((t) => [t.name, t]))
   for (const call of calls) {
     env.emit({ type: "tool_call", id: call.id, name: call.name, input: call.input })
-    const tool = byName.get(call.name)
+    const found = byName.get(call.name)
+    // Tool search: a search is answered here; a call through the call tool names the tool that really runs.
+    const resolved = env.signal.aborted ? undefined : resolveToolSearchCall(call, found, byName, env.deferred)
+    const tool = resolved && "tool" in resolved ? resolved.tool : found
+    const input = resolved && "tool" in resolved ? resolved.input : call.input
     let outcome: ToolOutcome
     let denied = false
     const invalid = env.invalidArguments?.get(call.id)
@@ -94,19 +103,22 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], env: ToolRunn
         `The arguments of this call were not valid JSON, so it did not run. You wrote: ${shown}\nCall the tool again with a valid JSON object.`,
         `${call.name}: invalid JSON arguments`,
       )
+    } else if (resolved && "outcome" in resolved) {
+      outcome = resolved.outcome
     } else if (!tool) {
       const names = env.tools.map((t) => t.name).join(", ")
+      const more = env.deferred ? ` More tools are found with ${SEARCH_TOOLS_NAME}.` : ""
       outcome = outcomeFailure(
-        `There is no tool named "${call.name}". Available tools: ${names}.`,
+        `There is no tool named "${call.name}". Available tools: ${names}.${more}`,
         `${call.name}: unknown tool`,
       )
-    } else if (needsApproval(env.approve, tool.kind) && !(await approved(tool, call, env))) {
+    } else if (needsApproval(env.approve, tool.kind) && !(await approved(tool, input, env))) {
       denied = true
       const why = env.confirm && env.context.interactive ? "denied" : "non-interactive"
       outcome = outcomeFailure(deniedMessage(tool.name, why), `${tool.name}: denied`)
     } else {
-      const { name, input } = executorCall(tool, call)
-      outcome = await execute({ id: call.id, name, input }, { ...env.executor, signal: env.signal })
+      const run = executorCall(tool, input)
+      outcome = await execute({ id: call.id, ...run }, { ...env.executor, signal: env.signal })
     }
     let result: ToolResultBlock = { type: "tool_result", toolUseId: call.id, content: outcome.content }
     if (outcome.isError) result.isError = true
@@ -135,10 +147,10 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], env: ToolRunn
   return round
 }
 
-async function approved(tool: EnabledTool, call: ToolUseBlock, env: ToolRunnerEnv): Promise<boolean> {
+async function approved(tool: EnabledTool, input: unknown, env: ToolRunnerEnv): Promise<boolean> {
   if (!env.confirm || !env.context.interactive) return false
   try {
-    return await env.confirm(describeCall(tool, call.input), env.signal)
+    return await env.confirm(describeCall(tool, input), env.signal)
   } catch {
     return false
   }

@@ -124,6 +124,20 @@ export const promptContextSchema = z
         rename: z
           .record(z.string(), z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1-64 of [a-zA-Z0-9_-]"))
           .optional(),
+        /** Tool search: deferrable tools leave the tool list when the definitions are large (docs/tools.md). */
+        search: z
+          .object({
+            /** `auto` (default): when the definitions exceed the threshold; `always`; `never`. */
+            mode: z.enum(["auto", "always", "never"]).optional(),
+            /** Below 1: a share of the model's input window; from 1: tokens. Default 0.1. */
+            threshold: z.number().positive().optional(),
+            /** Tool ids always loaded, even when deferrable. */
+            pin: z.array(z.string()).optional(),
+            /** Tool ids deferrable although their spec does not say so. */
+            defer: z.array(z.string()).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

@@ -83,6 +83,20 @@ export function renderText(report: InspectReport, options: TextOptions = {}): st
     )
   }
 
+  const search = report.toolSearch
+  if (search) {
+    heading(`Deferred tools: ${search.deferred.length}, found and called through the search tools`)
+    para(
+      `Loaded they would take ${num(search.deferredTokens)} tokens; the search and call tools take ${num(search.searchToolsTokens)}, so each request saves ${num(search.savedTokens)}.`,
+    )
+    for (const t of search.deferred) {
+      const source = t.mcp ? `MCP ${t.mcp.server}/${t.mcp.tool}` : ""
+      out.push(
+        `  ${cell(t.name, nameWidth)} ${cell(t.kind, 14)} ${right(num(t.tokens), 7)}  ${cell(source, width - nameWidth - 27).trimEnd()}`.trimEnd(),
+      )
+    }
+  }
+
   const instructions = report.instructions
   heading(
     `Instruction files (${instructions.entries.length}${instructions.source === "gather" ? " considered" : " in the context"})`,

@@ -46,6 +46,27 @@ export interface ToolReport {
   mcp?: { server: string; tool: string }
 }
 
+/** A tool tool search left out of the list, with what its definition would cost loaded. */
+export interface DeferredToolReport {
+  name: string
+  id: string
+  kind: ToolKind
+  /** Tokens of its native definition, or of its XML docs, were it loaded. */
+  tokens: number
+  mcp?: { server: string; tool: string }
+}
+
+/** What tool search left out of the tool list and what that saves on each request. */
+export interface ToolSearchReport {
+  deferred: DeferredToolReport[]
+  /** Tokens the deferred tools would take loaded. */
+  deferredTokens: number
+  /** Tokens of the search and call tools that stand in for them. */
+  searchToolsTokens: number
+  /** deferredTokens − searchToolsTokens: saved on every request. */
+  savedTokens: number
+}
+
 /** One segment of the stacked token bar. */
 export interface BarSegment {
   id: string
@@ -111,6 +132,8 @@ export interface InspectReport {
   segments: BarSegment[]
   sections: SectionReport[]
   tools: ToolReport[]
+  /** Present when tool search left tools out of the list. */
+  toolSearch?: ToolSearchReport
   /** Tokens the provider adds once when any tool is defined (Anthropic's tool-use preamble). */
   toolsPreamble: number
   contextMessage?: string

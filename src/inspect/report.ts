@@ -11,6 +11,7 @@ import type {
   BarSegment,
   CacheLayoutReport,
   CountingInfo,
+  DeferredToolReport,
   InspectReport,
   InstructionLine,
   InstructionsReport,
@@ -18,6 +19,7 @@ import type {
   SectionReport,
   TokenTotals,
   ToolReport,
+  ToolSearchReport,
 } from "./report-types.js"
 import { describeHits, findWith, type VolatileHit, volatileProbes } from "./volatile.js"
 
@@ -159,6 +161,35 @@ function volatileWarnings(sections: SectionReport[], tools: ToolReport[], contex
   return out
 }
 
+/** The deferred tools with what each would cost loaded, and the saving of the search tools standing in for them. */
+function toolSearchReport(
+  built: BuiltPrompt,
+  tools: ToolReport[],
+  counter: TokenCounter,
+  family: TokenizerFamily,
+): ToolSearchReport | undefined {
+  if (built.deferredTools.length === 0) return undefined
+  const overhead = OVERHEADS[built.wireFormat]
+  const native = built.toolCalling === "native"
+  const deferred = built.deferredTools.map((tool): DeferredToolReport => {
+    const report: DeferredToolReport = {
+      name: tool.name,
+      id: tool.id,
+      kind: tool.kind,
+      tokens: native
+        ? counter.countTools([tool], family, overhead) - overhead.toolsPreamble
+        : counter.countText(renderXmlTool(tool), family),
+    }
+    if (tool.mcp) report.mcp = tool.mcp
+    return report
+  })
+  const deferredTokens = deferred.reduce((sum, t) => sum + t.tokens, 0)
+  const searchToolsTokens = tools
+    .filter((t) => t.kind === "tool_search" || t.kind === "tool_call")
+    .reduce((sum, t) => sum + t.tokens, 0)
+  return { deferred, deferredTokens, searchToolsTokens, savedTokens: deferredTokens - searchToolsTokens }
+}
+
 function pct(share: number): string {
   return `${(share * 100).toFixed(1)}%`
 }
@@ -286,6 +317,8 @@ export function inspectReport(input: InspectInput): InspectReport {
     diagnostics: [...(input.diagnostics ?? []), ...built.diagnostics],
     lastRun: { tools: names, hash: built.hash },
   }
+  const toolSearch = toolSearchReport(built, tools, counter, family)
+  if (toolSearch) report.toolSearch = toolSearch
   if (built.contextMessage !== undefined) report.contextMessage = built.contextMessage
   if (input.gather) {
     report.skills = input.gather.skills

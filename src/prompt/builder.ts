@@ -8,6 +8,7 @@ import { neutralizeTags, WRAPPER_TAGS } from "../tag-wrap.js"
 import { BUILTIN_TOOLS } from "../tools/catalog/index.js"
 import { mcpToolSpecs } from "../tools/mcp.js"
 import { toNativeTools } from "../tools/native.js"
+import { planToolSearch } from "../tools/search/plan.js"
 import { type Selection, selectTools } from "../tools/select.js"
 import type { EnabledTool, ToolKind, ToolSpec } from "../tools/spec.js"
 import { ContextCanon } from "./canonical.js"
@@ -32,8 +33,10 @@ export interface BuiltPrompt {
   /** Per-project and per-day facts for the first user message, when placement is `context-message`. */
   contextMessage?: string
   sections: BuiltSection[]
-  /** The enabled tools in their stable order. */
+  /** The enabled tools in their stable order (with tool search on: the loaded ones, then the search tools). */
   tools: EnabledTool[]
+  /** Tools left out of the list by tool search, found and called through the search tools; empty when off. */
+  deferredTools: EnabledTool[]
   /** The tools as the context's provider defines them natively (empty for the XML dialect). */
   nativeTools: unknown[]
   wireFormat: WireFormat
@@ -82,6 +85,7 @@ interface ToolStage {
   sections: Map<string, SectionMemo[]>
   selection: Selection
   tools: EnabledTool[]
+  deferredTools: EnabledTool[]
   env: ComponentEnv
   scope: Record<string, unknown>
   nativeTools: unknown[]
@@ -209,6 +213,7 @@ export class PromptBuilder {
       text: prefix.text,
       sections,
       tools: stage.tools,
+      deferredTools: stage.deferredTools,
       nativeTools: stage.nativeTools,
       wireFormat,
       toolCalling,
@@ -248,11 +253,22 @@ export class PromptBuilder {
     const selection = selectTools({ context, variant, builtins: this.#tools, mcp: mcp.specs })
     const diagnostics = [...mcp.diagnostics, ...selection.diagnostics]
     const scope = stableScope(context, variant, model, toolCalling, selection)
-    const tools = selection.tools.map((t) => enableTool(t, scope, this.#engine, diagnostics))
-    const env: ComponentEnv = { tools: toolSet(tools, selection.byKind), variant: variant.id, model, toolCalling }
+    const enabled = selection.tools.map((t) => enableTool(t, scope, this.#engine, diagnostics))
+    const plan = planToolSearch(
+      selection.tools.map((t, i) => ({ spec: t.spec, tool: enabled[i]! })),
+      context.tools?.search,
+      model,
+    )
+    diagnostics.push(...plan.diagnostics)
+    const tools = plan.tools
+    // Deferred tools keep their kind's name: they can still be called, through the call tool.
+    const byKind = { ...selection.byKind }
+    for (const t of tools) if (byKind[t.kind] === "") byKind[t.kind] = t.name
+    const env: ComponentEnv = { tools: toolSet(tools, byKind), variant: variant.id, model, toolCalling }
     const nativeTools = toolCalling === "native" ? toNativeTools(tools, wireFormat) : []
     const toolsHash = nativeTools.length > 0 ? sha(JSON.stringify(nativeTools)) : ""
-    return { sections: new Map(), selection, tools, env, scope, nativeTools, toolsHash, diagnostics }
+    const deferredTools = plan.deferred
+    return { sections: new Map(), selection, tools, deferredTools, env, scope, nativeTools, toolsHash, diagnostics }
   }
 
   #sections(context: PromptContext, variant: Variant, stage: ToolStage, diagnostics: Diagnostic[]): BuiltSection[] {

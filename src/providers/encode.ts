@@ -35,6 +35,8 @@ export interface PromptInput {
   /** Volatile facts that go at the start of the first user message. */
   contextMessage?: string
   tools: readonly EnabledTool[]
+  /** Tools tool search left out of `tools` (a `BuiltPrompt`'s `deferredTools`); read by `nativeToolSearch`. */
+  deferredTools?: readonly EnabledTool[]
   /** Default `native`. */
   toolCalling?: ToolCalling
 }
@@ -56,6 +58,11 @@ export interface EncodeOptions {
   stream?: boolean
   /** OpenAI Responses: ask the server to keep the response (default false: stateless, reasoning travels encrypted). */
   store?: boolean
+  /**
+   * Anthropic, native tools, with deferred tools: send them with `defer_loading` and Anthropic's BM25 tool search
+   * tool instead of promptline's search and call tools (the model then calls a found tool by its own name).
+   */
+  nativeToolSearch?: boolean
   /** Who made history blocks that do not name their model (default: the target model). */
   unknownOrigin?: Origin
 }

@@ -62,6 +62,8 @@ const ALL_KINDS: readonly ToolKind[] = [
   "skill",
   "subagents",
   "mcp",
+  "tool_search",
+  "tool_call",
 ]
 
 function applyPatch(spec: ToolSpec, variant: string): Omit<SelectedTool, "name"> {

@@ -26,6 +26,10 @@ export type ToolKind =
   | "subagents"
   /** A tool served by an MCP server, exposed directly under its own name. */
   | "mcp"
+  /** Searches the deferred tools (tool search). */
+  | "tool_search"
+  /** Calls a deferred tool by name (tool search). */
+  | "tool_call"
 
 /** The JSON Schema subset tool parameters use. Unknown keywords pass through untouched. */
 export interface JsonSchema {
@@ -97,6 +101,11 @@ export interface ToolSpec {
   external?: boolean
   /** For MCP tools: the server and the tool's own name there. */
   mcp?: { server: string; tool: string }
+  /**
+   * Tool search: `true` lets the tool be left out of the tool list (found and called through the search
+   * tools) when the definitions are large; `false` pins it as always loaded. Default: true for MCP tools.
+   */
+  defer?: boolean
 }
 
 /** Declares a tool spec (identity function that checks the shape at compile time). */

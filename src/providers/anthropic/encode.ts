@@ -42,7 +42,7 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
   const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
 
   const system: TextBlockParam[] = input.prompt.text ? [{ type: "text", text: input.prompt.text }] : []
-  const tools = native ? toAnthropicTools(input.prompt.tools) : []
+  const tools = native ? anthropicTools(input) : []
   const encoded = prepared.messages.map((m) => encodeMessage(m, diagnostics)).filter((m) => blocksOf(m).length > 0)
   const turns = repairTurns(encoded, {
     roleOf: (m) => (m.role === "assistant" ? "assistant" : "user"),
@@ -229,6 +229,25 @@ function thinkingConfig(
     return { type: "enabled", budget_tokens: budget }
   }
   return { type: "adaptive" }
+}
+
+/** Anthropic's server-side tool search over tools sent with `defer_loading` (BM25 variant). */
+export const ANTHROPIC_TOOL_SEARCH = { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" } as const
+
+/**
+ * The tools of the body. With `nativeToolSearch` and deferred tools, promptline's search and call tools give way
+ * to Anthropic's tool search: the deferred tools come first with `defer_loading` (so a tools cache breakpoint,
+ * which goes on the last tool, lands on a loaded one), then the loaded tools, then the search tool.
+ */
+function anthropicTools(input: EncodeInput): NonNullable<AnthropicRequest["tools"]> {
+  const deferred = input.prompt.deferredTools ?? []
+  if (!input.options?.nativeToolSearch || deferred.length === 0) return toAnthropicTools(input.prompt.tools)
+  const loaded = input.prompt.tools.filter((t) => t.kind !== "tool_search" && t.kind !== "tool_call")
+  return [
+    ...toAnthropicTools(deferred).map((t) => ({ ...t, defer_loading: true })),
+    ...toAnthropicTools(loaded),
+    { ...ANTHROPIC_TOOL_SEARCH },
+  ]
 }
 
 /** Writes the planned `cache_control` breakpoints into the body. */
