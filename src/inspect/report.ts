@@ -1,11 +1,13 @@
 import type { PromptContext } from "../context/prompt-context.js"
 import type { GatherEntry, GatherReport } from "../context/report.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import type { Message } from "../history/message.js"
 import { OVERHEADS, type TokenCounter } from "../history/tokens.js"
 import type { TokenizerFamily } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { renderXmlTool } from "../tools/xml.js"
+import { mcpServerReports, skillReports } from "./gather-parts.js"
 import { compareToolOrder, type LastRun } from "./last-run.js"
 import type {
   BarSegment,
@@ -19,7 +21,9 @@ import type {
   TokenTotals,
   ToolReport,
 } from "./report-types.js"
+import { num, pct } from "./text.js"
 import { describeHits, findWith, type VolatileHit, volatileProbes } from "./volatile.js"
+import { windowView } from "./window-view.js"
 
 export type * from "./report-types.js"
 
@@ -37,6 +41,8 @@ export interface InspectInput {
   maxShare?: number
   /** Diagnostics from before the build (gathering, reading the last run). */
   diagnostics?: readonly Diagnostic[]
+  /** A conversation to place in the window view, counted by kind. */
+  history?: readonly Message[]
 }
 
 /** The default share of the model's window a prompt may take before a warning. */
@@ -159,9 +165,6 @@ function volatileWarnings(sections: SectionReport[], tools: ToolReport[], contex
   return out
 }
 
-function pct(share: number): string {
-  return `${(share * 100).toFixed(1)}%`
-}
 
 /** Builds the inspect report of a build: a pure function of its input. */
 export function inspectReport(input: InspectInput): InspectReport {
@@ -262,6 +265,25 @@ export function inspectReport(input: InspectInput): InspectReport {
       ),
     )
 
+  const view = windowView({
+    built,
+    counter,
+    system,
+    contextMessage,
+    toolsTokens,
+    sections,
+    tools,
+    ...(input.history ? { history: input.history } : {}),
+  })
+  if (view.over > 0)
+    warnings.push(
+      diagnostic(
+        "warning",
+        "window-over-budget",
+        `the prompt${view.history ? " and the conversation" : ""} take ${num(view.used)} tokens, ${num(view.over)} more than the ${num(view.window - view.reserve)} the budget allows (the window less the ${num(view.reserve)}-token reserve)`,
+      ),
+    )
+
   const report: InspectReport = {
     version: 1,
     model: {
@@ -281,15 +303,14 @@ export function inspectReport(input: InspectInput): InspectReport {
     tools,
     toolsPreamble: native ? overhead.toolsPreamble : 0,
     instructions: instructionsReport(input, family),
+    skills: skillReports(context, input.gather?.skills, sections, count),
+    mcpServers: mcpServerReports(context, input.gather?.mcpServers, tools),
+    window: view,
     cache,
     warnings,
     diagnostics: [...(input.diagnostics ?? []), ...built.diagnostics],
     lastRun: { tools: names, hash: built.hash },
   }
   if (built.contextMessage !== undefined) report.contextMessage = built.contextMessage
-  if (input.gather) {
-    report.skills = input.gather.skills
-    report.mcpServers = input.gather.mcpServers
-  }
   return report
 }
