@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from "commander"
-import { MIN_TEXT_WIDTH } from "../inspect/text.js"
 import { DEFAULT_MAX_SHARE } from "../inspect/report.js"
+import { MIN_TEXT_WIDTH } from "../inspect/text.js"
 import { type ContextFlags, contextOptions } from "./context-options.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
@@ -67,9 +67,10 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     .option("--compare <model>", "also build for this model and show the differences")
     .option("--no-last-run", "neither read nor record the last run (the tool-order check, kept in the user's cache)")
     .addOption(
-      new Option("--width <columns>", "columns of the terminal report (default: the terminal's width, else 100)").argParser(
-        parseWidth,
-      ),
+      new Option(
+        "--width <columns>",
+        "columns of the terminal report (default: the terminal's width, else 100)",
+      ).argParser(parseWidth),
     )
     .option("--history <file>", "place this conversation (a history file) in the context-window view, counted by kind")
     .option("--color", "color the terminal report (default: when stdout is a terminal)")

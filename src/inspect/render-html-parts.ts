@@ -32,10 +32,7 @@ export function windowBar(report: InspectReport): string {
   const history = view.history
     ? ` The conversation (<code>--history</code>): ${num(view.history.messages)} messages, ${num(view.history.tokens)} tokens.`
     : " No conversation given (<code>--history FILE</code> adds one)."
-  const over =
-    view.over > 0
-      ? ` <strong class="level-warning">${num(view.over)} tokens over the budget.</strong>`
-      : ""
+  const over = view.over > 0 ? ` <strong class="level-warning">${num(view.over)} tokens over the budget.</strong>` : ""
   return [
     `<h2>Context window: ${num(view.used)} of ${num(view.window)} tokens used, ${num(view.free)} free</h2>`,
     `<p>The prompt${view.history ? " and the conversation" : ""}, then the ${num(view.reserve)} tokens held back for the answer, then free space.${history}${over}</p>`,

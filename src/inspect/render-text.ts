@@ -35,7 +35,7 @@ export function renderText(report: InspectReport, options: TextOptions = {}): st
   const width = Math.max(MIN_TEXT_WIDTH, Math.floor(options.width ?? 100))
   const paint = painter(options.color === true)
   const out: string[] = []
-  const heading = (text: string) => out.push("", paint("bold", text))
+  const heading = (text: string) => out.push("", ...wrap(text, width, "  ").map((l) => paint("bold", l)))
   const para = (text: string, indent = "  ", style?: Style) => {
     for (const line of wrap(text, width - indent.length, "  ")) out.push(indent + (style ? paint(style, line) : line))
   }
@@ -68,8 +68,8 @@ export function renderText(report: InspectReport, options: TextOptions = {}): st
   // Sections: part, where, bar, tokens, share: 2 + id + 1 + 15 + 1 + bar + 1 + 9 + 1 + 7 columns.
   heading("Sections (and tool definitions), in the order they are sent")
   const room = width - 37
-  const barWidth = clamp(Math.round(room * 0.38), 10, 40)
-  const idWidth = Math.min(48, room - barWidth)
+  const idWidth = clamp(room - 24, 17, 48)
+  const barWidth = Math.min(40, room - idWidth)
   const labelOf = (s: InspectReport["segments"][number]) =>
     s.kind === "tools" ? `tools (${report.tools.length} definitions)` : s.id
   const labels = shortenAll(report.segments.map(labelOf), idWidth)
@@ -96,7 +96,8 @@ export function renderText(report: InspectReport, options: TextOptions = {}): st
     para(`The provider adds ${num(report.toolsPreamble)} tokens once when any tool is defined.`)
   if (report.tools.length === 0) out.push("  none")
   // Name, kind, tokens, source: 2 + name + 1 + 14 + 1 + 7 + 2 + source columns.
-  const nameWidth = clamp(width - 60, 20, 48)
+  const longest = Math.max(0, ...report.tools.map((t) => [...t.name].length))
+  const nameWidth = clamp(longest, 20, Math.min(48, width - 35))
   const sourceWidth = width - nameWidth - 27
   const names = shortenAll(
     report.tools.map((t) => t.name),
@@ -113,7 +114,9 @@ export function renderText(report: InspectReport, options: TextOptions = {}): st
     )
   }
   for (const server of report.mcpServers.filter((s) => s.tools > 0))
-    para(`MCP server ${server.name}: ${num(server.tools)} tools, ${num(server.tokens)} tokens`)
+    para(
+      `MCP server ${server.name}: ${num(server.tools)} tool${server.tools === 1 ? "" : "s"}, ${num(server.tokens)} tokens`,
+    )
 
   const instructions = report.instructions
   heading(
@@ -153,7 +156,7 @@ export function renderText(report: InspectReport, options: TextOptions = {}): st
   // Number, label, tokens, note: 4 + 2 + 2 + label + 1 + 8 + note columns.
   const prefixLabel = (item: (typeof cache.prefix)[number]) =>
     item.kind === "tools" ? `tool definitions (${report.tools.length})` : `system: ${item.id}`
-  const labelWidth = clamp(width - 64, 16, 48)
+  const labelWidth = clamp(width - 64, Math.min(36, width - 27), 48)
   const prefixLabels = shortenAll(cache.prefix.map(prefixLabel), labelWidth)
   const longNote = labelWidth + 17 + 44 <= width
   for (const [i, item] of cache.prefix.entries()) {

@@ -165,7 +165,6 @@ function volatileWarnings(sections: SectionReport[], tools: ToolReport[], contex
   return out
 }
 
-
 /** Builds the inspect report of a build: a pure function of its input. */
 export function inspectReport(input: InspectInput): InspectReport {
   const { built, context, counter } = input

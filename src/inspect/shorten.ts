@@ -24,6 +24,7 @@ function candidates(text: string, width: number): string[] {
   const segments = text.split("/")
   for (let tail = 1; tail < segments.length; tail++) {
     const end = `${ELLIPSIS}/${segments.slice(segments.length - tail).join("/")}`
+    // The leading folders keep their slash, so the result reads `src/…/rules/AGENTS.md`.
     const room = width - chars(end).length
     if (room < 0) break
     let lead = ""
@@ -32,8 +33,7 @@ function candidates(text: string, width: number): string[] {
       if (chars(next).length > room) break
       lead = next
     }
-    // `lead` ends in "/" already; drop that slash so the ellipsis stands for the folders it replaces.
-    out.push(lead === "" ? end : `${lead.slice(0, -1)}${end}`)
+    out.push(lead + end)
   }
   // Keep the end (the file name, an extension) first, then move the cut towards the end.
   for (const share of [0.35, 0.2, 0.5, 0.65, 0.8, 0.1, 0]) out.push(elideMiddle(all, width, share))
