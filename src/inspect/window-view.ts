@@ -7,6 +7,16 @@ import type { SectionReport, ToolReport, WindowPart, WindowPartId, WindowView } 
 /** The sections that carry the instruction files (AGENTS.md and friends). */
 export const INSTRUCTION_SECTIONS: readonly string[] = ["user-instructions"]
 
+/** The conversation's kinds, in the order the view lists them. */
+const MESSAGE_KINDS: readonly WindowPartId[] = [
+  "user",
+  "assistant",
+  "tool-calls",
+  "tool-results",
+  "reasoning",
+  "framing",
+]
+
 /** What a message block counts as in the window view. */
 function kindOf(block: Block, role: Message["role"]): WindowPartId {
   switch (block.type) {
@@ -111,8 +121,8 @@ export function windowView(input: WindowViewInput): WindowView {
     ["mcp-tools", mcp],
     ["instructions", instructions],
   ])
-  const history = input.history ? messageTokens(input.history, built, input.counter) : new Map()
-  for (const [id, n] of history) sizes.set(id, n)
+  const history = input.history ? messageTokens(input.history, built, input.counter) : new Map<WindowPartId, number>()
+  for (const id of MESSAGE_KINDS) if (history.has(id)) sizes.set(id, history.get(id)!)
   const used = [...sizes.values()].reduce((a, b) => a + b, 0)
   const budget = budgetFor(built.model)
   const reserve = window - budget.effective
