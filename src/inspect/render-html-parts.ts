@@ -15,7 +15,7 @@ export const WINDOW_COLORS: Record<WindowPartId, string> = {
   reasoning: "hsl(320 40% 55%)",
   framing: "hsl(0 0% 60%)",
   reserve: "hsl(20 70% 55%)",
-  free: "transparent",
+  free: "var(--line)",
 }
 
 /** The whole window as one bar (each part as wide as its share) with a legend of tokens and shares. */
@@ -76,7 +76,7 @@ export function toolGroups(report: InspectReport): string {
   const groups = servers.map((server) => {
     const own = report.tools.filter((t) => t.mcp?.server === server)
     const tokens = own.reduce((n, t) => n + t.tokens, 0)
-    return `<div class="mcp-group" data-server="${e(server)}"><h3>MCP server <code>${e(server)}</code><span class="facts subtotal" data-tools="${own.length}" data-tokens="${tokens}">${own.length} tools · ${num(tokens)} tokens</span></h3>\n${own.map(toolDetails).join("\n")}</div>`
+    return `<div class="mcp-group" data-server="${e(server)}"><h3>MCP server <code>${e(server)}</code><span class="facts subtotal" data-tools="${own.length}" data-tokens="${tokens}">${own.length} tool${own.length === 1 ? "" : "s"} · ${num(tokens)} tokens</span></h3>\n${own.map(toolDetails).join("\n")}</div>`
   })
   return [builtIn.map(toolDetails).join("\n"), ...groups].join("\n")
 }
