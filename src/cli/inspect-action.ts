@@ -5,6 +5,7 @@ import { writeFileAtomic } from "../atomic-write.js"
 import { promptlineCacheDir } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
+import { readHistory } from "../history/history-file.js"
 import { TokenCounter } from "../history/tokens.js"
 import { diffBuilds } from "../inspect/build-diff.js"
 import { lastRunFile, readLastRuns, saveLastRun } from "../inspect/last-run.js"
@@ -12,16 +13,18 @@ import { renderDiff } from "../inspect/render-diff.js"
 import { type HtmlComparison, renderHtml } from "../inspect/render-html.js"
 import { renderText } from "../inspect/render-text.js"
 import { DEFAULT_MAX_SHARE, inspectReport } from "../inspect/report.js"
+import { warningList } from "../inspect/warning-list.js"
 import { withModel } from "../inspect/with-model.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { contextFrom } from "./context-source.js"
-import { type InspectFlags, useColor } from "./inspect.js"
+import { type InspectFlags, reportWidth, useColor } from "./inspect.js"
 import type { CliIO } from "./io.js"
 import { printJson } from "./print.js"
 
 /** Builds, reports and prints for `promptline inspect`; returns the exit code. */
 export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<number> {
   const { context, diagnostics, report: gathered, config } = await contextFrom(flags, io)
+  const history = flags.history ? await readHistory(resolve(io.cwd, flags.history)) : undefined
   const counter = await TokenCounter.create()
   const builder = new PromptBuilder({ models: config.models })
   const built = builder.build(context)
@@ -39,6 +42,7 @@ export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<num
     ...(previous ? { previous } : {}),
     maxShare: flags.maxShare ?? DEFAULT_MAX_SHARE,
     diagnostics: before,
+    ...(history ? { history } : {}),
   })
   let compare: HtmlComparison | undefined
   if (flags.compare) {
@@ -49,6 +53,7 @@ export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<num
       counter,
       ...(gathered ? { gather: gathered } : {}),
       maxShare: flags.maxShare ?? DEFAULT_MAX_SHARE,
+      ...(history ? { history } : {}),
     })
     compare = { report: otherReport, diff: diffBuilds(report, otherReport) }
   }
@@ -69,13 +74,13 @@ export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<num
         cause: error,
       })
     }
-    const n = report.warnings.filter((d) => d.level !== "info").length
+    const n = warningList(report).problems.length
     io.stdout(`HTML report written to ${flags.html} (${n} warning${n === 1 ? "" : "s"})\n`)
   } else if (flags.json) {
     printJson(io, compare ? { ...report, compare: { report: compare.report, diff: compare.diff } } : report)
   } else {
     const color = useColor(io, flags.color)
-    io.stdout(renderText(report, { color }))
+    io.stdout(renderText(report, { color, width: reportWidth(io, flags.width) }))
     if (compare) io.stdout(`\n${renderDiff(compare.diff, { color, unchangedSections: false })}`)
   }
   return report.diagnostics.some((d) => d.level === "error") ? 1 : 0

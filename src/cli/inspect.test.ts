@@ -30,7 +30,30 @@ afterAll(async () => {
 })
 
 const env = () => ({ PATH: process.env.PATH, SHELL: "/bin/bash", HOME: home })
-const inspect = (args: string[], cwd = dir) => runCli(["inspect", ...args], { cwd, env: env() })
+const inspect = (args: string[], cwd = dir, columns?: number) =>
+  runCli(["inspect", ...args], { cwd, env: { ...env(), NO_COLOR: "1" }, ...(columns ? { columns } : {}) })
+const widest = (text: string) => Math.max(...text.split("\n").map((l) => [...l].length))
+
+/** A conversation in the history file format with every kind of block. */
+const conversation = [
+  { id: "m1", role: "user", ts: 1, content: [{ type: "text", text: "Why does the build fail?" }] },
+  {
+    id: "m2",
+    role: "assistant",
+    ts: 2,
+    content: [
+      { type: "thinking", text: "Look at the compiler output first." },
+      { type: "text", text: "Running the build." },
+      { type: "tool_use", id: "t1", name: "execute_command", input: { command: "npm run build" } },
+    ],
+  },
+  {
+    id: "m3",
+    role: "user",
+    ts: 3,
+    content: [{ type: "tool_result", toolUseId: "t1", content: "error TS2322 in a.ts" }],
+  },
+]
 
 describe("promptline inspect", () => {
   it("reports a context file: figures, sections, tools, no gather report, cache layout, no color", async () => {
@@ -138,6 +161,79 @@ describe("promptline inspect", () => {
     const missing = await inspect(["--context", shop, "--html", "no/such/dir/r.html", "--no-last-run"])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("no/such/dir/r.html: cannot write the HTML report")
+  })
+
+  it("follows the terminal's width; --width overrides it; 100 columns when not a terminal", async () => {
+    const narrow = await inspect(["--context", shop, "--no-last-run"], dir, 72)
+    expect(narrow.code).toBe(0)
+    expect(widest(narrow.stdout)).toBeLessThanOrEqual(72)
+    expect(widest(narrow.stdout)).toBeGreaterThan(60)
+    const wide = await inspect(["--context", shop, "--no-last-run"], dir, 160)
+    expect(widest(wide.stdout)).toBeGreaterThan(100)
+    expect(widest(wide.stdout)).toBeLessThanOrEqual(160)
+    const flag = await inspect(["--context", shop, "--no-last-run", "--width", "64"], dir, 160)
+    expect(widest(flag.stdout)).toBeLessThanOrEqual(64)
+    const piped = await inspect(["--context", shop, "--no-last-run"])
+    expect(widest(piped.stdout)).toBeLessThanOrEqual(100)
+    expect(widest(piped.stdout)).toBeGreaterThan(90)
+    for (const bad of ["12", "wide", "80.5"]) {
+      const r = await inspect(["--context", shop, "--width", bad])
+      expect(r.code).not.toBe(0)
+      expect(r.stderr).toContain("expected a whole number of columns from 60 to 1000")
+    }
+  })
+
+  it("--history places a conversation in the window view, counted by kind", async () => {
+    const file = join(dir, "history.json")
+    await writeFile(file, JSON.stringify(conversation))
+    const text = await inspect(["--context", shop, "--no-last-run", "--history", "history.json"])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toMatch(/Context window: [\d,]+ of 200,000 tokens \([\d.]+%\) for the prompt and conversation/)
+    for (const label of [
+      "user text",
+      "assistant text",
+      "tool calls",
+      "tool results",
+      "reasoning",
+      "output reserve",
+      "free space",
+    ])
+      expect(text.stdout).toContain(label)
+    expect(text.stdout).toContain("Conversation: 3 messages")
+    const json = JSON.parse((await inspect(["--context", shop, "--no-last-run", "--history", file, "--json"])).stdout)
+    expect(json.window.history.messages).toBe(3)
+    expect(json.window.parts.map((p: { id: string }) => p.id)).toEqual([
+      "system",
+      "tools",
+      "mcp-tools",
+      "instructions",
+      "user",
+      "assistant",
+      "tool-calls",
+      "tool-results",
+      "reasoning",
+      "framing",
+      "reserve",
+      "free",
+    ])
+    await writeFile(join(dir, "bad-history.json"), '[{"id": "m1", "role": "robot", "content": [], "ts": 1}]')
+    const bad = await inspect(["--context", shop, "--no-last-run", "--history", "bad-history.json"])
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toContain("bad-history.json")
+    expect(bad.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it("counts the gather's warnings in the HTML line and prints them once in the terminal", async () => {
+    const skill = join(project, ".agents", "skills", "one")
+    await mkdir(skill, { recursive: true })
+    await writeFile(join(skill, "SKILL.md"), "---\nname: release\ndescription: Write release notes.\n---\nBody.\n")
+    const html = await inspect(["--cwd", project, "--no-mcp", "--no-last-run", "--html", "gathered.html"])
+    expect(html.stdout).toMatch(/^HTML report written to gathered.html \([1-9]\d* warnings?\)\n$/)
+    const text = await inspect(["--cwd", project, "--no-mcp", "--no-last-run"])
+    expect(text.stdout).not.toContain("Warnings (0)")
+    expect(text.stdout).not.toContain("Diagnostics (")
+    expect(text.stdout.split("[skill-name-mismatch]")).toHaveLength(2)
+    await rm(join(project, ".agents"), { recursive: true })
   })
 
   it("--compare in the terminal prints the diff after the report", async () => {

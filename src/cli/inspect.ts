@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from "commander"
 import { DEFAULT_MAX_SHARE } from "../inspect/report.js"
+import { MIN_TEXT_WIDTH } from "../inspect/text.js"
 import { type ContextFlags, contextOptions } from "./context-options.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
@@ -12,6 +13,25 @@ export interface InspectFlags extends ContextFlags {
   maxShare?: number
   lastRun?: boolean
   color?: boolean
+  width?: number
+  history?: string
+}
+
+/** The width of the terminal report when stdout is not a terminal and no `--width` is given. */
+export const DEFAULT_WIDTH = 100
+
+/** Parses `--width`: a whole number of columns, at least the narrowest report. */
+export function parseWidth(value: string): number {
+  const n = Number(value)
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < MIN_TEXT_WIDTH || n > 1000)
+    throw new InvalidArgumentError(`expected a whole number of columns from ${MIN_TEXT_WIDTH} to 1000`)
+  return n
+}
+
+/** The columns of the terminal report: the flag, else the terminal's width, else 100. */
+export function reportWidth(io: CliIO, flag: number | undefined): number {
+  if (flag !== undefined) return flag
+  return io.isTTY === true && io.columns !== undefined && io.columns > 0 ? io.columns : DEFAULT_WIDTH
 }
 
 /** Parses a share given as a fraction (`0.1`) or a percentage (`10%`). */
@@ -46,6 +66,13 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     .option("--html <file>", "write a self-contained HTML report to this file")
     .option("--compare <model>", "also build for this model and show the differences")
     .option("--no-last-run", "neither read nor record the last run (the tool-order check, kept in the user's cache)")
+    .addOption(
+      new Option(
+        "--width <columns>",
+        "columns of the terminal report (default: the terminal's width, else 100)",
+      ).argParser(parseWidth),
+    )
+    .option("--history <file>", "place this conversation (a history file) in the context-window view, counted by kind")
     .option("--color", "color the terminal report (default: when stdout is a terminal)")
     .option("--no-color", "never color")
     .action(async (flags: InspectFlags) => {

@@ -15,6 +15,8 @@ export interface CliIO {
   now?: () => number
   /** Whether stdout is a terminal (colors on); absent means not a terminal. */
   isTTY?: boolean
+  /** The terminal's width in columns, read at the edge; absent when stdout is not a terminal. */
+  columns?: number
 }
 
 /** Asks on the terminal and reads one line. */
@@ -38,6 +40,7 @@ export function processIO(): CliIO {
     today: () => localDate(),
     now: () => Date.now(),
     isTTY: process.stdout.isTTY === true,
+    ...(process.stdout.isTTY && process.stdout.columns > 0 ? { columns: process.stdout.columns } : {}),
     ...(process.stdin.isTTY ? { question: terminalQuestion } : {}),
   }
 }

@@ -86,3 +86,21 @@ describe("diffBuilds", () => {
     ])
   })
 })
+
+describe("renderDiff: names cut to fit", () => {
+  it("never shows two different context files or tool names as the same text", () => {
+    const tool = (name: string) => ({ name, description: `Does ${name}.`, inputSchema: { type: "object" } })
+    const server = (names: string[]) => [{ name: "issue_tracker_for_the_company", tools: names.map(tool) }]
+    const a = report(basicContext({ mcpServers: server(["get_issue_with_all_comments_and_links_a"]) }))
+    const b = report(basicContext({ mcpServers: server(["get_issue_with_all_comments_and_links_b"]) }))
+    const folder = "workspaces/customer-portal/contexts/snapshots-of-the-week"
+    const text = renderDiff(diffBuilds(a, b, [`${folder}/before.json`, `${folder}/after.json`]))
+    const lines = text.split("\n")
+    const label = (side: string) => lines.find((l) => l.startsWith(`  ${side}: `))!.slice(5, 45)
+    expect(label("a")).not.toBe(label("b"))
+    expect(label("a")).toContain("before.json")
+    const tools = lines.filter((l) => /^ {2}[+-] mcp__/.test(l)).map((l) => l.slice(4, 44))
+    expect(tools).toHaveLength(2)
+    expect(tools[0]).not.toBe(tools[1])
+  })
+})

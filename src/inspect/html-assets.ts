@@ -28,6 +28,8 @@ header, main { max-width: 1200px; margin: 0 auto; padding: 0 20px; }
 header { padding-top: 20px; }
 h1 { font-size: 20px; margin: 0 0 4px; }
 h2 { font-size: 16px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 14px; margin: 16px 0 6px; display: flex; gap: 10px; align-items: baseline; }
+h3 .facts { margin-left: auto; color: var(--muted); font-weight: normal; font-variant-numeric: tabular-nums; }
 .meta, .note { color: var(--muted); margin: 2px 0; }
 .bar { display: flex; width: 100%; height: 28px; border-radius: 4px; overflow: hidden; background: var(--line); margin: 8px 0; }
 .seg { flex: 0 0 auto; height: 100%; cursor: pointer; }

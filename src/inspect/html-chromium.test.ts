@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Message } from "../history/message.js"
 import { TokenCounter } from "../history/tokens.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { basicContext } from "../prompt/test-helpers/contexts.js"
@@ -41,7 +42,25 @@ describe.skipIf(!existsSync(CHROMIUM))("the HTML report in Chromium", () => {
     const counter = await TokenCounter.create()
     const builder = new PromptBuilder()
     const context = basicContext({ placement: "system" })
-    const a = inspectReport({ built: builder.build(context), context, counter })
+    const history: Message[] = [
+      { id: "m1", role: "user", ts: 1, content: [{ type: "text", text: "Why does the build fail? ".repeat(400) }] },
+      {
+        id: "m2",
+        role: "assistant",
+        ts: 2,
+        content: [
+          { type: "thinking", text: "Read the compiler output. ".repeat(300) },
+          { type: "tool_use", id: "t1", name: "execute_command", input: { command: "npm run build" } },
+        ],
+      },
+      {
+        id: "m3",
+        role: "user",
+        ts: 3,
+        content: [{ type: "tool_result", toolUseId: "t1", content: "error TS2322\n".repeat(3000) }],
+      },
+    ]
+    const a = inspectReport({ built: builder.build(context), context, counter, history })
     const other = withModel(context, "gpt-5")
     const b = inspectReport({ built: builder.build(other), context: other, counter })
     file = join(dir, "report.html")
@@ -92,6 +111,50 @@ describe.skipIf(!existsSync(CHROMIUM))("the HTML report in Chromium", () => {
       )
     }
     expect(shares).toBeCloseTo(1, 6)
+  })
+
+  it("draws the whole-window bar with each part as wide as its share of the window", async () => {
+    await page.goto(pathToFileURL(file).href)
+    const total = (await page.locator("#window-bar").boundingBox())!.width
+    const parts = await page.locator("#window-bar .seg").all()
+    const ids = await Promise.all(parts.map((p) => p.getAttribute("data-part")))
+    expect(ids).toEqual(
+      expect.arrayContaining(["system", "tools", "user", "tool-results", "reasoning", "reserve", "free"]),
+    )
+    let shares = 0
+    for (const seg of parts) {
+      const share = Number(await seg.getAttribute("data-share"))
+      const width = (await seg.boundingBox())?.width ?? 0
+      shares += share
+      const id = await seg.getAttribute("data-part")
+      expect(Math.abs(width - share * total), `${id}: ${width}px for a share of ${share}`).toBeLessThanOrEqual(
+        Math.max(1, 0.005 * total),
+      )
+    }
+    expect(shares).toBeCloseTo(1, 6)
+    const free = await page.locator('#window-bar .seg[data-part="free"]').boundingBox()
+    expect(free!.width).toBeGreaterThan(total / 2)
+    await expect(page.locator('#window .legend li[data-part="reasoning"]').textContent()).resolves.toMatch(
+      /^reasoning [\d,]+ \(\d+\.\d%\)$/,
+    )
+  })
+
+  it("has tables for skills and MCP servers with their own columns", async () => {
+    await page.goto(pathToFileURL(file).href)
+    const heads = (table: string) => page.locator(`table.${table} thead th`).allTextContents()
+    await expect(heads("skills")).resolves.toEqual(["name", "path", "status", "why", "tokens"])
+    await expect(heads("servers")).resolves.toEqual(["name", "source", "status", "tools", "tokens"])
+    await expect(page.locator('table.servers tr[data-server="tracker"] td').allTextContents()).resolves.toEqual([
+      "tracker",
+      "",
+      "loaded: in the context file",
+      "1",
+      expect.stringMatching(/^\d+$/),
+    ])
+    await expect(page.locator('#tools .mcp-group[data-server="tracker"] h3 .subtotal').textContent()).resolves.toMatch(
+      /^1 tool · \d+ tokens$/,
+    )
+    expect(problems).toEqual([])
   })
 
   it("expands a section on click, and a bar segment opens its section", async () => {

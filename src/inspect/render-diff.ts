@@ -1,4 +1,5 @@
 import type { BuildDiff, DiffSide, SectionChange, ToolChange } from "./build-diff.js"
+import { MIN_SHORTEN_WIDTH, shortenAll } from "./shorten.js"
 import { cell, num, painter, right, signed } from "./text.js"
 
 /** Options of the text diff. */
@@ -22,9 +23,11 @@ const tokens = (n: number | undefined): string => (n === undefined ? "—" : num
 export function renderDiff(diff: BuildDiff, options: DiffTextOptions = {}): string {
   const paint = painter(options.color === true)
   const out: string[] = [paint("bold", "promptline diff")]
-  const labelWidth = Math.min(40, Math.max(diff.a.label.length, diff.b.label.length))
-  out.push(`  a: ${cell(diff.a.label, labelWidth)}  ${describe(diff.a)}`)
-  out.push(`  b: ${cell(diff.b.label, labelWidth)}  ${describe(diff.b)}`)
+  // Labels, section ids and tool names that do not fit lose their middle, and two different ones stay different.
+  const labelWidth = Math.min(40, Math.max(MIN_SHORTEN_WIDTH, [...diff.a.label].length, [...diff.b.label].length))
+  const labels = shortenAll([diff.a.label, diff.b.label], labelWidth)
+  out.push(`  a: ${cell(labels.get(diff.a.label)!, labelWidth)}  ${describe(diff.a)}`)
+  out.push(`  b: ${cell(labels.get(diff.b.label)!, labelWidth)}  ${describe(diff.b)}`)
   const d = diff.delta
   out.push(
     `  total ${signed(d.total)} tokens (system prompt ${signed(d.system)}, context message ${signed(d.contextMessage)}, tool definitions ${signed(d.tools)})`,
@@ -43,6 +46,10 @@ export function renderDiff(diff: BuildDiff, options: DiffTextOptions = {}): stri
     )
 
   const idWidth = Math.min(28, Math.max(8, ...diff.sections.map((s) => s.id.length)))
+  const ids = shortenAll(
+    diff.sections.map((s) => s.id),
+    idWidth,
+  )
   out.push("", paint("bold", "Sections"))
   for (const s of diff.sections) {
     if (s.status === "unchanged" && options.unchangedSections === false) continue
@@ -51,7 +58,7 @@ export function renderDiff(diff: BuildDiff, options: DiffTextOptions = {}): stri
         ? `  (${s.before.placement} → ${s.after.placement})`
         : ""
     const moved = s.moved ? "  (moved)" : ""
-    const line = `  ${MARK[s.status]} ${cell(s.id, idWidth)} ${right(tokens(s.before?.tokens), 7)} → ${cell(tokens(s.after?.tokens), 7)} ${right(signed(s.delta), 7)}${where}${moved}`
+    const line = `  ${MARK[s.status]} ${cell(ids.get(s.id)!, idWidth)} ${right(tokens(s.before?.tokens), 7)} → ${cell(tokens(s.after?.tokens), 7)} ${right(signed(s.delta), 7)}${where}${moved}`
     out.push(s.status === "unchanged" ? paint("dim", line) : line)
     if (s.patch) {
       for (const l of s.patch.split("\n")) {
@@ -63,6 +70,10 @@ export function renderDiff(diff: BuildDiff, options: DiffTextOptions = {}): stri
 
   out.push("", paint("bold", "Tools"))
   const nameWidth = Math.min(40, Math.max(8, ...diff.tools.map((t) => t.name.length)))
+  const names = shortenAll(
+    diff.tools.map((t) => t.name),
+    nameWidth,
+  )
   const same: ToolChange[] = []
   for (const t of diff.tools) {
     if (t.status === "unchanged") {
@@ -71,7 +82,7 @@ export function renderDiff(diff: BuildDiff, options: DiffTextOptions = {}): stri
     }
     const what = t.changes ? `  (${t.changes.join(", ")})` : ""
     out.push(
-      `  ${MARK[t.status]} ${cell(t.name, nameWidth)} ${right(tokens(t.before), 6)} → ${cell(tokens(t.after), 6)} ${right(signed(t.delta), 6)}${what}`,
+      `  ${MARK[t.status]} ${cell(names.get(t.name)!, nameWidth)} ${right(tokens(t.before), 6)} → ${cell(tokens(t.after), 6)} ${right(signed(t.delta), 6)}${what}`,
     )
   }
   if (same.length > 0) {

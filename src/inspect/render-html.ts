@@ -3,12 +3,13 @@ import { lazyModule } from "../lazy-module.js"
 /** jsdiff, required on the first diff. */
 const jsdiff = lazyModule<typeof import("diff")>("diff")
 
-import type { GatherEntry } from "../context/report.js"
 import type { Diagnostic } from "../diagnostics.js"
 import type { BuildDiff, SectionChange } from "./build-diff.js"
 import { CSP, escapeHtml as e, SCRIPT, STYLE, segmentColor } from "./html-assets.js"
-import type { InspectReport } from "./report.js"
+import { serversTable, skillsTable, toolGroups, windowBar } from "./render-html-parts.js"
+import type { InspectReport, InstructionLine } from "./report.js"
 import { num, pct, signed } from "./text.js"
+import { warningList } from "./warning-list.js"
 
 /** A second build to show beside the first (`--compare MODEL`), with the diff of the two. */
 export interface HtmlComparison {
@@ -53,14 +54,10 @@ function tools(report: InspectReport): string {
   const intro = native
     ? `${report.tools.length} native definitions in the ${e(report.model.wireFormat)} format, ${num(report.totals.tools)} tokens${report.toolsPreamble > 0 ? ` (with the provider's ${num(report.toolsPreamble)}-token tool-use preamble)` : ""}.`
     : `${report.tools.length} tools documented in the tool-use section (XML dialect); their tokens are part of that section.`
-  const rows = report.tools.map(
-    (t) =>
-      `<details class="tool" data-tool="${e(t.name)}"><summary><span class="id">${e(t.name)}</span><span class="badge">${e(t.kind)}</span>${t.mcp ? `<span class="badge">MCP ${e(t.mcp.server)}</span>` : ""}<span class="facts">${num(t.tokens)} tokens</span></summary><pre>${e(t.definition)}</pre></details>`,
-  )
-  return `<p class="note">${intro}</p>\n${rows.join("\n")}`
+  return `<p class="note">${intro}</p>\n${toolGroups(report)}`
 }
 
-function entries(list: readonly (GatherEntry & { tokens?: number })[]): string {
+function entries(list: readonly InstructionLine[]): string {
   if (list.length === 0) return `<p class="note">None.</p>`
   const rows = list.map(
     (x) =>
@@ -151,16 +148,24 @@ export function renderHtml(report: InspectReport, compare?: HtmlComparison): str
     `system prompt ${num(totals.system)}`,
     ...(report.contextMessage !== undefined ? [`context message ${num(totals.contextMessage)}`] : []),
   ]
+  // One warnings list (errors and warnings of every stage); the gather's and build's notes follow at the end.
+  const { problems, notes } = warningList(report)
+  const others = report.diagnostics.filter((d) => d.level === "info")
   const body = [
     `<header><h1>${e(title)}</h1><p class="meta">${e(`${model.provider} · ${model.family} family · variant ${report.variant} · ${report.toolCalling} tool calls · ${model.wireFormat} wire format · placement ${report.placement}`)}</p><p class="meta">Tokens ${e(report.counting.description)}.</p></header>`,
     "<main>",
     `<section id="overview"><h2>${num(totals.total)} tokens, ${pct(totals.windowShare)} of the ${num(totals.window)}-token window</h2><p>${e(parts.join(" + "))}</p>${bar(report, "bar", true)}</section>`,
-    `<section id="warnings"><h2>Warnings (${report.warnings.length})</h2>${diagnostics(report.warnings, "No warnings.")}</section>`,
+    `<section id="window">${windowBar(report)}</section>`,
+    `<section id="warnings"><h2>Warnings (${problems.length})</h2>${diagnostics([...problems, ...notes], "No warnings.")}</section>`,
     `<section id="sections"><h2>Sections</h2><div class="toolbar"><button type="button" data-action="expand" data-scope="sections">Expand all</button><button type="button" data-action="collapse" data-scope="sections">Collapse all</button></div>${sections(report)}</section>`,
     `<section id="tools"><h2>Tools (${report.tools.length})</h2>${tools(report)}</section>`,
-    `<section id="instructions"><h2>Instruction files</h2>${report.instructions.note ? `<p class="note">${e(report.instructions.note)}</p>` : ""}${entries(report.instructions.entries)}${report.skills ? `<h3>Skills</h3>${entries(report.skills)}` : ""}${report.mcpServers ? `<h3>MCP servers</h3>${entries(report.mcpServers)}` : ""}</section>`,
+    `<section id="instructions"><h2>Instruction files</h2>${report.instructions.note ? `<p class="note">${e(report.instructions.note)}</p>` : ""}${entries(report.instructions.entries)}</section>`,
+    `<section id="skills"><h2>Skills (${report.skills.length})</h2>${skillsTable(report.skills)}</section>`,
+    `<section id="mcp-servers"><h2>MCP servers (${report.mcpServers.length})</h2>${serversTable(report.mcpServers)}</section>`,
     `<section id="cache"><h2>Cache layout</h2>${cache(report)}</section>`,
-    `<section id="diagnostics"><h2>Diagnostics (${report.diagnostics.length})</h2>${diagnostics(report.diagnostics, "No diagnostics.")}</section>`,
+    ...(others.length > 0
+      ? [`<section id="notes"><h2>Notes (${others.length})</h2>${diagnostics(others, "No notes.")}</section>`]
+      : []),
     ...(compare ? [`<section id="compare">${comparison(compare)}</section>`] : []),
     "</main>",
   ]

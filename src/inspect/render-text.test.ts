@@ -7,7 +7,7 @@ import { PromptBuilder } from "../prompt/builder.js"
 import { basicContext } from "../prompt/test-helpers/contexts.js"
 import { renderText } from "./render-text.js"
 import { type InspectInput, inspectReport } from "./report.js"
-import { bar, wrap } from "./text.js"
+import { bar, columnsOf, wrap } from "./text.js"
 
 let counter: TokenCounter
 const builder = new PromptBuilder()
@@ -74,7 +74,101 @@ describe("renderText", () => {
   })
 })
 
+describe("renderText: width, paths, warnings, the window", () => {
+  it("fits any width from 60 columns, and uses the room it is given (property)", () => {
+    const r = report(basicContext({ placement: "system" }), { maxShare: 0.001 })
+    fc.assert(
+      fc.property(fc.integer({ min: 60, max: 240 }), (width) => {
+        const text = renderText(r, { width })
+        return columns(text) <= width && columns(text) > Math.min(width, 100) - 10
+      }),
+      { numRuns: 30 },
+    )
+    expect(columns(renderText(r, { width: 20 }))).toBeLessThanOrEqual(60)
+  })
+
+  it("never shows two different instruction paths, tool names or section labels as the same text", () => {
+    const deep = "packages/very-long-package-name/services/billing-and-invoices"
+    const gather: GatherReport = {
+      instructions: ["alpha", "beta"].map((w) => ({
+        kind: "instruction" as const,
+        scope: "project" as const,
+        status: "loaded" as const,
+        path: `${deep}/${w}/.cursor/rules/AGENTS.md`,
+      })),
+      skills: [],
+      mcpServers: [],
+    }
+    const tool = (name: string) => ({ name, description: "x", inputSchema: { type: "object" } })
+    const context = basicContext({
+      mcpServers: [
+        {
+          name: "issue_tracker_for_the_whole_company",
+          tools: [tool("get_issue_with_all_comments_and_links_a"), tool("get_issue_with_all_comments_and_links_b")],
+        },
+      ],
+    })
+    for (const width of [60, 80, 100]) {
+      const lines = renderText(report(context, { gather }), { width }).split("\n")
+      const shown = lines.filter((l) => /^ {2}loaded {6}\S/.test(l)).map((l) => l.slice(14).split("  ")[0])
+      expect(shown).toHaveLength(2)
+      expect(shown[0]).not.toBe(shown[1])
+      for (const s of shown) expect(s!.endsWith("AGENTS.md")).toBe(true)
+      const tools = lines.filter((l) => /^ {2}mcp__\S+ +mcp /.test(l)).map((l) => l.trim().split(/ +/)[0])
+      expect(tools).toHaveLength(2)
+      expect(tools[0]).not.toBe(tools[1])
+    }
+  })
+
+  it("prints one warnings list: the gather's warnings are not under a 'Warnings (0) none'", () => {
+    const warning = { level: "warning" as const, code: "rule-invalid", message: "bad front matter", path: "x.mdc" }
+    const text = renderText(report(basicContext(), { diagnostics: [warning] }))
+    expect(text).not.toContain("Warnings (0)")
+    expect(text).toContain("Warnings (1)")
+    expect(text.split("[rule-invalid]")).toHaveLength(2)
+    expect(text).not.toMatch(/\bnone\b[\s\S]*\[rule-invalid\]/)
+  })
+
+  it("draws the whole window as one bar line with a legend", () => {
+    const r = report(basicContext())
+    const lines = renderText(r, { width: 100 }).split("\n")
+    const at = lines.findIndex((l) => l.startsWith("Context window:"))
+    expect(lines[at]).toContain(`${r.window.free.toLocaleString("en-US")} free`)
+    const barLine = [...lines[at + 1]!.slice(2)]
+    expect(barLine).toHaveLength(98)
+    // Each part within a few columns of its share (parts below one column still get one, taken from the widest).
+    const near = (glyph: string, share: number) =>
+      expect(Math.abs(barLine.filter((c) => c === glyph).length - 98 * share)).toBeLessThanOrEqual(
+        r.window.parts.length,
+      )
+    near("·", r.window.parts.at(-1)!.share)
+    near("╳", r.window.reserve / r.window.window)
+    near("▓", r.window.parts.find((p) => p.id === "tools")!.share)
+    const legend = lines.slice(at + 2, at + 6).join(" ")
+    for (const p of r.window.parts) expect(legend).toContain(p.label)
+  })
+})
+
 describe("text helpers", () => {
+  it("columnsOf splits the width exactly and shows every part above zero (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1, noNaN: true })), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 12, max: 200 }),
+        (shares, width) => {
+          const cols = columnsOf(shares, width)
+          const total = shares.reduce((a, b) => a + b, 0)
+          if (total === 0) return cols.every((c) => c === 0)
+          return (
+            cols.reduce((a, b) => a + b, 0) === width &&
+            shares.every((s, i) => (s > 0 ? cols[i]! >= 1 : cols[i] === 0)) &&
+            shares.every((s, i) => Math.abs(cols[i]! - (s / total) * width) <= shares.length)
+          )
+        },
+      ),
+    )
+  })
+
   it("bar fills its width in eighths", () => {
     expect(bar(0, 4)).toBe("····")
     expect(bar(1, 4)).toBe("████")

@@ -120,6 +120,75 @@ export interface TokenTotals {
   windowShare: number
 }
 
+/** One skill: its name, where it lives, what gather did with it, and what its entry in the prompt costs. */
+export interface SkillReport {
+  name?: string
+  path: string
+  scope: "user" | "project"
+  status: GatherEntry["status"]
+  /** Why the status, in words. */
+  why?: string
+  /** Tokens of its line in the skills section (only for a skill the prompt lists). */
+  tokens?: number
+}
+
+/** One MCP server: where its config came from, what gather did with it, and what its tools cost. */
+export interface McpServerReport {
+  name: string
+  /** The config file that declared it, when gather knows it. */
+  source?: string
+  /** The config format (`claude`, `cursor`, ...). */
+  format?: string
+  /** Whose config declared it; unknown for a server read from a context file. */
+  scope?: "user" | "project"
+  status: GatherEntry["status"]
+  why?: string
+  /** The server's tools that are enabled in this build. */
+  tools: number
+  /** Tokens of those tools (definitions, or XML docs): the server's subtotal. */
+  tokens: number
+}
+
+/** A part of the context window view. */
+export type WindowPartId =
+  | "system"
+  | "tools"
+  | "mcp-tools"
+  | "instructions"
+  | "user"
+  | "assistant"
+  | "tool-calls"
+  | "tool-results"
+  | "reasoning"
+  | "framing"
+  | "reserve"
+  | "free"
+
+/** One segment of the window bar. */
+export interface WindowPart {
+  id: WindowPartId
+  label: string
+  group: "prompt" | "messages" | "reserve" | "free"
+  tokens: number
+  /** tokens / the window (or / used + reserve when that is more): the parts' shares add up to 1. */
+  share: number
+}
+
+/** The whole context window: prompt, conversation by kind, the reserve for the answer, free space. */
+export interface WindowView {
+  window: number
+  /** Prompt and conversation. */
+  used: number
+  /** Held back for the answer and counting error (the context manager's budget). */
+  reserve: number
+  free: number
+  /** Tokens above the budget (window − reserve); 0 when it fits. */
+  over: number
+  parts: WindowPart[]
+  /** The conversation given with `--history`: how many messages, how many tokens. */
+  history?: { messages: number; tokens: number }
+}
+
 /** Everything `promptline inspect` shows, as data (`--json` prints it). */
 export interface InspectReport {
   version: 1
@@ -138,8 +207,10 @@ export interface InspectReport {
   toolsPreamble: number
   contextMessage?: string
   instructions: InstructionsReport
-  skills?: GatherEntry[]
-  mcpServers?: GatherEntry[]
+  skills: SkillReport[]
+  mcpServers: McpServerReport[]
+  /** The whole context window, with the conversation when one was given. */
+  window: WindowView
   cache: CacheLayoutReport
   warnings: Diagnostic[]
   /** Diagnostics of the gather and the build. */

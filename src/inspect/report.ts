@@ -1,11 +1,13 @@
 import type { PromptContext } from "../context/prompt-context.js"
 import type { GatherEntry, GatherReport } from "../context/report.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import type { Message } from "../history/message.js"
 import { OVERHEADS, type TokenCounter } from "../history/tokens.js"
 import type { TokenizerFamily } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { renderXmlTool } from "../tools/xml.js"
+import { mcpServerReports, skillReports } from "./gather-parts.js"
 import { compareToolOrder, type LastRun } from "./last-run.js"
 import type {
   BarSegment,
@@ -21,7 +23,9 @@ import type {
   ToolReport,
   ToolSearchReport,
 } from "./report-types.js"
-import { describeHits, findWith, type VolatileHit, volatileProbes } from "./volatile.js"
+import { num, pct } from "./text.js"
+import { volatileWarnings } from "./volatile-warnings.js"
+import { windowView } from "./window-view.js"
 
 export type * from "./report-types.js"
 
@@ -39,6 +43,8 @@ export interface InspectInput {
   maxShare?: number
   /** Diagnostics from before the build (gathering, reading the last run). */
   diagnostics?: readonly Diagnostic[]
+  /** A conversation to place in the window view, counted by kind. */
+  history?: readonly Message[]
 }
 
 /** The default share of the model's window a prompt may take before a warning. */
@@ -119,48 +125,6 @@ function instructionsReport(input: InspectInput, family: TokenizerFamily): Instr
   }
 }
 
-/** Warnings for volatile values inside the cached prefix: system sections and tool definitions. */
-function volatileWarnings(sections: SectionReport[], tools: ToolReport[], context: PromptContext): Diagnostic[] {
-  const probes = volatileProbes(context)
-  const out: Diagnostic[] = []
-  const warn = (where: string, hits: VolatileHit[], fix: string) =>
-    out.push(
-      diagnostic(
-        "warning",
-        "volatile-in-prefix",
-        `${where} holds ${describeHits(hits)} inside the cached prefix: ${fix}`,
-      ),
-    )
-  for (const s of sections) {
-    if (s.placement !== "system") continue
-    const hits = findWith(s.text, probes)
-    if (hits.length === 0) continue
-    if (s.volatile)
-      warn(
-        `section ${s.id}`,
-        hits,
-        "it moves with every change; placement context-message sends it in the first user message",
-      )
-    else
-      warn(
-        `stable section ${s.id}`,
-        hits,
-        "the value came in through the context (custom prompt, override or server text); keep such values out of it",
-      )
-  }
-  for (const t of tools) {
-    if (t.where !== "definition") continue
-    const hits = findWith(t.definition, probes)
-    if (hits.length > 0)
-      warn(
-        `the definition of tool ${t.name}`,
-        hits,
-        `it changes the tools, which providers cache first; ${t.mcp ? `ask server ${t.mcp.server} for a fixed description` : "keep such values out of it"}`,
-      )
-  }
-  return out
-}
-
 /** The deferred tools with what each would cost loaded, and the saving of the search tools standing in for them. */
 function toolSearchReport(
   built: BuiltPrompt,
@@ -188,10 +152,6 @@ function toolSearchReport(
     .filter((t) => t.kind === "tool_search" || t.kind === "tool_call")
     .reduce((sum, t) => sum + t.tokens, 0)
   return { deferred, deferredTokens, searchToolsTokens, savedTokens: deferredTokens - searchToolsTokens }
-}
-
-function pct(share: number): string {
-  return `${(share * 100).toFixed(1)}%`
 }
 
 /** Builds the inspect report of a build: a pure function of its input. */
@@ -293,6 +253,25 @@ export function inspectReport(input: InspectInput): InspectReport {
       ),
     )
 
+  const view = windowView({
+    built,
+    counter,
+    system,
+    contextMessage,
+    toolsTokens,
+    sections,
+    tools,
+    ...(input.history ? { history: input.history } : {}),
+  })
+  if (view.over > 0)
+    warnings.push(
+      diagnostic(
+        "warning",
+        "window-over-budget",
+        `the prompt${view.history ? " and the conversation" : ""} take ${num(view.used)} tokens, ${num(view.over)} more than the ${num(view.window - view.reserve)} the budget allows (the window less the ${num(view.reserve)}-token reserve)`,
+      ),
+    )
+
   const report: InspectReport = {
     version: 1,
     model: {
@@ -312,6 +291,9 @@ export function inspectReport(input: InspectInput): InspectReport {
     tools,
     toolsPreamble: native ? overhead.toolsPreamble : 0,
     instructions: instructionsReport(input, family),
+    skills: skillReports(context, input.gather?.skills, sections, count),
+    mcpServers: mcpServerReports(context, input.gather?.mcpServers, tools),
+    window: view,
     cache,
     warnings,
     diagnostics: [...(input.diagnostics ?? []), ...built.diagnostics],
@@ -320,9 +302,5 @@ export function inspectReport(input: InspectInput): InspectReport {
   const toolSearch = toolSearchReport(built, tools, counter, family)
   if (toolSearch) report.toolSearch = toolSearch
   if (built.contextMessage !== undefined) report.contextMessage = built.contextMessage
-  if (input.gather) {
-    report.skills = input.gather.skills
-    report.mcpServers = input.gather.mcpServers
-  }
   return report
 }

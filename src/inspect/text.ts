@@ -1,5 +1,8 @@
 /** Helpers for fixed-width terminal text: number formats, bars, fitting and wrapping, optional color. */
 
+/** The narrowest terminal report; a narrower width is rendered at this one. */
+export const MIN_TEXT_WIDTH = 60
+
 /** Formats a whole number with thousands separators. */
 export const num = (n: number): string => Math.round(n).toLocaleString("en-US")
 
@@ -69,4 +72,31 @@ const CODES: Record<Style, [number, number]> = {
 /** Returns a painter: styles text with ANSI codes when `color` is on, else returns it unchanged. */
 export function painter(color: boolean): (style: Style, text: string) => string {
   return (style, text) => (color ? `\u001b[${CODES[style][0]}m${text}\u001b[${CODES[style][1]}m` : text)
+}
+
+/**
+ * Splits `width` columns among shares (largest remainder): the columns add up to `width`, and each share above
+ * zero gets at least one column while there are columns for all of them (taken from the widest).
+ */
+export function columnsOf(shares: readonly number[], width: number): number[] {
+  const total = shares.reduce((a, b) => a + Math.max(0, b), 0)
+  if (total === 0 || width <= 0) return shares.map(() => 0)
+  const exact = shares.map((s) => (Math.max(0, s) / total) * width)
+  const cols = exact.map(Math.floor)
+  let left = width - cols.reduce((a, b) => a + b, 0)
+  const order = exact.map((x, i) => ({ i, rest: x - Math.floor(x) })).sort((a, b) => b.rest - a.rest || a.i - b.i)
+  for (const { i } of order) {
+    if (left === 0) break
+    cols[i]! += 1
+    left -= 1
+  }
+  const visible = shares.filter((s) => s > 0).length
+  if (visible <= width)
+    for (const [i, s] of shares.entries()) {
+      if (s <= 0 || cols[i]! > 0) continue
+      const widest = cols.indexOf(Math.max(...cols))
+      cols[widest]! -= 1
+      cols[i] = 1
+    }
+  return cols
 }
