@@ -108,7 +108,7 @@ describe("the CLI reads the config", () => {
       }),
     )
     const env = { PATH: process.env.PATH, HOME: home }
-    const r = await runCli(["variants", "--cwd", project, "--no-mcp"], { env })
+    const r = await runCli(["variants", "--cwd", project], { env })
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("in-house-coder")
     expect(r.stdout).toContain("compact")
