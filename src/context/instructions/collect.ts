@@ -144,7 +144,10 @@ export async function collectInstructions(input: CollectInput): Promise<Collecte
   const fileEntry = new Map<InstructionFile, GatherEntry>()
   for (const l of loaded) {
     entries.push(l.entry)
-    diagnostics.push(...l.diagnostics)
+    // A nested file reaches the model only when the agent works under its folder; until then its problems are
+    // notes, so a repository full of fixtures (or vendored projects) does not warn on every gather.
+    const nested = l.entry.status === "nested"
+    diagnostics.push(...(nested ? l.diagnostics.map(asNestedNote) : l.diagnostics))
     if (l.file) {
       files.push(l.file)
       fileEntry.set(l.file, l.entry)
@@ -159,4 +162,14 @@ export async function collectInstructions(input: CollectInput): Promise<Collecte
     e.reason = "cut to fit the instruction budget (least specific text goes first)"
   })
   return { files: budgeted.files, entries, diagnostics }
+}
+
+/** A nested file's warning as an info note that says when the file would matter. */
+function asNestedNote(d: Diagnostic): Diagnostic {
+  if (d.level !== "warning") return d
+  return {
+    ...d,
+    level: "info",
+    message: `${d.message} (a nested file: it is attached only when the agent works in its folder)`,
+  }
 }
