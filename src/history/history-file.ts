@@ -46,7 +46,7 @@ export const historySchema = z
     z
       .object({
         id: z.string().min(1),
-        role: z.enum(["user", "assistant"]),
+        role: z.enum(["user", "assistant", "system"]),
         content: z.array(blockSchema),
         ts: z.number(),
       })
