@@ -119,13 +119,22 @@ function encodeMessage(message: Message, diagnostics: Diagnostic[]): MessagePara
  */
 function placeSystemMessages(messages: MessageParam[], native: boolean, diagnostics: Diagnostic[]): MessageParam[] {
   let inlined = 0
-  const out = messages.map((m, i): MessageParam => {
-    if (m.role !== "system") return m
-    if (native && messages[i - 1]?.role === "user") return m
-    inlined++
-    const text = typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : ""))
-    return { role: "user", content: [{ type: "text", text: systemReminder([text].flat().join("\n\n")) }] }
-  })
+  const out: MessageParam[] = []
+  for (const m of messages) {
+    const before = out[out.length - 1]
+    if (m.role !== "system") out.push(m)
+    // A run of system messages after a user turn becomes one.
+    else if (native && before?.role === "system")
+      out[out.length - 1] = { ...before, content: [...textBlocks(before), ...textBlocks(m)] }
+    else if (native && before?.role === "user") out.push(m)
+    else {
+      inlined++
+      const text = textBlocks(m)
+        .map((b) => b.text)
+        .join("\n\n")
+      out.push({ role: "user", content: [{ type: "text", text: systemReminder(text) }] })
+    }
+  }
   if (inlined > 0)
     diagnostics.push(
       diagnostic(
@@ -135,6 +144,13 @@ function placeSystemMessages(messages: MessageParam[], native: boolean, diagnost
       ),
     )
   return out
+}
+
+/** The text blocks of an encoded system message. */
+function textBlocks(message: MessageParam): TextBlockParam[] {
+  return typeof message.content === "string"
+    ? [{ type: "text", text: message.content }]
+    : (message.content as ContentBlockParam[]).filter((b): b is TextBlockParam => b.type === "text")
 }
 
 function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam | undefined {
