@@ -44,7 +44,7 @@ const blockSchema = z.discriminatedUnion("type", [
 export const messageSchema = z
   .object({
     id: z.string().min(1),
-    role: z.enum(["user", "assistant"]),
+    role: z.enum(["user", "assistant", "system"]),
     content: z.array(blockSchema),
     ts: z.number(),
   })

@@ -55,7 +55,12 @@ export interface RedactedThinkingBlock {
 
 export type Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock
 
-export type Role = "user" | "assistant"
+/**
+ * Who a message is from. `system` is a system message in the middle of the conversation (instructions that
+ * apply from there on, after the system prompt); it holds text blocks only, and each encoder maps it to its
+ * provider's nearest form (docs/wire-formats.md).
+ */
+export type Role = "user" | "assistant" | "system"
 
 /** One message of the conversation. `ts` is milliseconds since the epoch, supplied by the caller. */
 export interface Message {

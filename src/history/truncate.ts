@@ -29,12 +29,18 @@ export function headLength(view: readonly Message[]): number {
   return head
 }
 
-/** True when removing view[start..end] keeps roles alternating at the seam and the last message. */
+/**
+ * True when removing view[start..end] keeps user and assistant turns alternating at the seam (system messages
+ * are no turn: the nearest turn on each side is compared) and keeps the last message.
+ */
 function seamOk(view: readonly Message[], start: number, end: number): boolean {
   if (end >= view.length - 1) return false
-  const before = view[start - 1]
-  const after = view[end + 1]!
-  return !before || before.role !== after.role
+  // Each walk passes over a run of system messages only.
+  let b = start - 1
+  while (b >= 0 && view[b]!.role === "system") b--
+  let a = end + 1
+  while (a < view.length && view[a]!.role === "system") a++
+  return b < 0 || a >= view.length || view[b]!.role !== view[a]!.role
 }
 
 /**
@@ -102,7 +108,7 @@ export function instructionsIn(messages: readonly Message[], pattern: RegExp = I
       ? (text: string) => namedElements(text, ["project_instructions", "instructions"])
       : (text: string) => Array.from(text.matchAll(re), (match) => match[0])
   for (const m of messages) {
-    if (m.role !== "user") continue
+    if (m.role === "assistant") continue
     for (const b of m.content) {
       if (b.type !== "text") continue
       for (const element of elements(b.text)) found.add(element)

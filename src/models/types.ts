@@ -70,6 +70,8 @@ export interface ModelInfo {
     nativeTools: boolean
     images: boolean
     thinking: boolean
+    /** Takes system messages in the middle of the conversation (Anthropic: only some models); absent means no. */
+    systemMessages?: boolean
   }
   /** Which thinking settings the API accepts; absent when unknown (requests are then sent as asked). */
   thinking?: ThinkingRules

@@ -19,12 +19,13 @@ import {
   type UserModelMessage,
 } from "ai"
 import type { Diagnostic } from "../diagnostics.js"
-import type { Block, Message } from "../history/message.js"
+import { type Block, type Message, text } from "../history/message.js"
 import type { ModelInfo } from "../models/types.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "./cache.js"
 import type { EncodeInput } from "./encode.js"
 import { prepareHistory } from "./portability.js"
+import { systemReminder, systemText } from "./system-message.js"
 
 /** Provider-specific options as the AI SDK types them on messages and parts. */
 type ProviderOptions = NonNullable<ModelMessage["providerOptions"]>
@@ -56,7 +57,12 @@ export function toAiSdk(input: EncodeInput, version: AiSdkMajor = 6): AiSdkPromp
   // The part made for each block, to attach cache control to the block the planner picks.
   const partsOf: ({ providerOptions?: ProviderOptions } | undefined)[][] = []
   const names = new Map<string, string>()
-  for (const message of prepared.messages) {
+  // A system message mid-conversation travels as a <system-reminder> in a user message: the AI SDK versions
+  // differ on system messages inside `messages` (5 and 6 refuse them without allowSystemInMessages).
+  const history = prepared.messages.map(
+    (m): Message => (m.role === "system" ? { ...m, role: "user", content: [text(systemReminder(systemText(m)))] } : m),
+  )
+  for (const message of history) {
     const parts: ({ providerOptions?: ProviderOptions } | undefined)[] = []
     if (message.role === "assistant") messages.push(assistantMessage(message, input.model, names, parts))
     else messages.push(...userMessages(message, names, parts, version))
@@ -64,8 +70,7 @@ export function toAiSdk(input: EncodeInput, version: AiSdkMajor = 6): AiSdkPromp
   }
 
   const tools = prepared.toolCalling === "native" ? toAiSdkTools(input.prompt.tools) : {}
-  const breakpoints =
-    provider === "anthropic" ? applyCache(input, prepared.messages, system, tools, partsOf, diagnostics) : []
+  const breakpoints = provider === "anthropic" ? applyCache(input, history, system, tools, partsOf, diagnostics) : []
   return { system, version, messages, tools, diagnostics, breakpoints }
 }
 

@@ -65,7 +65,7 @@ export interface CacheLayout {
   tools: number[]
   /** Estimated tokens of each system block, in order. */
   system: number[]
-  messages: { role: "user" | "assistant"; blocks: { type: string; tokens: number }[] }[]
+  messages: { role: "user" | "assistant" | "system"; blocks: { type: string; tokens: number }[] }[]
 }
 
 /** Block types that may never carry a breakpoint. */

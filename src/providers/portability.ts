@@ -111,7 +111,8 @@ export function portHistory(messages: readonly Message[], model: ModelInfo, opti
   for (const message of withContext) {
     const content: Block[] = []
     for (const block of message.content) {
-      const out = portBlock(block, model, origin, count)
+      const ported = portBlock(block, model, origin, count)
+      const out = ported && message.role === "system" ? systemBlock(ported, count) : ported
       if (out) content.push(out)
     }
     if (content.length > 0) converted.push({ ...message, content })
@@ -138,10 +139,15 @@ export function portHistory(messages: readonly Message[], model: ModelInfo, opti
       })
       out.push({ ...message, content })
       if (calls.length === 0) continue
+      // System messages between the calls and their results move after the results, which must come next.
+      const held: Message[] = []
+      while (converted[i + 1]?.role === "system") held.push(converted[++i]!)
       const next = converted[i + 1]
       const answered = next?.role === "user" ? next : undefined
       if (answered) i++
       out.push(answerCalls(message, calls, answered, diagnostics, out.length))
+      if (held.length > 0 && answered) for (const _ of held) count("system-message-moved")
+      out.push(...held)
     } else {
       out.push(orphanResults(message, diagnostics, out.length))
     }
@@ -164,6 +170,25 @@ const SUMMARY: Record<string, (n: number) => string> = {
   "message-dropped": (n) => `${plural(n, "message")} left empty by the conversion dropped`,
   "thinking-empty-dropped": (n) => `${plural(n, "empty thinking block")} without a signature dropped`,
   "text-blank-dropped": (n) => `${plural(n, "empty or whitespace-only text block")} dropped`,
+  "system-message-moved": (n) =>
+    `${plural(n, "system message")} between tool calls and their results moved after the results`,
+  "system-block-as-text": (n) => `${plural(n, "tool call or result")} in a system message sent as its text`,
+  "system-block-dropped": (n) => `${plural(n, "image or thinking block")} in a system message dropped: it holds text`,
+}
+
+/** A block of a system message, which holds text only: calls and results become their text, the rest goes. */
+function systemBlock(block: Block, count: (code: string) => void): Block | undefined {
+  if (block.type === "text") return block
+  if (block.type === "tool_result") {
+    count("system-block-as-text")
+    return resultAsText(block)
+  }
+  if (block.type === "tool_use") {
+    count("system-block-as-text")
+    return { type: "text", text: `Call of tool ${block.name} (${block.id}): ${JSON.stringify(block.input ?? {})}` }
+  }
+  count("system-block-dropped")
+  return undefined
 }
 
 function insertContextMessage(messages: readonly Message[], context: string | undefined): readonly Message[] {

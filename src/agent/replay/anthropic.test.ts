@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import Anthropic from "@anthropic-ai/sdk"
 import { afterEach, describe, expect, it } from "vitest"
 import { anthropicFormat } from "./anthropic.js"
@@ -173,5 +174,84 @@ describe("Anthropic Messages replay", () => {
         .filter((p) => !recordedPaths.has(p))
       expect(invented, file).toEqual([])
     }
+  })
+})
+
+describe("Anthropic Messages replay: the current API's request shapes", () => {
+  const post = async (body: unknown) => {
+    const res = await fetch(`${server!.urls.anthropic}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "test-key" },
+      body: JSON.stringify(body),
+    })
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> }
+  }
+
+  it("answers the first request of a real client: a system message inside messages, context_management, output_config", async () => {
+    // Captured from Claude Code 2.1.197 pointed at this server; its prose replaced by placeholders.
+    const captured = JSON.parse(
+      readFileSync("test/fixtures/providers/client-requests/claude-code-2.1.197-first.json", "utf8"),
+    ) as Record<string, unknown>
+    server = await startReplayServer({
+      script: scriptOf({ text: "Hello.", expect: { system: "Placeholder system text 23", userText: "user text 22" } }),
+    })
+    const { status } = await post({ ...captured, stream: false })
+    expect(status).toBe(200)
+    expect(server.requests[0]).toMatchObject({ outcome: "answered", problems: [] })
+    expect(server.requests[0]!.unknownFields).toBeUndefined()
+  })
+
+  it("reads a mid-conversation system message as system text, never as the user's", async () => {
+    server = await startReplayServer({ script: scriptOf({ text: "Noted.", expect: { userText: "^Go on\\.$" } }) })
+    const { status } = await post({
+      model: "claude-opus-4-8",
+      max_tokens: 100,
+      messages: [
+        { role: "user", content: "Go on." },
+        { role: "system", content: [{ type: "text", text: "Mode: act.", cache_control: { type: "ephemeral" } }] },
+      ],
+    })
+    expect(status).toBe(200)
+  })
+
+  it("accepts beta fields and tool types, and records fields the API does not define", async () => {
+    server = await startReplayServer({ script: scriptOf({ text: "Done." }) })
+    const { status } = await post({
+      model: "claude-opus-4-8",
+      max_tokens: 1000,
+      system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral", ttl: "1h" } }],
+      messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
+      thinking: { type: "adaptive" },
+      output_config: { effort: "low" },
+      context_management: { edits: [{ type: "clear_tool_uses_20250919" }] },
+      mcp_servers: [{ type: "url", url: "https://example.invalid/mcp", name: "docs" }],
+      container: "container_1",
+      tools: [
+        { name: "read_file", description: "Read a file", input_schema: sampleParameters },
+        { type: "bash_20250124", name: "bash" },
+        { type: "web_search_20250305", name: "web_search", max_uses: 2 },
+        { type: "mcp_toolset", mcp_server_name: "docs" },
+      ],
+      a_field_from_the_future: true,
+    })
+    expect(status).toBe(200)
+    expect(server.requests[0]!.unknownFields).toEqual(["a_field_from_the_future"])
+  })
+
+  it("still refuses what the API refuses: an unknown role, a system message holding an image", async () => {
+    server = await startReplayServer({ script: scriptOf({ text: "Done." }) })
+    const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "AA==" } }
+    const { status, json } = await post({
+      model: "claude-opus-4-8",
+      max_tokens: 100,
+      messages: [
+        { role: "user", content: "Hi" },
+        { role: "system", content: [image] },
+        { role: "tool", content: "x" },
+      ],
+    })
+    expect(status).toBe(400)
+    expect(JSON.stringify(json)).toContain("messages.1.content.0: a system message holds text blocks")
+    expect(JSON.stringify(json)).toContain('messages.2.role: must be \\"user\\", \\"assistant\\" or \\"system\\"')
   })
 })

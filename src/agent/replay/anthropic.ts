@@ -1,3 +1,4 @@
+import { checkAnthropicRequest } from "../../providers/anthropic/request-shape.js"
 import { splitText } from "./chunk.js"
 import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
 import type { ResolvedUsage } from "./resolve.js"
@@ -21,28 +22,8 @@ const STOP: Record<TurnRender["turn"]["stop"], string> = {
   refusal: "refusal",
 }
 
-function check(body: Record<string, unknown>): string[] {
-  const problems: string[] = []
-  if (typeof body.model !== "string" || body.model === "") problems.push("model: a model id is required")
-  if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
-    problems.push("max_tokens: a positive integer is required")
-  if (!Array.isArray(body.messages) || body.messages.length === 0)
-    problems.push("messages: at least one message is required")
-  asArray(body.messages).forEach((m, i) => {
-    const message = asRecord(m)
-    if (message?.role !== "user" && message?.role !== "assistant")
-      problems.push(`messages.${i}.role: must be "user" or "assistant"`)
-    if (typeof message?.content !== "string" && !Array.isArray(message?.content))
-      problems.push(`messages.${i}.content: must be a string or a list of content blocks`)
-  })
-  if (body.system !== undefined && typeof body.system !== "string" && !Array.isArray(body.system))
-    problems.push("system: must be a string or a list of text blocks")
-  if (body.tools !== undefined && !Array.isArray(body.tools)) problems.push("tools: must be a list")
-  asArray(body.tools).forEach((t, i) => {
-    if (typeof asRecord(t)?.name !== "string") problems.push(`tools.${i}.name: a tool name is required`)
-  })
-  return problems
-}
+/** The Messages API's own checks (system messages inside `messages` included). */
+const check = checkAnthropicRequest
 
 function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>): RequestView {
   const messages = asArray(body.messages).map((m) => asRecord(m) ?? {})
@@ -57,6 +38,8 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   const texts: string[] = []
   const toolResults: ToolResultView[] = []
   for (const m of messages.slice(lastAssistant + 1)) {
+    // A mid-conversation system message is no user text; it counts as system prompt below.
+    if (m.role === "system") continue
     if (typeof m.content === "string") texts.push(m.content)
     for (const b of asArray(m.content).map((x) => asRecord(x) ?? {})) {
       if (b.type === "text" && typeof b.text === "string") texts.push(b.text)
@@ -75,7 +58,12 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
     format: "anthropic",
     model: asString(body.model) ?? "",
     stream: body.stream === true,
-    system: contentText(body.system),
+    system: [
+      contentText(body.system),
+      ...messages.filter((m) => m.role === "system").map((m) => contentText(m.content)),
+    ]
+      .filter((s) => s !== "")
+      .join("\n\n"),
     tools,
     dialect: tools.length > 0 ? "native" : "xml",
     lastTurn,

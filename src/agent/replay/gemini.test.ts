@@ -160,3 +160,36 @@ describe("Gemini replay", () => {
     expect(invented).toEqual([])
   })
 })
+
+describe("Gemini replay: the current API's request shapes", () => {
+  it("reads a snake_case body as the REST API does: system_instruction, function_declarations, function_response", async () => {
+    server = await startReplayServer({
+      script: scriptOf({
+        thinking: "Checking.",
+        text: "Done.",
+        expect: { system: "Be brief", tools: ["read_file"], toolResults: [{ tool: "read_file", matches: "hello" }] },
+      }),
+    })
+    const res = await fetch(`${server.urls.gemini}/v1beta/models/gemini-3-pro:generateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-goog-api-key": "test-key" },
+      body: JSON.stringify({
+        system_instruction: { parts: [{ text: "Be brief." }] },
+        contents: [
+          { role: "user", parts: [{ text: "Read it." }] },
+          { role: "model", parts: [{ function_call: { name: "read_file", args: { path: "a" } } }] },
+          { role: "user", parts: [{ function_response: { name: "read_file", response: { output: "hello" } } }] },
+        ],
+        tools: [{ function_declarations: [{ name: "read_file", parameters: { type: "OBJECT" } }] }],
+        generation_config: { thinking_config: { include_thoughts: true } },
+        safety_settings: [],
+        a_field_from_the_future: true,
+      }),
+    })
+    expect(res.status).toBe(200)
+    const parts = ((await res.json()) as { candidates: { content: { parts: { thought?: boolean }[] } }[] })
+      .candidates[0]!.content.parts
+    expect(parts.some((p) => p.thought === true)).toBe(true)
+    expect(server.requests[0]).toMatchObject({ outcome: "answered", unknownFields: ["a_field_from_the_future"] })
+  })
+})

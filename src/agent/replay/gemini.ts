@@ -1,3 +1,4 @@
+import { checkGeminiRequest, geminiField } from "../../providers/gemini/request-shape.js"
 import { splitText } from "./chunk.js"
 import {
   type ErrorAnswer,
@@ -23,20 +24,8 @@ const FINISH: Record<ResolvedTurn["stop"], string> = {
   refusal: "SAFETY",
 }
 
-function check(body: Record<string, unknown>): string[] {
-  const problems: string[] = []
-  if (!Array.isArray(body.contents) || body.contents.length === 0)
-    problems.push("contents: at least one content is required")
-  asArray(body.contents).forEach((c, i) => {
-    const content = asRecord(c)
-    if (content?.role !== undefined && content.role !== "user" && content.role !== "model")
-      problems.push(`contents[${i}].role: must be "user" or "model"`)
-    if (!Array.isArray(content?.parts) || content.parts.length === 0)
-      problems.push(`contents[${i}].parts: at least one part is required`)
-  })
-  if (body.tools !== undefined && !Array.isArray(body.tools)) problems.push("tools: must be a list")
-  return problems
-}
+/** The Gemini API's own checks. */
+const check = checkGeminiRequest
 
 /** The text of a function response: its `output`, `content` or `result` string, else the JSON. */
 function responseText(response: unknown): string {
@@ -56,7 +45,8 @@ function view(body: Record<string, unknown>, _names: ReadonlyMap<string, string>
   for (const content of contents.slice(lastModel + 1)) {
     for (const part of asArray(content.parts).map((p) => asRecord(p) ?? {})) {
       if (typeof part.text === "string" && part.thought !== true) texts.push(part.text)
-      const fr = asRecord(part.functionResponse)
+      // The REST API takes snake_case names as well (`function_response`, `system_instruction`, …).
+      const fr = asRecord(geminiField(part, "functionResponse"))
       if (fr) {
         const result: ToolResultView = { text: responseText(fr.response) }
         const name = asString(fr.name)
@@ -70,16 +60,17 @@ function view(body: Record<string, unknown>, _names: ReadonlyMap<string, string>
   }
   const lastTurn = lastTurnOf(texts, toolResults)
   const tools = asArray(body.tools)
-    .flatMap((t) => asArray(asRecord(t)?.functionDeclarations))
+    .flatMap((t) => asArray(geminiField(asRecord(t), "functionDeclarations")))
     .map((d) => asString(asRecord(d)?.name))
     .filter((n): n is string => n !== undefined)
-  const config = asRecord(body.generationConfig)
-  const visible = asRecord(config?.thinkingConfig)?.includeThoughts === true
+  const config = asRecord(geminiField(body, "generationConfig"))
+  const visible = geminiField(asRecord(geminiField(config, "thinkingConfig")), "includeThoughts") === true
+  const instruction = geminiField(body, "systemInstruction")
   return {
     format: "gemini",
     model: route.model ?? "",
     stream: route.stream === true,
-    system: contentText(asRecord(body.systemInstruction)?.parts ?? body.systemInstruction),
+    system: contentText(asRecord(instruction)?.parts ?? instruction),
     tools,
     dialect: tools.length > 0 ? "native" : "xml",
     lastTurn,

@@ -191,3 +191,41 @@ describe("OpenAI Chat Completions replay", () => {
     expect(ours.flatMap((e) => keyPaths(e)).filter((p) => !known.has(p))).toEqual([])
   })
 })
+
+describe("OpenAI Chat replay: the current API's request shapes", () => {
+  it("reads developer messages mid-conversation, custom tools, legacy functions and function results", async () => {
+    server = await startReplayServer({
+      script: scriptOf({
+        text: "Done.",
+        expect: {
+          system: "Mode: act",
+          userText: "^Continue\\.$",
+          tools: ["apply_patch", "lookup"],
+          toolResults: [{ tool: "lookup", matches: "42" }],
+        },
+      }),
+    })
+    const res = await fetch(`${server.urls.openai}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer test-key" },
+      body: JSON.stringify({
+        model: "gpt-5.4",
+        messages: [
+          { role: "developer", content: "Be brief." },
+          { role: "user", content: "Look it up." },
+          { role: "assistant", content: null, function_call: { name: "lookup", arguments: "{}" } },
+          { role: "function", name: "lookup", content: "42" },
+          { role: "user", content: "Continue." },
+          { role: "developer", content: [{ type: "text", text: "Mode: act." }] },
+        ],
+        tools: [{ type: "custom", custom: { name: "apply_patch", format: { type: "text" } } }],
+        functions: [{ name: "lookup", parameters: { type: "object" } }],
+        prompt_cache_key: "session-1",
+        verbosity: "low",
+        a_field_from_the_future: 1,
+      }),
+    })
+    expect(res.status).toBe(200)
+    expect(server.requests[0]).toMatchObject({ outcome: "answered", unknownFields: ["a_field_from_the_future"] })
+  })
+})

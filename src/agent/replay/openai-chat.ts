@@ -1,3 +1,4 @@
+import { checkOpenAIChatRequest, openAIChatToolNames } from "../../providers/openai-chat/request-shape.js"
 import { splitText } from "./chunk.js"
 import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
 import type { ResolvedUsage } from "./resolve.js"
@@ -25,25 +26,8 @@ const FINISH: Record<TurnRender["turn"]["stop"], string> = {
   refusal: "content_filter",
 }
 
-const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"])
-
-function check(body: Record<string, unknown>): string[] {
-  const problems: string[] = []
-  if (typeof body.model !== "string" || body.model === "") problems.push("model: a model id is required")
-  if (!Array.isArray(body.messages) || body.messages.length === 0)
-    problems.push("messages: at least one message is required")
-  asArray(body.messages).forEach((m, i) => {
-    const role = asRecord(m)?.role
-    if (typeof role !== "string" || !ROLES.has(role)) problems.push(`messages[${i}].role: unknown role ${String(role)}`)
-  })
-  if (body.tools !== undefined && !Array.isArray(body.tools)) problems.push("tools: must be a list")
-  asArray(body.tools).forEach((t, i) => {
-    const tool = asRecord(t)
-    if (tool?.type === "function" && typeof asRecord(tool.function)?.name !== "string")
-      problems.push(`tools[${i}].function.name: a function name is required`)
-  })
-  return problems
-}
+/** The Chat Completions API's own checks (every role, custom tools included). */
+const check = checkOpenAIChatRequest
 
 const isDeepSeek = (model: string) => model.toLowerCase().startsWith("deepseek")
 
@@ -62,12 +46,16 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   for (const m of messages.slice(lastAssistant + 1)) {
     if (m.role === "tool") {
       toolResults.push(toolResultView(contentText(m.content), asString(m.tool_call_id), known))
+    } else if (m.role === "function") {
+      // The legacy function message names its function instead of a call id.
+      const result: ToolResultView = { text: contentText(m.content) }
+      const name = asString(m.name)
+      if (name !== undefined) result.tool = name
+      toolResults.push(result)
     } else if (m.role === "user") texts.push(contentText(m.content))
   }
   const lastTurn = lastTurnOf(texts, toolResults)
-  const tools = asArray(body.tools)
-    .map((t) => asString(asRecord(asRecord(t)?.function)?.name))
-    .filter((n): n is string => n !== undefined)
+  const tools = openAIChatToolNames(body)
   const system = messages
     .filter((m) => m.role === "system" || m.role === "developer")
     .map((m) => contentText(m.content))

@@ -153,3 +153,49 @@ describe("OpenAI Responses replay", () => {
     expect(invented).toEqual([])
   })
 })
+
+describe("OpenAI Responses replay: the current API's request shapes", () => {
+  it("reads developer items, custom tool calls and their outputs, namespaced and hosted tools", async () => {
+    server = await startReplayServer({
+      script: scriptOf({
+        text: "Done.",
+        expect: {
+          system: "Mode: act",
+          tools: ["apply_patch", "read_file"],
+          toolResults: [{ tool: "apply_patch", matches: "Success" }],
+        },
+      }),
+    })
+    const res = await fetch(`${server.urls.openai}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer test-key" },
+      body: JSON.stringify({
+        model: "gpt-5.4",
+        instructions: "Be brief.",
+        input: [
+          { type: "message", role: "user", content: [{ type: "input_text", text: "Fix it." }] },
+          { type: "custom_tool_call", call_id: "call_1", name: "apply_patch", input: "*** Begin Patch" },
+          { type: "custom_tool_call_output", call_id: "call_1", output: "Success. Updated 1 file." },
+          { type: "message", role: "developer", content: [{ type: "input_text", text: "Mode: act." }] },
+          { type: "a_future_item", payload: {} },
+        ],
+        tools: [
+          { type: "custom", name: "apply_patch", format: { type: "text" } },
+          {
+            type: "namespace",
+            name: "fs",
+            description: "Files",
+            tools: [{ type: "function", name: "read_file", parameters: {} }],
+          },
+          { type: "web_search" },
+        ],
+        context_management: [{ type: "compaction", compact_threshold: 100000 }],
+        prompt_cache_key: "session-1",
+        store: false,
+      }),
+    })
+    expect(res.status).toBe(200)
+    expect(server.requests[0]).toMatchObject({ outcome: "answered", problems: [] })
+    expect(server.requests[0]!.unknownFields).toBeUndefined()
+  })
+})

@@ -1,3 +1,8 @@
+import {
+  checkOpenAIResponsesRequest,
+  openAIResponsesToolNames,
+  responsesItemSide,
+} from "../../providers/openai-responses/request-shape.js"
 import { splitText } from "./chunk.js"
 import type { FormatHandler, TurnRender } from "./format.js"
 import { openAIError } from "./openai-chat.js"
@@ -15,35 +20,21 @@ import {
 
 /** OpenAI Responses (`POST /v1/responses`, and the same events over its WebSocket mode). */
 
-function check(body: Record<string, unknown>): string[] {
-  const problems: string[] = []
-  if (typeof body.model !== "string" || body.model === "") problems.push("model: a model id is required")
-  if (body.input !== undefined && typeof body.input !== "string" && !Array.isArray(body.input))
-    problems.push("input: must be a string or a list of input items")
-  if (body.input === undefined && body.previous_response_id === undefined && body.generate !== false)
-    problems.push("input: required")
-  if (body.tools !== undefined && !Array.isArray(body.tools)) problems.push("tools: must be a list")
-  asArray(body.tools).forEach((t, i) => {
-    const tool = asRecord(t)
-    if (tool?.type === "function" && typeof tool.name !== "string")
-      problems.push(`tools[${i}].name: a function name is required`)
-  })
-  return problems
-}
-
-/** Items the model produced; the user side of a turn starts after the last of them. */
-const MODEL_ITEMS = new Set(["function_call", "reasoning", "custom_tool_call", "apply_patch_call", "shell_call"])
+/** The Responses API's own checks (every message role, custom and namespaced tools included). */
+const check = checkOpenAIResponsesRequest
 
 function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>): RequestView {
   const items = typeof body.input === "string" ? [{ role: "user", content: body.input }] : asArray(body.input)
   const records = items.map((x) => asRecord(x) ?? {})
   const known = new Map(names)
   for (const item of records) {
-    if (item.type === "function_call" && typeof item.call_id === "string" && typeof item.name === "string")
-      known.set(item.call_id, item.name)
+    const call = item.type === "function_call" || item.type === "custom_tool_call"
+    if (call && typeof item.call_id === "string" && typeof item.name === "string") known.set(item.call_id, item.name)
   }
-  const isModel = (item: Record<string, unknown>) =>
-    MODEL_ITEMS.has(String(item.type)) || (item.role === "assistant" && (item.type ?? "message") === "message")
+  const isModel = (item: Record<string, unknown>) => {
+    const side = responsesItemSide(item)
+    return side === "model" || (side === "message" && item.role === "assistant")
+  }
   let lastModel = -1
   records.forEach((item, i) => {
     if (isModel(item)) lastModel = i
@@ -51,8 +42,10 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   const texts: string[] = []
   const toolResults: ToolResultView[] = []
   for (const item of records.slice(lastModel + 1)) {
-    if (item.type === "function_call_output") {
-      toolResults.push(toolResultView(contentText(item.output), asString(item.call_id), known))
+    if (responsesItemSide(item) === "tool-result") {
+      const output = typeof item.output === "string" || Array.isArray(item.output) ? item.output : undefined
+      const text = output === undefined ? JSON.stringify(item.output ?? null) : contentText(output)
+      toolResults.push(toolResultView(text, asString(item.call_id), known))
     } else if (item.role === "user") texts.push(contentText(item.content))
   }
   const lastTurn = lastTurnOf(texts, toolResults)
@@ -62,11 +55,7 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   ]
     .filter((s) => s !== "")
     .join("\n\n")
-  const tools = asArray(body.tools)
-    .map((t) => asRecord(t) ?? {})
-    .filter((t) => t.type === "function")
-    .map((t) => asString(t.name))
-    .filter((n): n is string => n !== undefined)
+  const tools = openAIResponsesToolNames(body)
   const reasoning = asRecord(body.reasoning)
   const result: RequestView = {
     format: "openai-responses",

@@ -1,3 +1,8 @@
+import { ANTHROPIC_REQUEST_FIELDS } from "../../providers/anthropic/request-shape.js"
+import { geminiUnknownFields } from "../../providers/gemini/request-shape.js"
+import { OPENAI_CHAT_REQUEST_FIELDS } from "../../providers/openai-chat/request-shape.js"
+import { OPENAI_RESPONSES_REQUEST_FIELDS } from "../../providers/openai-responses/request-shape.js"
+import { unknownFields } from "../../providers/request-shape.js"
 import { anthropicFormat } from "./anthropic.js"
 import { checkTurn } from "./expect.js"
 import type { Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
@@ -46,6 +51,20 @@ export interface RecordedRequest {
   outcome: RequestOutcome
   status: number
   problems: string[]
+  /**
+   * Top-level body fields the format's current API does not define: accepted and ignored, as the real APIs
+   * pass over what they do not use, and listed here so a test can see them. Absent when there are none.
+   */
+  unknownFields?: string[]
+}
+
+/** The top-level fields of a body that each format's API does not define. */
+const UNKNOWN_FIELDS: Readonly<Record<ReplayFormat, (body: Record<string, unknown>) => string[]>> = {
+  anthropic: (body) => unknownFields(body, ANTHROPIC_REQUEST_FIELDS),
+  "openai-chat": (body) => unknownFields(body, OPENAI_CHAT_REQUEST_FIELDS),
+  // `generate: false` is the WebSocket mode's warm-up flag, part of that mode's create message.
+  "openai-responses": (body) => unknownFields(body, OPENAI_RESPONSES_REQUEST_FIELDS).filter((k) => k !== "generate"),
+  gemini: geminiUnknownFields,
 }
 
 /** A request that left the scripted path. */
@@ -155,6 +174,8 @@ export class Replayer {
   ): Answer {
     const handler = FORMAT_HANDLERS[format]
     record.format = format
+    const unknown = UNKNOWN_FIELDS[format](body)
+    if (unknown.length > 0) record.unknownFields = unknown
     const fail = (outcome: RequestOutcome, failure: Failure, problems: string[]): Answer => {
       record.outcome = outcome
       record.problems = problems

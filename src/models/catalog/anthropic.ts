@@ -137,7 +137,8 @@ export const anthropicModels: ModelInfo[] = [
     contextWindow: 1_000_000,
     maxOutput: 128_000,
     tokenizer: "claude",
-    capabilities: all,
+    // Mid-conversation system messages: Opus 4.8 only, per the feature's documentation.
+    capabilities: { ...all, systemMessages: true },
     cache: cache(1024),
     prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWriteLong: 10 },
     source: PRICING,

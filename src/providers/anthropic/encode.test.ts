@@ -361,28 +361,36 @@ describe("the message sequence Anthropic accepts", () => {
   it("for any history: a valid sequence, blocks with breakpoints kept, and no content lost", () => {
     const { prompt } = mixedHistory()
     fc.assert(
-      fc.property(anyHistory(model.id), fc.boolean(), fc.boolean(), fc.boolean(), (messages, xml, context, think) => {
-        const result = encodeAnthropic({
-          prompt: {
-            ...prompt,
-            contextMessage: context ? prompt.contextMessage : undefined,
-            toolCalling: xml ? "xml" : "native",
-          },
-          messages,
-          model,
-          options: {
-            maxTokens: 8192,
-            thinking: think ? { budgetTokens: 2048 } : undefined,
-            cache: { breakpoints: { tools: true, system: true, userMessages: 4 } },
-          },
-        })
-        expect(anthropicViolations(result.body as Parameters<typeof anthropicViolations>[0])).toEqual([])
-        expect(lostContent(messages, result.body, { ids: !xml })).toEqual([])
-        for (const p of result.breakpoints.filter((b) => b.placed && b.target === "message")) {
-          const block = (result.body.messages[p.messageIndex!]!.content as ContentBlockParam[])[p.blockIndex!]!
-          expect(block).toHaveProperty("cache_control")
-        }
-      }),
+      fc.property(
+        anyHistory(model.id),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        (messages, xml, context, think, system) => {
+          const result = encodeAnthropic({
+            prompt: {
+              ...prompt,
+              contextMessage: context ? prompt.contextMessage : undefined,
+              toolCalling: xml ? "xml" : "native",
+            },
+            messages,
+            // A model that takes system messages in the conversation, or one that does not.
+            model: system ? { ...model, capabilities: { ...model.capabilities, systemMessages: true } } : model,
+            options: {
+              maxTokens: 8192,
+              thinking: think ? { budgetTokens: 2048 } : undefined,
+              cache: { breakpoints: { tools: true, system: true, userMessages: 4 } },
+            },
+          })
+          expect(anthropicViolations(result.body as Parameters<typeof anthropicViolations>[0])).toEqual([])
+          expect(lostContent(messages, result.body, { ids: !xml })).toEqual([])
+          for (const p of result.breakpoints.filter((b) => b.placed && b.target === "message")) {
+            const block = (result.body.messages[p.messageIndex!]!.content as ContentBlockParam[])[p.blockIndex!]!
+            expect(block).toHaveProperty("cache_control")
+          }
+        },
+      ),
       { numRuns: 400 },
     )
   })

@@ -21,6 +21,7 @@ import { toAnthropicTools } from "../../tools/native.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "../cache.js"
 import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort } from "../encode.js"
 import { prepareHistory } from "../portability.js"
+import { systemReminder } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 
 /** An Anthropic Messages request body, as the official SDK types it. */
@@ -43,9 +44,13 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
 
   const system: TextBlockParam[] = input.prompt.text ? [{ type: "text", text: input.prompt.text }] : []
   const tools = native ? anthropicTools(input) : []
-  const encoded = prepared.messages.map((m) => encodeMessage(m, diagnostics)).filter((m) => blocksOf(m).length > 0)
+  const encoded = placeSystemMessages(
+    prepared.messages.map((m) => encodeMessage(m, diagnostics)).filter((m) => blocksOf(m).length > 0),
+    input.model.capabilities.systemMessages === true,
+    diagnostics,
+  )
   const turns = repairTurns(encoded, {
-    roleOf: (m) => (m.role === "assistant" ? "assistant" : "user"),
+    roleOf: (m) => (m.role === "system" ? "other" : m.role),
     userTurn: (text): MessageParam => ({ role: "user", content: [{ type: "text", text }] }),
     merge: (a, b) => ({ ...a, content: [...blocksOf(a), ...blocksOf(b)] }) as MessageParam,
     userFirst: true,
@@ -102,7 +107,50 @@ function encodeMessage(message: Message, diagnostics: Diagnostic[]): MessagePara
     const out = encodeBlock(block, diagnostics)
     if (out) content.push(out)
   }
+  if (message.role === "system")
+    return { role: "system", content: content.filter((b): b is TextBlockParam => b.type === "text") }
   return { role: message.role, content }
+}
+
+/**
+ * Keeps a system message as a `system` message where the API takes one: on a model that accepts them, right
+ * after a user turn. Elsewhere its text goes into a user turn as a `<system-reminder>`, which the turn repair
+ * then joins to the user turn beside it.
+ */
+function placeSystemMessages(messages: MessageParam[], native: boolean, diagnostics: Diagnostic[]): MessageParam[] {
+  let inlined = 0
+  const out: MessageParam[] = []
+  for (const m of messages) {
+    const before = out[out.length - 1]
+    if (m.role !== "system") out.push(m)
+    // A run of system messages after a user turn becomes one.
+    else if (native && before?.role === "system")
+      out[out.length - 1] = { ...before, content: [...textBlocks(before), ...textBlocks(m)] }
+    else if (native && before?.role === "user") out.push(m)
+    else {
+      inlined++
+      const text = textBlocks(m)
+        .map((b) => b.text)
+        .join("\n\n")
+      out.push({ role: "user", content: [{ type: "text", text: systemReminder(text) }] })
+    }
+  }
+  if (inlined > 0)
+    diagnostics.push(
+      diagnostic(
+        "info",
+        "system-message-inlined",
+        `${inlined} system message${inlined === 1 ? "" : "s"} sent as <system-reminder> text in a user turn: ${native ? "not after a user turn" : "the model takes no system messages in the conversation"}`,
+      ),
+    )
+  return out
+}
+
+/** The text blocks of an encoded system message. */
+function textBlocks(message: MessageParam): TextBlockParam[] {
+  return typeof message.content === "string"
+    ? [{ type: "text", text: message.content }]
+    : (message.content as ContentBlockParam[]).filter((b): b is TextBlockParam => b.type === "text")
 }
 
 function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam | undefined {
@@ -262,7 +310,7 @@ function applyCache(
     tools: (body.tools ?? []).map(estimateTokens),
     system: system.map(estimateTokens),
     messages: body.messages.map((m) => ({
-      role: m.role as "user" | "assistant",
+      role: m.role,
       blocks: (m.content as ContentBlockParam[]).map((b) => ({ type: b.type, tokens: estimateTokens(b) })),
     })),
   }

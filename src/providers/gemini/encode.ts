@@ -22,6 +22,7 @@ import type { ModelInfo } from "../../models/types.js"
 import { toGeminiTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
 import { prepareHistory } from "../portability.js"
+import { systemReminder, systemText } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 
 /** A generateContent request body (REST form), built from the official SDK's types. */
@@ -56,12 +57,27 @@ export function encodeGemini(input: EncodeInput): EncodeResult<GeminiRequest> {
   const names = new Map<string, string>()
   const encoded: Content[] = []
   let placeholders = 0
+  let inlined = 0
   for (const message of prepared.messages) {
+    if (message.role === "system") {
+      // Gemini has no system turn: the text goes into a user turn, tagged, and joins the user turn beside it.
+      encoded.push({ role: "user", parts: [{ text: systemReminder(systemText(message)) }] })
+      inlined++
+      continue
+    }
     const parts = message.role === "user" ? userParts(message, names) : modelParts(message, names)
     if (parts.length === 0) continue
     if (gen3 && message.role === "assistant") placeholders += addPlaceholder(parts)
     encoded.push({ role: message.role === "user" ? "user" : "model", parts })
   }
+  if (inlined > 0)
+    diagnostics.push(
+      diagnostic(
+        "info",
+        "system-message-inlined",
+        `${inlined} system message${inlined === 1 ? "" : "s"} sent as <system-reminder> text in a user turn: Gemini has no system turn`,
+      ),
+    )
   // Turns alternate and the first is the user's; a function call turn then always follows a user turn.
   const turns = repairTurns(encoded, {
     roleOf: (c) => (c.role === "model" ? "assistant" : "user"),

@@ -20,6 +20,7 @@ import type { ModelInfo } from "../../models/types.js"
 import { toOpenAIChatTools } from "../../tools/native.js"
 import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
 import { prepareHistory } from "../portability.js"
+import { systemText } from "../system-message.js"
 import { repairTurns, type TurnRole } from "../turns.js"
 
 /** How an OpenAI-compatible server differs from OpenAI's own API. Unset fields follow the provider's preset. */
@@ -122,6 +123,9 @@ export function encodeChatMessages(
         if (b.type === "image") images++
       }
       if (encoded) out.push(encoded)
+    } else if (message.role === "system") {
+      // A system message mid-conversation is a system (or developer) message where it stands.
+      out.push({ role: compat.systemRole, content: systemText(message) })
     } else out.push(...encodeUser(message, compat, names, diagnostics))
   }
   if (images > 0) diagnostics.push(assistantImagesDropped(images))

@@ -19,6 +19,7 @@ import type { EncodeInput, EncodeOptions, EncodeResult } from "../encode.js"
 
 import { applyPromptCache, assistantImagesDropped, effortFor } from "../openai-chat/encode.js"
 import { prepareHistory } from "../portability.js"
+import { systemText } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 
 /** A Responses API request body, as the official SDK types it. */
@@ -37,7 +38,10 @@ export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIRe
   let images = 0
   for (const message of prepared.messages) {
     if (message.role === "user") encoded.push(...encodeUser(message))
-    else {
+    else if (message.role === "system") {
+      // A system message mid-conversation is a developer message item where it stands.
+      encoded.push({ type: "message", role: "developer", content: [{ type: "input_text", text: systemText(message) }] })
+    } else {
       dropped += encodeAssistant(message, encoded)
       images += message.content.filter((b) => b.type === "image").length
     }
@@ -62,8 +66,10 @@ export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIRe
     )
   // Any order of items is accepted; only an empty input is not.
   const turns = repairTurns(encoded, {
-    roleOf: (item) =>
-      "role" in item && item.role === "user" ? "user" : item.type === "function_call_output" ? "other" : "assistant",
+    roleOf: (item) => {
+      if ("role" in item && item.role !== "assistant") return item.role === "user" ? "user" : "other"
+      return item.type === "function_call_output" ? "other" : "assistant"
+    },
     userTurn: (text): ResponseInputItem => ({ type: "message", role: "user", content: [{ type: "input_text", text }] }),
     userFirst: false,
   })
