@@ -53,7 +53,7 @@ export { GEMINI_COMPLETENESS, GeminiDecoder, geminiResponseEvents } from "./prov
 export * from "./providers/gemini/encode.js"
 export {
   CHAT_COMPLETENESS,
-  type ChatDialect,
+  type ChatFinishReasons,
   chatResponseEvents,
   OpenAIChatDecoder,
 } from "./providers/openai-chat/decode.js"
@@ -77,6 +77,7 @@ export type {
   Usage,
 } from "./providers/stream.js"
 export * from "./providers/xml-dialect.js"
+export * from "./providers/xml-parser.js"
 export * from "./secret-env.js"
 export * from "./tools/catalog/index.js"
 export * from "./tools/mcp.js"
@@ -84,4 +85,3 @@ export * from "./tools/native.js"
 export * from "./tools/select.js"
 export * from "./tools/spec.js"
 export * from "./tools/xml.js"
-export * from "./tools/xml-parser.js"

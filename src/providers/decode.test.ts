@@ -428,7 +428,7 @@ describe("against the replay server (another implementation of the five wire for
     const server = await serve([turn])
     try {
       const res = await post(server.url, requests[format](false))
-      const { withXmlToolCalls } = await import("../tools/xml-parser.js")
+      const { withXmlToolCalls } = await import("./xml-parser.js")
       const acc = new Accumulator({ ts: 0 })
       for await (const e of withXmlToolCalls(decodeStream(format, res.body!), { tools: xmlTools, turn: 1 })) acc.push(e)
       const [answer] = acc.finish()

@@ -3,7 +3,7 @@
  * results as tool_result blocks; for a model that calls tools in its text, they are written back as the text
  * it would have produced (`<tool_name><param>value</param></tool_name>`) and as user text wrapped in
  * `<tool_result tool="NAME">`. Parameter values are raw text; values that are not strings carry JSON; a value of
- * several lines starts and ends on its own line, as the XML parser (src/tools/xml-parser.ts) reads it back.
+ * several lines starts and ends on its own line, as the XML parser (src/providers/xml-parser.ts) reads it back.
  */
 import type { Block, Message, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import { textOf } from "../history/message.js"
