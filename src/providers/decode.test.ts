@@ -393,7 +393,7 @@ describe("against the replay server (another implementation of the five wire for
   )
 
   async function serve(turns: unknown[]) {
-    const { startReplayServer, parseReplayScript } = await import("../agent/replay/index.js")
+    const { startReplayServer, parseReplayScript } = await import("../replay/index.js")
     return startReplayServer({ script: parseReplayScript({ version: 1, turns }) })
   }
   const post = (url: string, r: { path: string; body: unknown }) =>
