@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises"
+import { chmod, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 
 /**
@@ -71,4 +71,17 @@ export async function writeFileAtomic(
   options: WriteOptions = {},
 ): Promise<void> {
   await commitFile(await stageFile(target, data, options), target)
+}
+
+/** The name `stageFile` gives a temporary file: `.<target name>.<8 hex>.tmp`. */
+const STAGED = /^\..+\.[0-9a-f]{8}\.tmp$/
+
+/**
+ * Removes temporary files that a write killed before its rename left in `dir`; returns their names.
+ * Only for folders one writer owns (a session's), where no write can be under way while it loads.
+ */
+export async function removeStaleTemps(dir: string): Promise<string[]> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => STAGED.test(n)).sort()
+  for (const name of names) await rm(join(dir, name), { force: true })
+  return names
 }

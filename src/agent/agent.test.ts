@@ -9,7 +9,7 @@ import { parseReplayScript } from "../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import type { ApprovalPolicy } from "./approval.js"
 import type { AgentEvent } from "./events.js"
-import { Agent, type RunResult } from "./loop.js"
+import { Agent, type AgentConfig, type RunResult } from "./loop.js"
 import { Session } from "./session.js"
 import { endpointFor } from "./transport/endpoints.js"
 import { send } from "./transport/http.js"
@@ -50,6 +50,7 @@ interface Setup {
   history?: Awaited<ReturnType<typeof Session.resume>>["history"]
   abortOn?: (e: AgentEvent) => boolean
   maxTurns?: number
+  executor?: AgentConfig["executor"]
 }
 
 /** Waits the agent asked for between attempts after a failed stream (the test does not wait). */
@@ -94,6 +95,7 @@ async function runAgent(
     approve: setup.approve ?? "all",
     ...(setup.confirm ? { confirm: (s: string) => setup.confirm!(s) } : {}),
     maxTurns: setup.maxTurns ?? 10,
+    ...(setup.executor ? { executor: setup.executor } : {}),
     sleep: async (ms) => {
       sleeps.push(ms)
     },
@@ -175,6 +177,10 @@ describe("the agent loop", () => {
     expect(result.reason).toBe("completed")
     expect(events.filter((e) => e.type === "retry")).toHaveLength(1)
     expect(events.some((e) => e.type === "notice" && e.message.includes("context overflow"))).toBe(true)
+    // Each fit that edited the context is one summarized line with the tokens it freed, not a line per edit.
+    const notes = events.filter((e) => e.type === "notice" && e.message.startsWith("context")) as { message: string }[]
+    expect(notes.length).toBeGreaterThan(0)
+    for (const n of notes) expect(n.message).toMatch(/^context: \d+ [a-z]+(, \d+ [a-z]+)* edits?, [\d,]+ tokens freed$/)
     // The request after the overflow is much smaller than the one that overflowed (older copies of the
     // file read four times were replaced by a notice).
     const sizes = server.requests.map((r) => JSON.stringify(r.body).length)
@@ -318,5 +324,38 @@ describe("the agent loop", () => {
     const final = await Session.resume(cwd, first.session.id)
     expect(final.session.meta.status).toBe("completed")
     expect(final.history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"])
+  })
+
+  it("a tool result larger than the model's whole window is cut to fit, and the run completes", async () => {
+    // About 1.3 million characters: far more than claude-sonnet-4-5's 200k-token window.
+    const line = (n: number) => `${String(n).padStart(6, "0")} ${"lorem ipsum dolor sit amet ".repeat(24)}`
+    const huge = Array.from({ length: 2000 }, (_, i) => line(i + 1)).join("\n")
+    const cwd = await workspace({ "huge.txt": huge })
+    const { result, events, server } = await runAgent({
+      cwd,
+      executor: { limits: { readMaxBytes: 4 * 1024 * 1024 } },
+      turns: [
+        { toolCalls: [{ name: "read_file", input: { path: "huge.txt" } }] },
+        {
+          ...complete,
+          expect: {
+            toolResults: [
+              {
+                tool: "read_file",
+                matches:
+                  "/000001[\\s\\S]*characters .*were removed here[\\s\\S]*read_file with start_line \\d+ and end_line \\d+[\\s\\S]*002000/",
+              },
+            ],
+          },
+        },
+      ],
+    })
+    expect(server.divergences).toEqual([])
+    expect(result.reason).toBe("completed")
+    expect(events.some((e) => e.type === "diagnostic" && e.diagnostic.code === "context-over-budget")).toBe(false)
+    // What was sent stays within the window (four characters per token is generous for this text).
+    const last = JSON.stringify(server.requests.at(-1)!.body).length
+    expect(last).toBeLessThan(200_000 * 4)
+    expect(results(events)[0]!.summary).toMatch(/cut to fit the context/)
   })
 })

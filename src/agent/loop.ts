@@ -1,9 +1,11 @@
 import { InstructionTracker } from "../context/activate.js"
 import type { PromptContext } from "../context/prompt-context.js"
+import { CHARS_PER_TOKEN } from "../history/clip.js"
 import type { ContextManager, FitResult } from "../history/context-manager.js"
 import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
+import { joinUserRuns } from "../history/turns.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import type { BuiltPrompt, PromptBuilder } from "../prompt/builder.js"
 import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
@@ -69,12 +71,17 @@ export interface RunResult {
 /** One model turn as the loop needs it. */
 interface TurnResponse {
   message: Message
+  /** The fit the answer was given for (its token figures bound the next tool results). */
+  fit: FitResult
   stopReason: string
   errors: { kind?: string; message: string; toolCallId?: string; raw?: string }[]
 }
 
 /** Stream failures worth asking again for: the request was fine, the delivery was not. */
 const RETRY_STREAM: ReadonlySet<string> = new Set(["network", "server", "rate-limit", "truncated"])
+
+/** The share of the free budget one round of tool results may fill. */
+const RESULT_SHARE = 0.5
 
 /** How many times a failed stream is asked for again before the run gives up. */
 const STREAM_RETRIES = 3
@@ -87,6 +94,15 @@ function reportedTokens(message: string): number | undefined {
   const numbers = [...message.matchAll(/\d[\d,]{2,}/g)].map((m) => Number(m[0].replace(/,/g, "")))
   const max = Math.max(0, ...numbers)
   return max >= 1000 ? max : undefined
+}
+
+/** One line for the edits a fit made: how many of each kind and the tokens they freed. */
+export function contextNote(fit: Pick<FitResult, "edits" | "tokens">): string {
+  const kinds = new Map<string, number>()
+  for (const e of fit.edits) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1)
+  const what = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(", ")
+  const freed = Math.max(0, fit.tokens.before - fit.tokens.after)
+  return `context: ${what} edit${fit.edits.length === 1 ? "" : "s"}, ${freed.toLocaleString("en-US")} tokens freed`
 }
 
 /**
@@ -158,6 +174,8 @@ export class Agent {
       variant: built.variant,
       toolCalling: built.toolCalling,
     })
+    // What the build found (an unknown model assumed to have the default window, a template problem).
+    for (const d of built.diagnostics) this.#emit({ type: "diagnostic", diagnostic: d })
     this.#build()
     await this.#open(built, task)
     try {
@@ -279,6 +297,7 @@ export class Agent {
         now: this.#c.now,
         emit: (e) => this.#emit(e),
         signal: this.#signal,
+        maxResultChars: this.#resultAllowance(response.fit),
       })
       const extra = [...round.notes, ...(await this.#updates())]
       const control = round.control
@@ -361,7 +380,17 @@ export class Agent {
       stopReason: response.stopReason,
       ...figuresOf(response.usage, built.model),
     })
-    return { message, stopReason: response.stopReason, errors: response.errors }
+    return { message, fit, stopReason: response.stopReason, errors: response.errors }
+  }
+
+  /**
+   * Text characters one round of tool results may take: half of what the budget leaves beside the system
+   * prompt and the tools, so a single round can never outgrow the window (the fit then makes room for it
+   * by truncating older turns).
+   */
+  #resultAllowance(fit: FitResult): number {
+    const { budget, system, tools } = fit.tokens
+    return Math.floor(Math.max(0, budget.effective - system - tools) * RESULT_SHARE) * CHARS_PER_TOKEN
   }
 
   #fit(built: BuiltPrompt, overflowTokens: number | undefined): FitResult {
@@ -381,7 +410,7 @@ export class Agent {
       ...(usage ? { usage } : {}),
     })
     for (const d of fit.diagnostics) this.#emit({ type: "diagnostic", diagnostic: d })
-    for (const e of fit.edits) this.#emit({ type: "notice", message: `context ${e.kind}` })
+    if (fit.edits.length > 0) this.#emit({ type: "notice", message: contextNote(fit) })
     return fit
   }
 
@@ -390,7 +419,8 @@ export class Agent {
     const format = this.#c.format ?? built.wireFormat
     const encoded = encodeRequest(format, {
       prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
-      messages: fit.messages,
+      // A new task after a completed session (or updates after saved results) follows a user message.
+      messages: joinUserRuns(fit.messages),
       model: built.model,
       ...(this.#c.encode ? { options: this.#c.encode } : {}),
     })

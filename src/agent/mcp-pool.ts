@@ -1,5 +1,4 @@
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { McpConnection } from "../context/mcp/client.js"
+import { isMcpConnectionClosed, isMcpError, McpConnection } from "../context/mcp/client.js"
 import type { McpServerConfig } from "../context/mcp/config.js"
 import { PromptlineError } from "../errors.js"
 import { agentSecretPolicy, type SecretEnvOptions } from "./child-env.js"
@@ -10,12 +9,12 @@ const CONNECT_TIMEOUT_MS = 10_000
 
 /** The SDK refused to send because the transport had already closed: nothing reached the server. */
 function isNotConnected(error: unknown): boolean {
-  return error instanceof Error && !(error instanceof McpError) && error.message === "Not connected"
+  return error instanceof Error && !isMcpError(error) && error.message === "Not connected"
 }
 
 /** The connection closed while the request was out (the server may have acted on it). */
 function isConnectionClosed(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+  return isMcpConnectionClosed(error)
 }
 
 /**

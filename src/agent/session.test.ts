@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readFile } from "node:fs/promises"
+import { appendFile, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -49,5 +49,131 @@ describe("Session", () => {
     const { cwd } = await fresh()
     await expect(Session.resume(cwd, "nope")).rejects.toMatchObject({ code: "session-not-found" })
     await expect(Session.resume(cwd, "../s1")).rejects.toMatchObject({ code: "session-id-invalid" })
+  })
+
+  it("skips history lines that are JSON but not messages, each with a warning naming the file and line", async () => {
+    const { cwd, session } = await fresh()
+    const file = join(sessionsDir(cwd), "s1", "history.jsonl")
+    await session.appendMessage(message(0))
+    const bad = [
+      "null",
+      "42",
+      '"text"',
+      JSON.stringify({ id: "x1", role: "user", content: "a string, not blocks", ts: 1 }),
+      JSON.stringify({ id: "x2", role: "user", content: [{ type: "video", url: "v" }], ts: 1 }),
+      JSON.stringify(message(0)),
+    ]
+    await appendFile(file, `${bad.join("\n")}\n`)
+    await session.appendMessage(message(1))
+    const resumed = await Session.resume(cwd, "s1")
+    expect(resumed.history.map((m) => m.id)).toEqual(["m0", "m1"])
+    const skipped = resumed.diagnostics.filter((d) => d.code === "session-line-skipped")
+    expect(skipped.map((d) => d.line)).toEqual([2, 3, 4, 5, 6, undefined])
+    expect(skipped.every((d) => d.path === file && d.level === "warning")).toBe(true)
+    expect(skipped[3]!.message).toMatch(/content/)
+  })
+
+  it("a skipped call leaves no orphaned result: what lost its partner becomes text", async () => {
+    const { cwd, session } = await fresh()
+    const file = join(sessionsDir(cwd), "s1", "history.jsonl")
+    await session.appendMessage(message(0))
+    await appendFile(
+      file,
+      `${JSON.stringify({ id: "a1", role: "assistant", content: [{ type: "tool_use" }], ts: 2 })}\n`,
+    )
+    await session.appendMessage({
+      id: "u2",
+      role: "user",
+      ts: 3,
+      content: [{ type: "tool_result", toolUseId: "call-1", content: "ok" }],
+    })
+    const resumed = await Session.resume(cwd, "s1")
+    expect(resumed.history.map((m) => m.id)).toEqual(["m0", "u2"])
+    expect(resumed.history[1]!.content[0]).toMatchObject({ type: "text" })
+  })
+
+  it("files.json of the wrong shape is left out entry by entry, with warnings", async () => {
+    const { cwd } = await fresh()
+    const path = join(sessionsDir(cwd), "s1", "files.json")
+    const good = { path: "a.txt", hash: "", mtime: 0, size: 0, via: "read", at: 1 }
+    await writeFile(path, JSON.stringify([null, { path: 1 }, good]))
+    const some = await Session.resume(cwd, "s1")
+    expect(some.files).toEqual([good])
+    expect(some.diagnostics.filter((d) => d.code === "seen-files-invalid")).toHaveLength(2)
+    for (const text of ['{"a.txt": 1}', "[1, 2", ""]) {
+      await writeFile(path, text)
+      const none = await Session.resume(cwd, "s1")
+      expect(none.files).toEqual([])
+      expect(none.diagnostics).toContainEqual(expect.objectContaining({ code: "seen-files-invalid", path }))
+    }
+  })
+
+  it("a damaged change log is rebuilt (started empty) with a warning saying so", async () => {
+    const { cwd, session } = await fresh()
+    for (const n of [0, 1, 2, 3, 4]) await session.appendMessage(message(n))
+    const path = join(sessionsDir(cwd), "s1", "change-log.json")
+    for (const text of ["{ not json", '{"schema": 1, "edits": 3}', '{"schema": 7}', "[]"]) {
+      await writeFile(path, text)
+      const resumed = await Session.resume(cwd, "s1")
+      expect(resumed.changeLog.edits).toEqual([])
+      expect(resumed.diagnostics).toContainEqual(
+        expect.objectContaining({ level: "warning", code: "change-log-rebuilt", path }),
+      )
+    }
+  })
+
+  it("a change log that does not fit the history is rejected and rebuilt", async () => {
+    const { cwd, session } = await fresh()
+    await session.appendMessage(message(0))
+    await session.appendMessage({
+      id: "a1",
+      role: "assistant",
+      ts: 1,
+      content: [{ type: "tool_use", id: "c1", name: "read_file", input: {} }],
+    })
+    await session.appendMessage({
+      id: "u2",
+      role: "user",
+      ts: 2,
+      content: [{ type: "tool_result", toolUseId: "c1", content: "x" }],
+    })
+    for (const n of [3, 4, 5]) await session.appendMessage(message(n))
+    const path = join(sessionsDir(cwd), "s1", "change-log.json")
+    const wrong = [
+      { kind: "truncation", ts: 1, from: "m0", to: "m3" },
+      { kind: "truncation", ts: 1, from: "a1", to: "m3" },
+      { kind: "dedup", ts: 1, messageId: "u2", block: 0, content: { type: "text", text: "gone" } },
+      {
+        kind: "dedup",
+        ts: 1,
+        messageId: "u2",
+        block: 0,
+        content: { type: "tool_result", toolUseId: "c9", content: "" },
+      },
+      { kind: "dedup", ts: 1, messageId: "m3", block: 4, content: { type: "text", text: "x" } },
+      { kind: "notice", ts: 1, messageId: "nobody", text: "x" },
+      { kind: "truncation", ts: 1, from: "m4", to: "m3" },
+    ]
+    for (const edit of wrong) {
+      await writeFile(path, JSON.stringify({ schema: 1, edits: [edit] }))
+      const resumed = await Session.resume(cwd, "s1")
+      expect(resumed.changeLog.edits, JSON.stringify(edit)).toEqual([])
+      expect(resumed.diagnostics).toContainEqual(expect.objectContaining({ code: "change-log-rebuilt" }))
+    }
+    const fine = { kind: "truncation", ts: 1, from: "u2", to: "m3" }
+    await writeFile(path, JSON.stringify({ schema: 1, edits: [fine] }))
+    const kept = await Session.resume(cwd, "s1")
+    expect(kept.changeLog.edits).toEqual([fine])
+    expect(kept.diagnostics).toEqual([])
+  })
+
+  it("removes temporary files left by a save that was killed before its rename", async () => {
+    const { cwd } = await fresh()
+    const dir = join(sessionsDir(cwd), "s1")
+    await writeFile(join(dir, ".change-log.json.0a1b2c3d.tmp"), "{")
+    await writeFile(join(dir, ".session.json.deadbeef.tmp"), "{")
+    const resumed = await Session.resume(cwd, "s1")
+    expect((await readdir(dir)).filter((n) => n.endsWith(".tmp"))).toEqual([])
+    expect(resumed.diagnostics.filter((d) => d.code === "session-temp-removed")).toHaveLength(2)
   })
 })

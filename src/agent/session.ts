@@ -2,11 +2,14 @@ import { randomBytes } from "node:crypto"
 import { mkdir, open, readFile, truncate } from "node:fs/promises"
 import { join } from "node:path"
 import { z } from "zod"
-import { writeFileAtomic } from "../atomic-write.js"
+import { removeStaleTemps, writeFileAtomic } from "../atomic-write.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
-import { ChangeLog } from "../history/change-log.js"
-import type { SeenFile } from "../history/file-tracker.js"
+import type { ChangeLog } from "../history/change-log.js"
+import { loadChangeLogFor } from "../history/change-log-check.js"
+import { repairPairs } from "../history/edits.js"
+import { parseSeenFiles, type SeenFile } from "../history/file-tracker.js"
+import { messageSchema } from "../history/history-file.js"
 import type { Message } from "../history/message.js"
 import { parseJsonDocument } from "../json.js"
 import type { AgentEvent } from "./events.js"
@@ -60,7 +63,11 @@ export function newSessionId(now: number): string {
  * Reads a JSON-lines file. A last line cut short by a crash is skipped and cut off the file, so the
  * next append starts on a line of its own instead of being glued to the torn one.
  */
-async function readLines<T>(path: string, parse: (value: unknown) => T, diagnostics: Diagnostic[]): Promise<T[]> {
+async function readLines<T>(
+  path: string,
+  parse: (value: unknown) => { value: T } | string,
+  diagnostics: Diagnostic[],
+): Promise<T[]> {
   let raw: string
   try {
     raw = await readFile(path, "utf8")
@@ -74,8 +81,9 @@ async function readLines<T>(path: string, parse: (value: unknown) => T, diagnost
   const lines = raw.split("\n")
   for (const [i, line] of lines.entries()) {
     if (line.trim() === "") continue
+    let value: unknown
     try {
-      out.push(parse(JSON.parse(line)))
+      value = JSON.parse(line)
     } catch {
       const last = i >= lines.length - 2
       diagnostics.push(
@@ -86,9 +94,67 @@ async function readLines<T>(path: string, parse: (value: unknown) => T, diagnost
           { path, line: i + 1 },
         ),
       )
+      continue
     }
+    const parsed = parse(value)
+    if (typeof parsed === "string")
+      diagnostics.push(diagnostic("warning", "session-line-skipped", `${parsed}; skipped`, { path, line: i + 1 }))
+    else out.push(parsed.value)
   }
   return out
+}
+
+/** A history line as a message, or why it is not one (the first problem zod found, by field). */
+function parseMessage(value: unknown): { value: Message } | string {
+  const parsed = messageSchema.safeParse(value)
+  if (parsed.success) return { value: parsed.data as Message }
+  const issue = parsed.error.issues[0]!
+  const field = issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""
+  return `the line is not a message (${field}${issue.message})`
+}
+
+/**
+ * The messages of a history file, each id once. When lines were skipped, tool calls and results that
+ * lost their partner become text, so what is sent stays well-formed for every provider.
+ */
+async function readHistoryLines(path: string, diagnostics: Diagnostic[]): Promise<Message[]> {
+  const before = diagnostics.length
+  const seen = new Set<string>()
+  const history: Message[] = []
+  for (const m of await readLines(path, parseMessage, diagnostics)) {
+    if (seen.has(m.id)) {
+      diagnostics.push(
+        diagnostic("warning", "session-line-skipped", `a second message with id ${m.id}; skipped`, { path }),
+      )
+      continue
+    }
+    seen.add(m.id)
+    history.push(m)
+  }
+  return diagnostics.length > before ? repairPairs(history) : history
+}
+
+/** The seen files of `files.json`; what is missing, unreadable or malformed is left out with a warning. */
+async function readSeenFiles(path: string, diagnostics: Diagnostic[]): Promise<SeenFile[]> {
+  let raw: string
+  try {
+    raw = await readFile(path, "utf8")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return []
+    diagnostics.push(diagnostic("warning", "seen-files-invalid", "cannot be read; files are tracked afresh", { path }))
+    return []
+  }
+  let data: unknown
+  try {
+    data = parseJsonDocument(raw, path)
+  } catch (error) {
+    const why = error instanceof PromptlineError ? error.message : String(error)
+    diagnostics.push(diagnostic("warning", "seen-files-invalid", `${why}; files are tracked afresh`, { path }))
+    return []
+  }
+  const parsed = parseSeenFiles(data, path)
+  diagnostics.push(...parsed.diagnostics)
+  return parsed.files
 }
 
 /** One session's files. Appends are serialized, so lines never interleave. */
@@ -146,15 +212,18 @@ export class Session {
     if (!parsed.success)
       throw new SessionError("session-invalid", `${join(dir, "session.json")}: ${parsed.error.message}`)
     const diagnostics: Diagnostic[] = []
-    const history = await readLines(join(dir, "history.jsonl"), (v) => v as Message, diagnostics)
-    const changeLog = await ChangeLog.load(join(dir, "change-log.json"), history)
-    let files: SeenFile[] = []
-    try {
-      files = parseJsonDocument(await readFile(join(dir, "files.json"), "utf8"), join(dir, "files.json")) as SeenFile[]
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
-    }
-    return { session: new Session(dir, parsed.data), history, changeLog, files, diagnostics }
+    // A save killed between writing its temporary file and the rename leaves the temporary file behind.
+    for (const name of await removeStaleTemps(dir))
+      diagnostics.push(
+        diagnostic("info", "session-temp-removed", "removed a temporary file left by an interrupted save", {
+          path: join(dir, name),
+        }),
+      )
+    const history = await readHistoryLines(join(dir, "history.jsonl"), diagnostics)
+    const log = await loadChangeLogFor(join(dir, "change-log.json"), history)
+    diagnostics.push(...log.diagnostics)
+    const files = await readSeenFiles(join(dir, "files.json"), diagnostics)
+    return { session: new Session(dir, parsed.data), history, changeLog: log.changeLog, files, diagnostics }
   }
 
   #append(file: string, line: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { InstructionTracker } from "../context/activate.js"
 import type { InstructionFile, PromptContext } from "../context/prompt-context.js"
+import { clipToolResult, MIN_RESULT_CHARS } from "../history/clip.js"
 import type { FileTracker } from "../history/file-tracker.js"
 import type { TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import { wrapTag } from "../tag-wrap.js"
@@ -32,6 +33,11 @@ export interface ToolRunnerEnv {
   now: () => number
   emit: (event: AgentEvent) => void
   signal: AbortSignal
+  /**
+   * Most text characters the whole round's results may take (a share of the model's budget); a larger
+   * result is cut, head and tail kept, with a notice saying how to get the rest. Default: no limit.
+   */
+  maxResultChars?: number
 }
 
 function outcomeFailure(content: string, summary: string): ToolOutcome {
@@ -102,14 +108,24 @@ export async function runToolCalls(calls: readonly ToolUseBlock[], env: ToolRunn
       const { name, input } = executorCall(tool, call)
       outcome = await execute({ id: call.id, name, input }, { ...env.executor, signal: env.signal })
     }
-    const result: ToolResultBlock = { type: "tool_result", toolUseId: call.id, content: outcome.content }
+    let result: ToolResultBlock = { type: "tool_result", toolUseId: call.id, content: outcome.content }
     if (outcome.isError) result.isError = true
+    let summary = outcome.summary
+    if (env.maxResultChars !== undefined) {
+      // Each call gets an equal share of the round's allowance.
+      const share = Math.max(MIN_RESULT_CHARS, Math.floor(env.maxResultChars / calls.length))
+      const clipped = clipToolResult(result, share, tool?.id ?? call.name)
+      if (clipped.removed > 0) {
+        result = clipped.block
+        summary = `${summary} (cut to fit the context: ${clipped.removed.toLocaleString("en-US")} characters removed)`
+      }
+    }
     round.results.push(result)
     env.emit({
       type: "tool_result",
       id: call.id,
       name: call.name,
-      summary: outcome.summary,
+      summary,
       isError: outcome.isError,
       ...(denied ? { denied } : {}),
     })

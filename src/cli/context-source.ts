@@ -1,50 +1,13 @@
 import { realpath } from "node:fs/promises"
-import { homedir } from "node:os"
 import { resolve } from "node:path"
-import { Option } from "commander"
 import { loadConfig, type PromptlineConfig } from "../config/config.js"
 import { rememberTrust, trustOf } from "../config/trust.js"
 import { type GatherResult, gather } from "../context/gather.js"
 import { loadContext, type PromptContext, parseContext } from "../context/prompt-context.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { providerOf } from "../models/resolve.js"
+import { type ContextFlags, DEFAULT_MODEL, homeOf, workspaceOptions } from "./context-options.js"
 import type { CliIO } from "./io.js"
-
-/** The default model when none is given. */
-export const DEFAULT_MODEL = "claude-sonnet-4-5"
-
-/** Flags every command that builds a context accepts. */
-export interface ContextFlags {
-  context?: string
-  cwd?: string
-  model?: string
-  provider?: string
-  variant?: string
-  toolCalling?: "native" | "xml"
-  placement?: "system" | "context-message"
-  trust?: boolean
-  mcp?: boolean
-}
-
-/** The home folder the CLI works with: `HOME` from its environment, else the user's. */
-export const homeOf = (io: CliIO): string => io.env.HOME ?? homedir()
-
-/**
- * Gather options from a command's workspace flags. The CLI reads the project files of the folder it is pointed
- * at (`--no-trust` turns that off); project MCP servers start only with `--trust`, a trusted folder in the
- * user's config, or a yes at the terminal (see `resolveMcpTrust`).
- */
-export function workspaceOptions(flags: Pick<ContextFlags, "cwd" | "trust" | "mcp">, io: CliIO) {
-  return {
-    cwd: resolve(io.cwd, flags.cwd ?? "."),
-    date: io.today(),
-    env: io.env,
-    ...(io.env.HOME ? { home: io.env.HOME } : {}),
-    trust: flags.trust ?? true,
-    trustMcp: flags.trust === true,
-    mcp: flags.mcp ?? true,
-  }
-}
 
 /** Why project MCP servers did or did not start, for doctor and the diagnostics. */
 export interface McpTrust {
@@ -103,22 +66,6 @@ async function resolveMcpTrust(
     diagnostics.push(diagnostic("warning", "trust-unrecorded", message))
   }
   return { trust: { start: yes, why: yes ? "you answered yes (recorded)" : "you answered no (recorded)" }, diagnostics }
-}
-
-/** Adds the context flags to a command. */
-export function contextOptions(): Option[] {
-  return [
-    new Option("--context <file>", "read the context from a JSON file instead of gathering the workspace"),
-    new Option("--cwd <dir>", "the workspace to gather (default: the current directory)"),
-    new Option("--model <id>", `model id (default: "model" in promptline.config.json, else ${DEFAULT_MODEL})`),
-    new Option("--provider <name>", "who serves the model (default: guessed from the id)"),
-    new Option("--variant <id>", "force a prompt variant instead of matching one"),
-    new Option("--tool-calling <dialect>", "override the variant's tool-calling dialect").choices(["native", "xml"]),
-    new Option("--placement <where>", "where project facts go").choices(["system", "context-message"]),
-    new Option("--trust", "also start the project's MCP servers without asking"),
-    new Option("--no-trust", "skip project-level files and project MCP servers"),
-    new Option("--no-mcp", "do not start or connect to MCP servers"),
-  ]
 }
 
 function applyFlags(base: PromptContext, flags: ContextFlags): PromptContext {

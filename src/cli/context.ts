@@ -1,5 +1,5 @@
 import { Command } from "commander"
-import { type ContextFlags, contextFrom, contextOptions } from "./context-source.js"
+import { type ContextFlags, contextOptions } from "./context-options.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
@@ -12,6 +12,7 @@ export const contextCommand: CommandFactory = (io) => {
   command
     .option("--json", "print as JSON (the only format; accepted for clarity)")
     .action(async (flags: ContextFlags) => {
+      const { contextFrom } = await import("./context-source.js")
       const { context, diagnostics } = await contextFrom(flags, io)
       printJson(io, context)
       printDiagnostics(io, diagnostics)

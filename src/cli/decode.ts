@@ -4,15 +4,8 @@ import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
 import { FileError, PromptlineError } from "../errors.js"
 import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
-import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
-import {
-  decodePayloadLines,
-  type RecordingShape,
-  recordingShape,
-  responseBodyEvents,
-  StreamDecoder,
-} from "../providers/decode.js"
-import { detectFormat } from "../providers/detect.js"
+import type { AssembledResponse } from "../providers/accumulate.js"
+import type { RecordingShape } from "../providers/decode.js"
 import type { DecodeStats, StreamEvent } from "../providers/stream.js"
 import type { CommandFactory } from "./main.js"
 import { printJson } from "./print.js"
@@ -68,6 +61,8 @@ export const decodeCommand: CommandFactory = (io, setExit) =>
       const ts = Number(flags.ts)
       if (!Number.isFinite(ts))
         throw new PromptlineError("invalid-option", `--ts must be a number (got ${JSON.stringify(flags.ts)})`)
+      const { recordingShape } = await import("../providers/decode.js")
+      const { detectFormat } = await import("../providers/detect.js")
       const guess = detectFormat(text)
       const format = flags.format ?? guess?.format
       if (!format)
@@ -81,6 +76,7 @@ export const decodeCommand: CommandFactory = (io, setExit) =>
       if (flags.events) {
         io.stdout(events.map((e) => `${JSON.stringify(e)}\n`).join(""))
       } else {
+        const { Accumulator } = await import("../providers/accumulate.js")
         const acc = new Accumulator({ ts, model: flags.model })
         for (const e of events) acc.push(e)
         const responses: AssembledResponse[] = acc.finish().map((r) => (stats ? { ...r, stats } : r))
@@ -108,6 +104,7 @@ async function decodeFile(
   path: string,
   text: string,
 ): Promise<{ events: StreamEvent[]; stats?: DecodeStats }> {
+  const { decodePayloadLines, responseBodyEvents, StreamDecoder } = await import("../providers/decode.js")
   if (shape === "json-lines") return decodePayloadLines(format, text)
   if (shape === "json") {
     let body: unknown

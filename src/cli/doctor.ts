@@ -2,7 +2,7 @@ import { Command } from "commander"
 import type { GatherResult } from "../context/gather.js"
 import type { GatherEntry } from "../context/report.js"
 import { type Diagnostic, diagnostic, formatDiagnostic } from "../diagnostics.js"
-import { contextFrom, type McpTrust } from "./context-source.js"
+import type { McpTrust } from "./context-source.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
 
@@ -91,6 +91,7 @@ export const doctorCommand: CommandFactory = (io: CliIO, setExit) =>
     .option("--json", "print the report as JSON")
     .action(async (flags: DoctorFlags) => {
       const trusted = flags.trust !== false
+      const { contextFrom } = await import("./context-source.js")
       const got = await contextFrom({ ...flags, model: NO_MODEL.id, provider: NO_MODEL.provider }, io)
       const result: GatherResult = {
         context: got.context,

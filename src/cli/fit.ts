@@ -1,14 +1,10 @@
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
-import { loadConfig } from "../config/config.js"
 import { PromptlineError } from "../errors.js"
-import { ChangeLog } from "../history/change-log.js"
-import { ContextManager } from "../history/context-manager.js"
 import type { Edit } from "../history/edits.js"
-import { readHistory } from "../history/history-file.js"
 import type { Message } from "../history/message.js"
 import type { TruncationStrategy } from "../history/truncate.js"
-import { homeOf } from "./context-source.js"
+import { homeOf } from "./context-options.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
@@ -115,9 +111,15 @@ export const fitCommand: CommandFactory = (io, setExit) =>
         )
       if (flags.now !== undefined && !Number.isFinite(Number(flags.now)))
         throw new PromptlineError("invalid-option", `--now must be a number (got ${JSON.stringify(flags.now)})`)
+      const [{ readHistory }, { ChangeLog }, { ContextManager }] = await Promise.all([
+        import("../history/history-file.js"),
+        import("../history/change-log.js"),
+        import("../history/context-manager.js"),
+      ])
       const history = await readHistory(at(flags.history))
       const now = flags.now === undefined ? (history.at(-1)?.ts ?? 0) + 1 : Number(flags.now)
       const changeLog = flags.changeLog ? await ChangeLog.load(at(flags.changeLog), history) : new ChangeLog()
+      const { loadConfig } = await import("../config/config.js")
       const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
       const manager = await ContextManager.create({
         changeLog,

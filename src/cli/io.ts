@@ -1,4 +1,5 @@
-import { localDate } from "../context/gather.js"
+import { localDate } from "../context/local-date.js"
+
 /** Where a command writes; tests pass buffers, the bin passes the process streams. */
 export interface CliIO {
   stdout: (text: string) => void

@@ -1,7 +1,6 @@
 import { Command } from "commander"
 import { PromptlineError } from "../errors.js"
-import { PromptBuilder } from "../prompt/builder.js"
-import { type ContextFlags, contextFrom, contextOptions } from "./context-source.js"
+import { type ContextFlags, contextOptions } from "./context-options.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
@@ -18,6 +17,10 @@ export const promptCommand: CommandFactory = (io, setExit) => {
     .option("--section <id>", "print only this section")
     .option("--json", "print the whole build result as JSON, native tool definitions included")
     .action(async (flags: PromptFlags) => {
+      const [{ contextFrom }, { PromptBuilder }] = await Promise.all([
+        import("./context-source.js"),
+        import("../prompt/builder.js"),
+      ])
       const { context, diagnostics, config } = await contextFrom(flags, io)
       const built = new PromptBuilder({ models: config.models }).build(context)
       const all = [...diagnostics, ...built.diagnostics]

@@ -1,12 +1,10 @@
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
 import { PromptlineError } from "../errors.js"
-import { readHistory } from "../history/history-file.js"
 import type { Message } from "../history/message.js"
 import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
-import { PromptBuilder } from "../prompt/builder.js"
-import { type EncodeOptions, encodeRequest, type ReasoningEffort } from "../providers/encode.js"
-import { type ContextFlags, contextFrom, contextOptions } from "./context-source.js"
+import type { EncodeOptions, ReasoningEffort } from "../providers/encode.js"
+import { type ContextFlags, contextOptions } from "./context-options.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
@@ -50,6 +48,12 @@ export const requestCommand: CommandFactory = (io, setExit) => {
     .option("--json", "print the body with its diagnostics and cache breakpoints")
     .option("--verbose", "also print informational diagnostics")
     .action(async (flags: RequestFlags) => {
+      const [{ contextFrom }, { PromptBuilder }, { readHistory }, { encodeRequest }] = await Promise.all([
+        import("./context-source.js"),
+        import("../prompt/builder.js"),
+        import("../history/history-file.js"),
+        import("../providers/encode.js"),
+      ])
       const { context, diagnostics, config } = await contextFrom(flags, io)
       const built = new PromptBuilder({ models: config.models }).build(context)
       const messages: Message[] = flags.history

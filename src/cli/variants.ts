@@ -1,8 +1,5 @@
 import { Command } from "commander"
-import { PromptBuilder } from "../prompt/builder.js"
-import { orderVariants } from "../prompt/registry.js"
-import { BUILTIN_VARIANTS } from "../prompt/variants/index.js"
-import { type ContextFlags, contextFrom, contextOptions } from "./context-source.js"
+import { type ContextFlags, contextOptions } from "./context-options.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
@@ -11,6 +8,12 @@ export const variantsCommand: CommandFactory = (io) => {
   const command = new Command("variants").description("list the prompt variants and explain the choice for a model")
   for (const option of contextOptions()) command.addOption(option)
   command.option("--json", "print as JSON").action(async (flags: ContextFlags & { json?: boolean }) => {
+    const [{ contextFrom }, { PromptBuilder }, { orderVariants }, { BUILTIN_VARIANTS }] = await Promise.all([
+      import("./context-source.js"),
+      import("../prompt/builder.js"),
+      import("../prompt/registry.js"),
+      import("../prompt/variants/index.js"),
+    ])
     const { context, diagnostics, config } = await contextFrom({ mcp: false, ...flags }, io)
     const explanation = new PromptBuilder({ models: config.models }).explain(context)
     if (flags.json) {

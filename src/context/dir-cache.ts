@@ -8,24 +8,32 @@ export interface DirEntry {
   kind: "file" | "dir" | "symlink" | "other"
 }
 
+/** A directory's entries in name order, and the same entries by name. */
+interface Listing {
+  entries: DirEntry[]
+  byName: Map<string, DirEntry>
+}
+
 /** Directory listings for one gather, each read once and sorted by name so order never depends on the disk. */
 export class DirCache {
-  private readonly listings = new Map<string, Promise<DirEntry[] | undefined>>()
+  private readonly listings = new Map<string, Promise<Listing | undefined>>()
 
-  /** The sorted entries of `dir`, or undefined when it is not a readable directory. */
-  list(dir: string): Promise<DirEntry[] | undefined> {
+  /** The sorted entries of `dir` with an index by name, read once. */
+  private listing(dir: string): Promise<Listing | undefined> {
     let listing = this.listings.get(dir)
     if (!listing) {
       listing = readdir(dir, { withFileTypes: true }).then(
-        (entries) =>
-          entries
+        (found) => {
+          const entries = found
             .map(
               (e): DirEntry => ({
                 name: e.name,
                 kind: e.isFile() ? "file" : e.isDirectory() ? "dir" : e.isSymbolicLink() ? "symlink" : "other",
               }),
             )
-            .sort((a, b) => compareNames(a.name, b.name)),
+            .sort((a, b) => compareNames(a.name, b.name))
+          return { entries, byName: new Map(entries.map((e) => [e.name, e])) }
+        },
         () => undefined,
       )
       this.listings.set(dir, listing)
@@ -33,14 +41,19 @@ export class DirCache {
     return listing
   }
 
-  /** The entry `name` in `dir`, if present. */
+  /** The sorted entries of `dir`, or undefined when it is not a readable directory. */
+  async list(dir: string): Promise<DirEntry[] | undefined> {
+    return (await this.listing(dir))?.entries
+  }
+
+  /** The entry `name` in `dir`, if present (looked up by name, not by scanning the listing). */
   async entry(dir: string, name: string): Promise<DirEntry | undefined> {
-    return (await this.list(dir))?.find((e) => e.name === name)
+    return (await this.listing(dir))?.byName.get(name)
   }
 
   /** The kind of `name` in `dir` with symbolic links followed; undefined when absent or dangling. */
   async kind(dir: string, name: string): Promise<"file" | "dir" | "other" | "broken" | undefined> {
-    const e = await this.entry(dir, name)
+    const e = (await this.listing(dir))?.byName.get(name)
     if (!e) return undefined
     if (e.kind !== "symlink") return e.kind
     try {

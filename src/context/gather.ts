@@ -9,6 +9,7 @@ import { GitignoreRules } from "./gitignore.js"
 import { DEFAULT_INSTRUCTION_BUDGET } from "./instructions/budget.js"
 import { collectInstructions } from "./instructions/collect.js"
 import { LinkGuard } from "./link-guard.js"
+import { localDate } from "./local-date.js"
 import type { McpServerConfig } from "./mcp/config.js"
 import { gatherMcp } from "./mcp/servers.js"
 import { displayPath, isInside, toPosix } from "./paths.js"
@@ -17,6 +18,8 @@ import { PROMPT_CONTEXT_VERSION, type PromptContext, type PromptContextInput, pa
 import type { GatherReport } from "./report.js"
 import { collectSkills } from "./skills.js"
 import { USER_ROOTS, type UserRoot } from "./user-roots.js"
+
+export { localDate } from "./local-date.js"
 
 /** Context fields gather fills in itself; every other PromptContext field is passed through. */
 type Gathered = "version" | "cwd" | "platform" | "date" | "git" | "instructions" | "skills" | "mcpServers"
@@ -61,12 +64,6 @@ export interface GatherResult {
   mcpConfigs: McpServerConfig[]
   diagnostics: Diagnostic[]
   report: GatherReport
-}
-
-/** Today's local date as YYYY-MM-DD. */
-export function localDate(now: Date = new Date()): string {
-  const pad = (n: number) => String(n).padStart(2, "0")
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
 }
 
 /**

@@ -15,9 +15,7 @@ export interface WalkResult {
   limited: boolean
 }
 
-function segmentOrder(a: string, b: string): number {
-  const pa = a.split(sep)
-  const pb = b.split(sep)
+function segmentOrder(pa: readonly string[], pb: readonly string[]): number {
   for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
     const c = compareNames(pa[i]!, pb[i]!)
     if (c !== 0) return c
@@ -55,6 +53,9 @@ export async function walkFolders(
     out.folders.push(...next)
     level = next
   }
-  out.folders.sort(segmentOrder)
+  // Each path is split once, not once per comparison.
+  const keyed = out.folders.map((folder) => ({ folder, segments: folder.split(sep) }))
+  keyed.sort((a, b) => segmentOrder(a.segments, b.segments))
+  out.folders = keyed.map((k) => k.folder)
   return out
 }

@@ -193,3 +193,29 @@ describe("ContextManager.fit", () => {
     expect(view.at(-1)!.id).toBe(history.at(-1)!.id)
   })
 })
+
+describe("fit, last resort for an oversized tool result", () => {
+  it("cuts a result larger than the whole window as an undoable edit, so the request fits", () => {
+    const manager = new ContextManager(counter)
+    const huge = Array.from({ length: 4000 }, (_, i) => `row ${i + 1} ${"words and more words ".repeat(6)}`).join("\n")
+    const history: Message[] = [
+      { id: "u0", role: "user", ts: 0, content: [{ type: "text", text: "task" }] },
+      {
+        id: "a1",
+        role: "assistant",
+        ts: 1,
+        content: [{ type: "tool_use", id: "c1", name: "execute_command", input: {} }],
+      },
+      { id: "u2", role: "user", ts: 2, content: [{ type: "tool_result", toolUseId: "c1", content: huge }] },
+    ]
+    const result = manager.fit(history, { model: model(20_000), now: 10 })
+    expect(result.diagnostics.map((d) => d.code)).not.toContain("context-over-budget")
+    expect(result.diagnostics.map((d) => d.code)).toContain("context-result-clipped")
+    expect(result.tokens.after).toBeLessThanOrEqual(result.tokens.budget.effective)
+    const sent = result.messages[2]!.content[0]
+    expect(sent).toMatchObject({ type: "tool_result", toolUseId: "c1" })
+    expect(JSON.stringify(sent)).toMatch(/row 1 [\s\S]*were removed here[\s\S]*narrower command[\s\S]*row 4000 /)
+    manager.changeLog.undo(9)
+    expect(manager.view(history)[2]).toBe(history[2])
+  })
+})

@@ -4,13 +4,14 @@ import type { ModelInfo, WireFormat } from "../models/types.js"
 import { wireFormatOf } from "../models/wire.js"
 import { type Budget, budgetFor } from "./budget.js"
 import { ChangeLog } from "./change-log.js"
+import { CHARS_PER_TOKEN, clipEdits } from "./clip.js"
 import { compactHistory, type Summarize } from "./compact.js"
 import { dedupFileReads } from "./dedup.js"
 import type { Edit } from "./edits.js"
 import type { Message } from "./message.js"
 import { pruneToolOutputs } from "./prune.js"
 import { OVERHEADS, type Overhead, TokenCounter } from "./tokens.js"
-import { type Cut, cutEdits, cutToFit, plannedCut, type TruncationStrategy } from "./truncate.js"
+import { type Cut, cutEdits, cutToFit, headLength, plannedCut, type TruncationStrategy } from "./truncate.js"
 
 /** Settings of a ContextManager. */
 export interface ContextManagerOptions {
@@ -202,6 +203,21 @@ export class ContextManager {
       diagnostics.push(
         diagnostic("info", "context-truncated", `removed ${cut.end - cut.start + 1} messages after the first exchange`),
       )
+    }
+    // 4. Last resort: tool results that alone outgrow the budget (saved before results were bounded, or
+    // bounded for a larger model) are cut, head and tail kept, as undoable edits.
+    if (count(view) > budget.effective) {
+      const room =
+        Math.floor(budget.effective / scale) -
+        fixed -
+        this.counter.countMessages(view.slice(0, headLength(view)), family, overhead)
+      const edits = clipEdits(view, Math.max(0, room) * CHARS_PER_TOKEN, request.now)
+      if (edits.length > 0) {
+        record(edits)
+        diagnostics.push(
+          diagnostic("warning", "context-result-clipped", `cut ${edits.length} tool results too large for the budget`),
+        )
+      }
     }
     const after = count(view)
     if (after > budget.effective) {

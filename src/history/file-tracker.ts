@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto"
 import { readFile, stat } from "node:fs/promises"
 import { isAbsolute, join } from "node:path"
+import { z } from "zod"
+import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { wrapTag } from "../tag-wrap.js"
 
 /** What the agent last saw of a file. */
@@ -17,6 +19,43 @@ export interface SeenFile {
   via: "read" | "write"
   /** When (ms, supplied by the caller). */
   at: number
+}
+
+const seenFileSchema = z.object({
+  path: z.string().min(1),
+  hash: z.string(),
+  mtime: z.number(),
+  size: z.number().optional(),
+  via: z.enum(["read", "write"]),
+  at: z.number(),
+})
+
+/**
+ * Reads the persisted seen files (`files.json`): entries that are not a seen file are skipped, and a
+ * document that is not a list is dropped, each with a warning naming the file. A file left out is simply
+ * no longer watched for outside changes until the agent reads or writes it again.
+ */
+export function parseSeenFiles(data: unknown, path: string): { files: SeenFile[]; diagnostics: Diagnostic[] } {
+  if (!Array.isArray(data))
+    return {
+      files: [],
+      diagnostics: [
+        diagnostic("warning", "seen-files-invalid", "not a list of seen files; ignored (files are tracked afresh)", {
+          path,
+        }),
+      ],
+    }
+  const files: SeenFile[] = []
+  const diagnostics: Diagnostic[] = []
+  data.forEach((entry, i) => {
+    const parsed = seenFileSchema.safeParse(entry)
+    if (parsed.success) files.push(parsed.data as SeenFile)
+    else
+      diagnostics.push(
+        diagnostic("warning", "seen-files-invalid", `entry ${i + 1} is not a seen file; skipped`, { path }),
+      )
+  })
+  return { files, diagnostics }
 }
 
 /** A file's mtime and size; zeros when it does not exist. */

@@ -40,25 +40,27 @@ const blockSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("redacted_thinking"), data: z.string(), model: z.string().optional() }).strict(),
 ])
 
-/** A stored conversation: messages with unique ids. */
-export const historySchema = z
-  .array(
-    z
-      .object({
-        id: z.string().min(1),
-        role: z.enum(["user", "assistant"]),
-        content: z.array(blockSchema),
-        ts: z.number(),
-      })
-      .strict(),
-  )
-  .superRefine((messages, ctx) => {
-    const seen = new Set<string>()
-    messages.forEach((m, i) => {
-      if (seen.has(m.id)) ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate message id ${m.id}` })
-      seen.add(m.id)
-    })
+/** One stored message (a line of a session's `history.jsonl`, an element of a history file). */
+export const messageSchema = z
+  .object({
+    id: z.string().min(1),
+    role: z.enum(["user", "assistant"]),
+    content: z.array(blockSchema),
+    ts: z.number(),
   })
+  .strict()
+
+/** One content block as stored. */
+export { blockSchema }
+
+/** A stored conversation: messages with unique ids. */
+export const historySchema = z.array(messageSchema).superRefine((messages, ctx) => {
+  const seen = new Set<string>()
+  messages.forEach((m, i) => {
+    if (seen.has(m.id)) ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate message id ${m.id}` })
+    seen.add(m.id)
+  })
+})
 
 /** Parses the text of a history file; bad JSON names the line, bad fields are listed by path. */
 export function parseHistory(raw: string, file: string): Message[] {

@@ -1,4 +1,8 @@
-import { diffArrays, structuredPatch } from "diff"
+import { lazyModule } from "../lazy-module.js"
+
+/** jsdiff, required on the first diff. */
+const jsdiff = lazyModule<typeof import("diff")>("diff")
+
 import type { InspectReport, SectionReport, ToolReport } from "./report.js"
 
 /** One build of a diff, summed up. */
@@ -70,7 +74,7 @@ const pick = (s: SectionReport) => ({ tokens: s.tokens, placement: s.placement, 
 
 /** A unified line diff of two texts: hunks with `context` lines around each change, no file headers. */
 export function unifiedDiff(before: string, after: string, context = 3): string {
-  const patch = structuredPatch("a", "b", `${before}\n`, `${after}\n`, undefined, undefined, { context })
+  const patch = jsdiff().structuredPatch("a", "b", `${before}\n`, `${after}\n`, undefined, undefined, { context })
   const lines: string[] = []
   for (const h of patch.hunks) {
     lines.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`)
@@ -84,7 +88,7 @@ function mergedOrder(a: string[], b: string[]): { id: string; moved: boolean }[]
   const inA = new Set(a)
   const inB = new Set(b)
   const out: { id: string; moved: boolean }[] = []
-  for (const part of diffArrays(a, b)) {
+  for (const part of jsdiff().diffArrays(a, b)) {
     for (const id of part.value) {
       if (part.removed) {
         if (!inB.has(id)) out.push({ id, moved: false })

@@ -1,4 +1,8 @@
-import { diffLines } from "diff"
+import { lazyModule } from "../lazy-module.js"
+
+/** jsdiff, required on the first diff. */
+const jsdiff = lazyModule<typeof import("diff")>("diff")
+
 import type { GatherEntry } from "../context/report.js"
 import type { Diagnostic } from "../diagnostics.js"
 import type { BuildDiff, SectionChange } from "./build-diff.js"
@@ -94,7 +98,7 @@ function cache(report: InspectReport): string {
 function columns(before: string, after: string): [string, string] {
   let left = ""
   let right = ""
-  for (const part of diffLines(before, after)) {
+  for (const part of jsdiff().diffLines(before, after)) {
     const text = e(part.value)
     if (part.added) right += `<ins class="add">${text}</ins>`
     else if (part.removed) left += `<del class="rm">${text}</del>`

@@ -360,6 +360,30 @@ describe("determinism and memoization", () => {
     const fresh = build(createContext(JSON.parse(JSON.stringify(ctx))), strict)
     expect(JSON.stringify(fresh)).toBe(JSON.stringify(first))
   })
+
+  it("recognizes a context read again from JSON as the one it built (memoized by content, not identity)", () => {
+    const builder = new PromptBuilder(strict)
+    const first = builder.build(basicContext())
+    const reparsed = createContext(JSON.parse(JSON.stringify(basicContext())))
+    expect(builder.build(reparsed)).toBe(first)
+  })
+
+  it("for a re-read context with a new date and git status, reuses every section that reads neither", () => {
+    const builder = new PromptBuilder(strict)
+    const ctx = basicContext({ placement: "context-message" })
+    const first = builder.build(ctx)
+    const moved = createContext(
+      JSON.parse(JSON.stringify({ ...ctx, date: "2031-02-03", git: { root: ctx.cwd, status: " M a.ts" } })),
+    )
+    const next = builder.build(moved)
+    expect(next.contextMessage).toContain("2031-02-03")
+    expect(next.text).toBe(first.text)
+    const reused = next.sections.filter((s) => first.sections.includes(s)).map((s) => s.id)
+    const rebuilt = next.sections.filter((s) => !first.sections.includes(s)).map((s) => s.id)
+    expect(reused.length).toBeGreaterThan(0)
+    for (const id of rebuilt) expect(first.sections.find((s) => s.id === id)?.placement).toBe("context-message")
+    expect(next.tools).toBe(first.tools)
+  })
 })
 
 describe("variant choice by model", () => {

@@ -10,6 +10,7 @@ import { mcpToolSpecs } from "../tools/mcp.js"
 import { toNativeTools } from "../tools/native.js"
 import { type Selection, selectTools } from "../tools/select.js"
 import type { EnabledTool, ToolKind, ToolSpec } from "../tools/spec.js"
+import { ContextCanon } from "./canonical.js"
 import type { Component, ComponentEnv, ToolSet } from "./component.js"
 import { BUILTIN_COMPONENTS } from "./components/index.js"
 import { enableTool } from "./enable-tool.js"
@@ -96,8 +97,8 @@ interface SectionMemo {
 }
 
 /**
- * Builds system prompts. A builder keeps caches (parsed templates, rendered text, stages keyed by
- * the identity of the context fields they read), so an agent keeps one for its session. Contexts are
+ * Builds system prompts. A builder keeps caches (rendered text, stages keyed by the identity of the
+ * context fields they read, equal fields given one identity first), so an agent keeps one for its session. Contexts are
  * immutable values: make a changed one with `{ ...context, date }`, never by mutation.
  */
 export class PromptBuilder {
@@ -107,6 +108,8 @@ export class PromptBuilder {
   readonly #tools: readonly ToolSpec[]
   readonly #models: readonly ModelInfo[] | undefined
   readonly #memo = new WeakMap<PromptContext, BuiltPrompt>()
+  readonly #canon = new ContextCanon<PromptContext>()
+  readonly #byContent = new RecentResults<BuiltPrompt>(8)
   readonly #choices = new BoundedMap<string, Explanation>(256)
   readonly #toolStages = new RecentResults<ToolStage>(16)
   readonly #systemText = new RecentResults<{ text: string; hash: string }>(4)
@@ -154,11 +157,16 @@ export class PromptBuilder {
     return this.#cacheableChoice ? this.#choices.set(key, explanation) : explanation
   }
 
-  /** Builds the prompt for a context. The same context (or an equal one) always gives the same bytes. */
+  /**
+   * Builds the prompt for a context. The same context (or an equal one) always gives the same bytes.
+   * A context equal in content to a recent one (e.g. parsed again from JSON) returns that build, and one
+   * that differs in some fields reuses every stage whose fields are equal.
+   */
   build(context: PromptContext): BuiltPrompt {
     const memo = this.#memo.get(context)
     if (memo) return memo
-    const result = this.#build(context)
+    const canonical = this.#canon.canonical(context)
+    const result = this.#byContent.get(ContextCanon.inputs(canonical), () => this.#build(canonical))
     this.#memo.set(context, result)
     return result
   }

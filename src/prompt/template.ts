@@ -1,6 +1,10 @@
-import { Liquid, type Template } from "liquidjs"
+import type { Liquid, Template } from "liquidjs"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
+import { lazyModule } from "../lazy-module.js"
+
+/** LiquidJS, required on the first template rendered. */
+const liquidjs = lazyModule<typeof import("liquidjs")>("liquidjs")
 
 /**
  * The one template mechanism: LiquidJS with `${{ }}` for values and `${% %}` for tags, so a literal
@@ -27,33 +31,45 @@ interface Compiled {
 }
 
 const MAX_RENDER_CACHE = 4096
+const MAX_COMPILED = 4096
 
 /** True when `source` contains template syntax; plain text skips the engine entirely. */
 export const isTemplate = (source: string): boolean => source.includes("${{") || source.includes("${%")
 
+/** LiquidJS with our delimiters; one per process, created on first use (the options never change). */
+let sharedLiquid: Liquid | undefined
+function liquid(): Liquid {
+  sharedLiquid ??= new (liquidjs().Liquid)({
+    outputDelimiterLeft: "${{",
+    outputDelimiterRight: "}}",
+    tagDelimiterLeft: "${%",
+    tagDelimiterRight: "%}",
+    strictVariables: true,
+    strictFilters: true,
+    jsTruthy: true,
+    ownPropertyOnly: true,
+    greedy: false,
+  })
+  return sharedLiquid
+}
+
+// Parsed templates and rendered texts are pure functions of the template text (and, for a rendering,
+// the values it reads), so every engine in the process shares them: a new builder parses nothing anew.
+const compiledTemplates = new Map<string, Compiled>()
+const renderedTexts = new Map<string, string>()
+
 /**
  * Renders templates and remembers results by the values each template reads, so a rebuild only
- * renders what changed. One engine per builder: the caches are its state.
+ * renders what changed. Parsed templates and successful renderings are shared by every engine in the
+ * process (they depend on the text and the values alone); the strictness is the engine's own.
  */
 export class TemplateEngine {
   readonly strictness: TemplateStrictness
   readonly #liquid: Liquid
-  readonly #compiled = new Map<string, Compiled>()
-  readonly #rendered = new Map<string, string>()
 
   constructor(strictness: TemplateStrictness = "lenient") {
     this.strictness = strictness
-    this.#liquid = new Liquid({
-      outputDelimiterLeft: "${{",
-      outputDelimiterRight: "}}",
-      tagDelimiterLeft: "${%",
-      tagDelimiterRight: "%}",
-      strictVariables: true,
-      strictFilters: true,
-      jsTruthy: true,
-      ownPropertyOnly: true,
-      greedy: false,
-    })
+    this.#liquid = liquid()
   }
 
   /**
@@ -69,11 +85,11 @@ export class TemplateEngine {
       return { text: undefined, diagnostics: [diagnostic("error", "template-syntax", message)] }
     }
     const key = cacheKey(source, compiled.paths, scope)
-    const hit = this.#rendered.get(key)
+    const hit = renderedTexts.get(key)
     if (hit !== undefined) return { text: hit, diagnostics: [] }
     try {
       const text = String(this.#liquid.renderSync(compiled.template, scope))
-      this.#remember(key, text)
+      remember(key, text)
       return { text, diagnostics: [] }
     } catch (cause) {
       const message = `${where}: ${(cause as Error).message}`
@@ -92,7 +108,7 @@ export class TemplateEngine {
   }
 
   #compile(source: string): Compiled {
-    let compiled = this.#compiled.get(source)
+    let compiled = compiledTemplates.get(source)
     if (compiled) return compiled
     try {
       const template = this.#liquid.parse(source)
@@ -101,14 +117,16 @@ export class TemplateEngine {
     } catch (cause) {
       compiled = { template: undefined, paths: [], error: (cause as Error).message }
     }
-    this.#compiled.set(source, compiled)
+    if (compiledTemplates.size >= MAX_COMPILED) compiledTemplates.clear()
+    compiledTemplates.set(source, compiled)
     return compiled
   }
+}
 
-  #remember(key: string, text: string): void {
-    if (this.#rendered.size >= MAX_RENDER_CACHE) this.#rendered.clear()
-    this.#rendered.set(key, text)
-  }
+/** Keeps a successful rendering; the cache forgets everything when full (bounded memory, no bookkeeping). */
+function remember(key: string, text: string): void {
+  if (renderedTexts.size >= MAX_RENDER_CACHE) renderedTexts.clear()
+  renderedTexts.set(key, text)
 }
 
 function lookup(scope: object, path: string[]): unknown {

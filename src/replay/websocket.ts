@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
-import { type WebSocket, WebSocketServer } from "ws"
+import type { WebSocket } from "ws"
+import { lazyModule } from "../lazy-module.js"
 import { type Replayer, redactHeaders } from "./replayer.js"
 import { asRecord } from "./view.js"
 
@@ -13,6 +14,9 @@ import { asRecord } from "./view.js"
  * response even when it was not stored (`store: false`); `generate: false` warms up without a turn.
  */
 
+/** ws, required when a replay server first serves WebSockets. */
+const wsModule = lazyModule<typeof import("ws")>("ws")
+
 /** The WebSocket side of a replay server. */
 export interface ResponsesWebSocket {
   /** Closes every open connection. */
@@ -24,7 +28,7 @@ const errorFrame = (status: number, type: string, code: string | null, message: 
 
 /** Serves the Responses WebSocket mode on `server` (path `/v1/responses`). */
 export function attachResponsesWebSocket(server: Server, replayer: Replayer): ResponsesWebSocket {
-  const wss = new WebSocketServer({ noServer: true })
+  const wss = new (wsModule().WebSocketServer)({ noServer: true })
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? "/", "http://replay.invalid")
     if (url.pathname !== "/v1/responses") {

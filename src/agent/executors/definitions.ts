@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import path from "node:path"
-import TreeSitter, { type Language, type Node, type Parser } from "@vscode/tree-sitter-wasm"
+import type { Language, Node, Parser } from "@vscode/tree-sitter-wasm"
 
 /** One definition found in a source file: its 1-based line, the line's text, and its nesting. */
 export interface Definition {
@@ -176,21 +176,35 @@ function collect(root: Node, rules: LanguageRules, lines: string[]): Definition[
  * @vscode/tree-sitter-wasm, so nothing is downloaded). Holds the parser and the loaded languages;
  * reuse one instance across calls and `close()` it when done.
  */
+type TreeSitterModule = typeof import("@vscode/tree-sitter-wasm")
+let treeSitterModule: Promise<TreeSitterModule> | undefined
+/** @vscode/tree-sitter-wasm (a CommonJS module), imported on first use. */
+function treeSitter(): Promise<TreeSitterModule> {
+  treeSitterModule ??= import("@vscode/tree-sitter-wasm").then(
+    (m) => (m as TreeSitterModule & { default?: TreeSitterModule }).default ?? m,
+  )
+  return treeSitterModule
+}
+
 export class DefinitionParser {
   private parser: Promise<Parser> | undefined
   private readonly languages = new Map<string, Promise<Language>>()
   private readonly wasmDir = path.dirname(createRequire(import.meta.url).resolve("@vscode/tree-sitter-wasm"))
 
   private getParser(): Promise<Parser> {
-    this.parser ??= TreeSitter.Parser.init().then(() => new TreeSitter.Parser())
+    // The grammar runtime is loaded on the first outline, once (importing this module loads nothing of it).
+    this.parser ??= treeSitter().then(async (ts) => {
+      await ts.Parser.init()
+      return new ts.Parser()
+    })
     return this.parser
   }
 
   private getLanguage(grammar: string): Promise<Language> {
     let loaded = this.languages.get(grammar)
     if (!loaded) {
-      loaded = readFile(path.join(this.wasmDir, `tree-sitter-${grammar}.wasm`)).then((bytes) =>
-        TreeSitter.Language.load(bytes),
+      loaded = Promise.all([readFile(path.join(this.wasmDir, `tree-sitter-${grammar}.wasm`)), treeSitter()]).then(
+        ([bytes, ts]) => ts.Language.load(bytes),
       )
       this.languages.set(grammar, loaded)
     }

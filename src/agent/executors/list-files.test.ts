@@ -61,3 +61,26 @@ describe("list_files", () => {
     expect(textOf(out)).toBe("Invalid arguments for list_files: parameter 'recursive': expected true or false.")
   })
 })
+
+describe("list_files and the agent's own session files", () => {
+  it("never shows .promptline/sessions, listed from above or asked for directly (the rule search_files shares)", async () => {
+    const own = await tempWorkspace()
+    try {
+      await own.write(".promptline/settings.json", "{}\n")
+      await own.write(".promptline/sessions/s1/history.jsonl", '{"secret":1}\n')
+      await own.write("a.txt", "a\n")
+      const all = textOf(await own.run("list_files", { path: ".", recursive: true }))
+      expect(all).toBe([".promptline/", ".promptline/settings.json", "a.txt"].join("\n"))
+      const inside = await own.run("list_files", { path: ".promptline/sessions/s1" })
+      expect(inside.isError).toBe(true)
+      expect(textOf(inside)).toMatch(/agent's own session files/)
+      for (const ripgrep of [false, undefined] as const) {
+        const found = await own.run("search_files", { path: ".promptline/sessions", regex: "secret" }, { ripgrep })
+        expect(found.isError).toBe(true)
+        expect(textOf(found)).not.toContain("history.jsonl")
+      }
+    } finally {
+      await own.dispose()
+    }
+  })
+})

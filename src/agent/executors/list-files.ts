@@ -6,7 +6,7 @@ import { booleanArg, pathArg, taskProgressArg } from "./args.js"
 import { resolveIn } from "./files.js"
 import { count, failure, readOf, success } from "./outcome.js"
 import { defineExecutor } from "./types.js"
-import { SKIPPED_FOLDERS, walk } from "./walk.js"
+import { isPrivatePath, privateRefusal, SKIPPED_FOLDERS, walk } from "./walk.js"
 
 const schema = z.object({
   path: pathArg,
@@ -25,6 +25,8 @@ export const listFilesExecutor = defineExecutor({
     const where = await resolveIn(env, input.path, "read")
     if (!where.ok) return failure(where.reason, `refused to list ${input.path}`)
     const shown = where.display
+    if (isPrivatePath(env.workspace, where.real) || isPrivatePath(env.workspace, where.absolute))
+      return failure(privateRefusal(shown), `refused to list ${shown}: private`)
     const info = await stat(where.absolute).catch(() => undefined)
     if (!info) return failure(`No such folder: ${shown}.`, `list ${shown}: not found`)
     if (!info.isDirectory())

@@ -7,6 +7,7 @@ import { findRipgrep, type SearchQuery, searchWithRipgrep } from "./ripgrep.js"
 import { compileRegex, searchWithJavaScript } from "./search-js.js"
 import { formatResults } from "./search-results.js"
 import { defineExecutor, type ResolvedEnv } from "./types.js"
+import { isPrivatePath, privateRefusal } from "./walk.js"
 
 const schema = z.object({
   path: pathArg,
@@ -30,6 +31,8 @@ export const searchFilesExecutor = defineExecutor({
     const where = await resolveIn(env, input.path, "read")
     if (!where.ok) return failure(where.reason, `refused to search ${input.path}`)
     const shown = where.display
+    if (isPrivatePath(env.workspace, where.real) || isPrivatePath(env.workspace, where.absolute))
+      return failure(privateRefusal(shown), `refused to search ${shown}: private`)
     if (!(await stat(where.absolute).catch(() => undefined))) {
       return failure(`No such file or folder: ${shown}.`, `search ${shown}: not found`)
     }

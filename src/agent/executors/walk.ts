@@ -7,6 +7,22 @@ import { isInside } from "../workspace.js"
 /** Folders whose contents are skipped unless asked for. */
 export const SKIPPED_FOLDERS: readonly string[] = Object.freeze([".git", "node_modules"])
 
+/**
+ * Folders of the workspace (relative to its root, POSIX form) that no listing or search ever shows: the
+ * agent's own session storage, whose histories would otherwise be read back to the model.
+ */
+export const PRIVATE_FOLDERS: readonly string[] = Object.freeze([".promptline/sessions"])
+
+/** Whether `absolute` is a private folder of the workspace `root`, or inside one. */
+export function isPrivatePath(root: string, absolute: string): boolean {
+  const rel = path.relative(path.resolve(root), path.resolve(absolute)).split(path.sep).join("/")
+  return PRIVATE_FOLDERS.some((p) => rel === p || rel.startsWith(`${p}/`))
+}
+
+/** What the model is told when it asks to list or search a private folder. */
+export const privateRefusal = (shown: string): string =>
+  `${shown} holds the agent's own session files; it is not listed or searched.`
+
 /** The ignore-rule files honoured in every folder. */
 const IGNORE_FILES = [".gitignore", ".ignore"]
 
@@ -112,7 +128,7 @@ async function listFolder(shared: Shared, dir: string, depth: number, inherited:
     if (!shared.options.hidden && dirent.name.startsWith(".")) continue
     const absolute = path.join(dir, dirent.name)
     const isDirectory = dirent.isDirectory()
-    if (ignoredBy(layers, absolute, isDirectory)) continue
+    if (ignoredBy(layers, absolute, isDirectory) || isPrivatePath(shared.options.root, absolute)) continue
     listed.entries.push({
       absolute,
       depth: depth + 1,
@@ -150,7 +166,7 @@ async function* breadthFirst(shared: Shared, start: string, layers: Layer[]): As
 /**
  * Walks a folder honouring .gitignore and .ignore files (nested ones and those between the root and
  * the start folder), skipping hidden entries unless asked, never entering skipped folders and never
- * following symlinks. Yields folders and files.
+ * following symlinks; private folders of the root (PRIVATE_FOLDERS) are never yielded. Yields folders and files.
  */
 export async function* walk(options: WalkOptions): AsyncGenerator<WalkEntry> {
   const shared: Shared = { options, skip: new Set(options.skip ?? SKIPPED_FOLDERS) }

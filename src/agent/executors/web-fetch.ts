@@ -1,5 +1,5 @@
-import { convert } from "html-to-text"
 import { z } from "zod"
+import { lazyModule } from "../../lazy-module.js"
 import { taskProgressArg } from "./args.js"
 import { capText, failure, oneLine, success } from "./outcome.js"
 import { defineExecutor } from "./types.js"
@@ -43,25 +43,29 @@ function absolute(href: string, baseUrl: string | undefined): string {
   }
 }
 
+/** html-to-text, required on the first page converted. */
+const htmlToTextModule = lazyModule<typeof import("html-to-text")>("html-to-text")
+
 /** Converts an HTML page to readable plain text (links kept, images and scripts dropped). */
 export function htmlToText(html: string, baseUrl?: string): string {
-  return convert(html, {
-    wordwrap: false,
-    selectors: [
-      { selector: "img", format: "skip" },
-      { selector: "script", format: "skip" },
-      { selector: "style", format: "skip" },
-      { selector: "nav", format: "skip" },
-      {
-        selector: "a",
-        options: {
-          ignoreHref: false,
-          hideLinkHrefIfSameAsText: true,
-          pathRewrite: (href: string) => absolute(href, baseUrl),
+  return htmlToTextModule()
+    .convert(html, {
+      wordwrap: false,
+      selectors: [
+        { selector: "img", format: "skip" },
+        { selector: "script", format: "skip" },
+        { selector: "style", format: "skip" },
+        { selector: "nav", format: "skip" },
+        {
+          selector: "a",
+          options: {
+            ignoreHref: false,
+            hideLinkHrefIfSameAsText: true,
+            pathRewrite: (href: string) => absolute(href, baseUrl),
+          },
         },
-      },
-    ],
-  })
+      ],
+    })
     .replace(/\n{3,}/g, "\n\n")
     .trim()
 }

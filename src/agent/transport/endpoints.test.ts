@@ -188,4 +188,15 @@ describe("the provider registry", () => {
     const local = endpointFor({ provider: "openai", env: KEYS, baseUrl: "http://127.0.0.1:8000/v1" })
     expect(responsesSocketUrl(local)).toBe("ws://127.0.0.1:8000/v1/responses")
   })
+
+  it("a base URL that is not an http(s) URL is refused up front, naming where it came from", () => {
+    expect(() => endpointFor({ provider: "openai", env: KEYS, baseUrl: "not a url" })).toThrow(
+      expect.objectContaining({ code: "invalid-base-url", message: expect.stringContaining('"not a url"') }),
+    )
+    expect(() => endpointFor({ provider: "my-gateway", env: {}, baseUrl: "ftp://example.test" })).toThrow(
+      expect.objectContaining({ code: "invalid-base-url" }),
+    )
+    const env = { ...KEYS, ANTHROPIC_BASE_URL: "localhost:8000" }
+    expect(() => endpointFor({ provider: "anthropic", env })).toThrow(/ANTHROPIC_BASE_URL "localhost:8000"/)
+  })
 })

@@ -169,6 +169,8 @@ export function endpointFor(request: EndpointRequest): Endpoint {
   }
   const envBase = info.baseUrlEnv ? nonEmpty(request.env[info.baseUrlEnv]) : undefined
   const baseUrl = trimSlash(request.baseUrl ?? envBase ?? info.baseUrl)
+  if (request.baseUrl !== undefined || envBase !== undefined)
+    checkBaseUrl(baseUrl, request.baseUrl !== undefined ? "the base URL" : info.baseUrlEnv!)
   const key = keyOf(info, request)
   const headers: Record<string, string> = { "content-type": "application/json", ...info.headers }
   if (key.value) Object.assign(headers, authHeaders(info.auth === "none" ? "bearer" : info.auth, key.value))
@@ -218,6 +220,21 @@ function authHeaders(style: Exclude<AuthStyle, "none">, key: string): Record<str
     case "bearer":
       return { authorization: `Bearer ${key}` }
   }
+}
+
+/** Refuses a base URL that is not an absolute http(s) URL: no request to it could ever succeed. */
+function checkBaseUrl(url: string, source: string): void {
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(url)
+  } catch {
+    parsed = undefined
+  }
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:"))
+    throw new EndpointError(
+      "invalid-base-url",
+      `${source} ${JSON.stringify(url)} is not an http:// or https:// URL (for example http://localhost:8000/v1).`,
+    )
 }
 
 const nonEmpty = (value: string | undefined) => (value === undefined || value.trim() === "" ? undefined : value.trim())

@@ -197,6 +197,15 @@ describe("send over HTTP", () => {
     expect(asked).toHaveLength(1)
   })
 
+  it("a request that cannot be built (a malformed URL) fails at once, without retries", async () => {
+    const { sleep, asked } = recordingSleep()
+    const endpoint: Endpoint = { ...endpointFor({ provider: "openai", env: ENV }), baseUrl: "not a url" }
+    await expect(
+      send(endpoint, { body: { model: "m" }, model: "m", retry: { sleep, random: () => 0 } }),
+    ).rejects.toMatchObject({ code: "invalid-request-target" })
+    expect(asked).toEqual([])
+  })
+
   it("an abort during the wait ends the request at once with the signal's reason", async () => {
     const replay = await start({ ...richTurn, faults: [{ kind: "rate-limit", retryAfter: 30 }] })
     const controller = new AbortController()

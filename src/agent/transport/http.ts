@@ -2,7 +2,7 @@ import type { WireFormat } from "../../models/types.js"
 import { decodeOptionsFor, decodeStream, responseBodyEvents } from "../../providers/decode.js"
 import { classifyHttpError, networkError } from "../../providers/errors.js"
 import { type DecodeOptions, type DecodeStats, emptyStats, type StreamEvent } from "../../providers/stream.js"
-import { type Endpoint, requestUrl } from "./endpoints.js"
+import { type Endpoint, EndpointError, requestUrl } from "./endpoints.js"
 import { OneShotResponse, type ProviderResponse } from "./response.js"
 import { type RetryInfo, type RetryOptions, withRetry } from "./retry.js"
 
@@ -43,6 +43,14 @@ export async function send(endpoint: Endpoint, options: SendOptions): Promise<Pr
   const { signal } = options
   const headers: Record<string, string> = { ...endpoint.headers }
   if (stream) headers.accept = "text/event-stream"
+  // A request that cannot even be built (a malformed URL, a header value that is not allowed) would fail
+  // the same way on every attempt: it is refused at once instead of being retried as a network failure.
+  try {
+    new Request(url, { method: "POST", headers, body: payload })
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new EndpointError("invalid-request-target", `cannot send to ${url}: ${reason}`, { cause: error })
+  }
   return withRetry(
     async (attempt) => {
       let response: Response

@@ -1,11 +1,15 @@
 import type { IncomingMessage } from "node:http"
-import WebSocket from "ws"
+import type WebSocket from "ws"
 import { PromptlineError } from "../../errors.js"
+import { lazyModule } from "../../lazy-module.js"
 import { classifyHttpError, classifyStreamError, networkError, ProviderError } from "../../providers/errors.js"
 import { type Endpoint, EndpointError, responsesSocketUrl } from "./endpoints.js"
 import type { ProviderResponse } from "./response.js"
 import { type RetryInfo, type RetryOptions, retryAfterInMessage, withRetry } from "./retry.js"
 import { type FirstFrame, SocketResponse } from "./socket-response.js"
+
+/** ws, required on the first connection. */
+const wsModule = lazyModule<typeof WebSocket>("ws")
 
 /** Options of a ResponsesSocket. */
 export interface ResponsesSocketOptions {
@@ -85,7 +89,8 @@ export class ResponsesSocket {
 
   /** Whether a connection is open now. */
   get connected(): boolean {
-    return this.#conn?.ws.readyState === WebSocket.OPEN
+    const ws = this.#conn?.ws
+    return ws !== undefined && ws.readyState === ws.OPEN
   }
 
   /** Sends one Responses create body and returns its answer once it starts. */
@@ -115,7 +120,7 @@ export class ResponsesSocket {
   async close(): Promise<void> {
     const conn = this.#conn
     this.#conn = undefined
-    if (!conn || conn.ws.readyState === WebSocket.CLOSED) return
+    if (!conn || conn.ws.readyState === conn.ws.CLOSED) return
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => conn.ws.terminate(), 1000)
       conn.ws.once("close", () => {
@@ -178,7 +183,7 @@ export class ResponsesSocket {
   /** The current connection is open and young enough to carry a request. */
   #usable(): boolean {
     const conn = this.#conn
-    if (!conn || conn.ws.readyState !== WebSocket.OPEN) return false
+    if (!conn || conn.ws.readyState !== conn.ws.OPEN) return false
     const now = (this.#options.now ?? Date.now)()
     return now - conn.openedAt < (this.#options.maxAgeMs ?? DEFAULT_MAX_AGE_MS)
   }
@@ -187,13 +192,13 @@ export class ResponsesSocket {
   #drop(): void {
     const conn = this.#conn
     this.#conn = undefined
-    if (conn && conn.ws.readyState !== WebSocket.CLOSED) conn.ws.terminate()
+    if (conn && conn.ws.readyState !== conn.ws.CLOSED) conn.ws.terminate()
   }
 
   #connect(signal: AbortSignal | undefined): Promise<Connection> {
     if (signal?.aborted) return Promise.reject(signal.reason)
     const { "content-type": _type, ...headers } = this.#endpoint.headers
-    const ws = new WebSocket(this.#url, {
+    const ws = new (wsModule())(this.#url, {
       headers,
       handshakeTimeout: this.#options.connectTimeoutMs ?? 30_000,
     })

@@ -1,7 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { PromptlineError } from "../../errors.js"
@@ -9,7 +6,7 @@ import { type SecretEnvPolicy, withoutSecrets } from "../../secret-env.js"
 import { compareNames } from "../paths.js"
 import type { McpServerInfo } from "../prompt-context.js"
 import type { McpServerConfig } from "./config.js"
-import { ProcessTransport } from "./stdio-transport.js"
+import type { ProcessTransport } from "./stdio-transport.js"
 
 /** How promptline introduces itself to MCP servers. */
 export const MCP_CLIENT_INFO = { name: "promptline", version: "0.1.0" }
@@ -18,6 +15,58 @@ export const MCP_CLIENT_INFO = { name: "promptline", version: "0.1.0" }
 const MAX_PAGES = 100
 /** How much of a stdio server's stderr is kept for error messages. */
 const STDERR_TAIL = 2000
+
+/** The parts of the MCP SDK a client uses: loaded on the first connection, once (it takes ~200 ms). */
+interface McpSdk {
+  Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client
+  SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport
+  StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport
+  getDefaultEnvironment: typeof import("@modelcontextprotocol/sdk/client/stdio.js").getDefaultEnvironment
+  StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport
+  ProcessTransport: typeof ProcessTransport
+  types: typeof import("@modelcontextprotocol/sdk/types.js")
+}
+
+let sdk: Promise<McpSdk> | undefined
+/** The SDK after the first connection began loading it; undefined before (so no error can be the SDK's yet). */
+let loadedSdk: McpSdk | undefined
+
+function mcpSdk(): Promise<McpSdk> {
+  sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+    import("./stdio-transport.js"),
+  ]).then(([client, sse, stdio, http, types, process]) => {
+    loadedSdk = {
+      Client: client.Client,
+      SSEClientTransport: sse.SSEClientTransport,
+      StdioClientTransport: stdio.StdioClientTransport,
+      getDefaultEnvironment: stdio.getDefaultEnvironment,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      ProcessTransport: process.ProcessTransport,
+      types,
+    }
+    return loadedSdk
+  })
+  return sdk
+}
+
+/** Whether `error` is the SDK's MCP error (a JSON-RPC error from the server or the connection). */
+export function isMcpError(error: unknown): error is Error & { code: number } {
+  return loadedSdk !== undefined && error instanceof loadedSdk.types.McpError
+}
+
+/** Whether `error` says the connection closed while a request was out. */
+export function isMcpConnectionClosed(error: unknown): boolean {
+  return isMcpError(error) && error.code === loadedSdk?.types.ErrorCode.ConnectionClosed
+}
+
+/** Whether a transport is our own stdio transport (which can stop the server's whole process tree). */
+const isProcessTransport = (transport: Transport): transport is ProcessTransport =>
+  loadedSdk !== undefined && transport instanceof loadedSdk.ProcessTransport
 
 /** Options of McpConnection.open besides the SDK's request options. */
 export interface McpOpenOptions extends RequestOptions {
@@ -33,7 +82,11 @@ export interface McpOpenOptions extends RequestOptions {
  * A stdio server's environment: the few variables the MCP SDK lets servers inherit (HOME, LOGNAME, PATH,
  * SHELL, TERM, USER; a Windows set there) minus secrets, then everything its config's `env` names.
  */
-export function stdioServerEnv(config: McpServerConfig, secretEnv?: SecretEnvPolicy): Record<string, string> {
+export async function stdioServerEnv(
+  config: McpServerConfig,
+  secretEnv?: SecretEnvPolicy,
+): Promise<Record<string, string>> {
+  const { getDefaultEnvironment } = await mcpSdk()
   return { ...withoutSecrets(getDefaultEnvironment(), secretEnv), ...config.env }
 }
 
@@ -90,13 +143,14 @@ export class McpConnection {
   static async open(config: McpServerConfig, options: McpOpenOptions = {}): Promise<McpConnection> {
     const stderr = { text: "" }
     const attempt = async (kind: "stdio" | "http" | "sse"): Promise<McpConnection> => {
+      const { Client } = await mcpSdk()
       const client = new Client(MCP_CLIENT_INFO, { capabilities: {} })
-      const transport = McpConnection.transport(config, kind, options, stderr)
+      const transport = await McpConnection.transport(config, kind, options, stderr)
       try {
         await client.connect(transport, options)
       } catch (error) {
         // A server that did not answer is stopped at once, with everything it started.
-        if (transport instanceof ProcessTransport) await transport.terminate()
+        if (isProcessTransport(transport)) await transport.terminate()
         await client.close().catch(() => undefined)
         await transport.close().catch(() => undefined)
         const message = (error as Error)?.message ?? String(error)
@@ -114,14 +168,15 @@ export class McpConnection {
     }
   }
 
-  private static transport(
+  private static async transport(
     config: McpServerConfig,
     kind: "stdio" | "http" | "sse",
     options: McpOpenOptions,
     stderr: { text: string },
-  ): Transport {
+  ): Promise<Transport> {
+    const { StdioClientTransport, SSEClientTransport, StreamableHTTPClientTransport, ProcessTransport } = await mcpSdk()
     if (kind === "stdio") {
-      const env = stdioServerEnv(config, options.secretEnv)
+      const env = await stdioServerEnv(config, options.secretEnv)
       const dir = config.cwd ?? options.cwd
       // On POSIX our own transport, which stops the server's whole process tree; Windows keeps the
       // SDK's, which resolves `npx`-style commands there (taskkill-based tree stops are not wired to it).
@@ -220,8 +275,8 @@ export class McpConnection {
   async close(options: { now?: boolean } = {}): Promise<void> {
     if (this.closed) return
     this.closed = true
-    if (options.now && this.transport instanceof ProcessTransport) await this.transport.terminate()
-    if (this.transport instanceof StreamableHTTPClientTransport) {
+    if (options.now && isProcessTransport(this.transport)) await this.transport.terminate()
+    if (loadedSdk && this.transport instanceof loadedSdk.StreamableHTTPClientTransport) {
       // Ends the session on the server too; a server that does not answer within a second is left to expire it.
       const ending = this.transport.terminateSession().catch(() => undefined)
       let timer: NodeJS.Timeout | undefined
