@@ -7,6 +7,7 @@
  */
 import type { Block, Message, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import { textOf } from "../history/message.js"
+import { TAG } from "../notices.js"
 import { wrapTag } from "../tag-wrap.js"
 
 /** A tool call as the XML text a model writes: one line per parameter, values unescaped. */
@@ -30,7 +31,7 @@ export function toolResultToXml(toolName: string, result: Pick<ToolResultBlock, 
   const text = textOf(result)
   const body = result.isError ? `Error: ${text}` : text
   // The result is outside text: it must not close the wrapper or pose as another of our tags.
-  return wrapTag("tool_result", body, { attributes: { tool: toolName } })
+  return wrapTag(TAG.toolResult, body, { attributes: { tool: toolName } })
 }
 
 /**
