@@ -1,88 +1,122 @@
-// The public API of promptline: re-exports only.
-export * from "./agent/approval.js"
-export { agentSecretPolicy, childEnv, PROVIDER_KEY_ENV, type SecretEnvOptions } from "./agent/child-env.js"
-export * from "./agent/events.js"
-export * from "./agent/executors/index.js"
-export { Agent, type AgentConfig, type RunResult, type SendRequest } from "./agent/loop.js"
-export { McpPool } from "./agent/mcp-pool.js"
-export * from "./agent/replay/index.js"
-export * from "./agent/session.js"
-export * from "./agent/transport/index.js"
-export { type AllowedPath, type PathPolicy, type RefusedPath, resolvePath } from "./agent/workspace.js"
-export * from "./context/index.js"
-export * from "./context/prompt-context.js"
-export * from "./diagnostics.js"
-export * from "./errors.js"
-export * from "./history/budget.js"
-export * from "./history/change-log.js"
-export * from "./history/compact.js"
-export * from "./history/context-manager.js"
-export * from "./history/dedup.js"
-export * from "./history/edits.js"
-export * from "./history/file-tracker.js"
-export * from "./history/history-file.js"
-export * from "./history/message.js"
-export * from "./history/prune.js"
-export * from "./history/tokens.js"
-export * from "./history/truncate.js"
-export * from "./inspect/index.js"
-export * from "./models/catalog.js"
-export * from "./models/resolve.js"
-export * from "./models/types.js"
-export * from "./models/wire.js"
-export * from "./prompt/builder.js"
-export * from "./prompt/component.js"
+// The public API of promptline: what a host needs to gather context, build prompts, fit a history, encode
+// requests, decode answers and handle errors. Named re-exports only; each is listed in docs/api.md.
+// The agent, the replay server, the inspect report and the AI SDK adapter are subpath entries
+// (promptline/agent, promptline/replay, promptline/inspect, promptline/ai-sdk); the rest is internal.
+
+// Gathering context
+export { activate, InstructionTracker } from "./context/activate.js"
+export { type GatherOptions, type GatherResult, gather } from "./context/gather.js"
+export {
+  createContext,
+  type InstructionFile,
+  loadContext,
+  type McpServerInfo,
+  type PromptContext,
+  type PromptContextInput,
+  parseContext,
+  type SkillInfo,
+} from "./context/prompt-context.js"
+export type { GatherReport } from "./context/report.js"
+// Errors and diagnostics
+export { type Diagnostic, type DiagnosticLevel, formatDiagnostic } from "./diagnostics.js"
+export { type FieldIssue, FileError, PromptlineError, ValidationError } from "./errors.js"
+// Fitting the history
+export { type Budget, budgetFor } from "./history/budget.js"
+export { ChangeLog } from "./history/change-log.js"
+export { compactHistory, type Summarize } from "./history/compact.js"
+export {
+  ContextManager,
+  type ContextManagerOptions,
+  type FitRequest,
+  type FitResult,
+  type FitTokens,
+} from "./history/context-manager.js"
+export type { Edit } from "./history/edits.js"
+export { parseHistory, readHistory } from "./history/history-file.js"
+export {
+  type Block,
+  type ImageBlock,
+  type Message,
+  type RedactedThinkingBlock,
+  type Role,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  textOf,
+} from "./history/message.js"
+export { TokenCounter } from "./history/tokens.js"
+// Models
+export { MODEL_CATALOG } from "./models/catalog.js"
+export { type ResolvedModel, type ResolveOptions, resolveModel } from "./models/resolve.js"
+export {
+  type ModelInfo,
+  type ReasoningEffort,
+  type TokenizerFamily,
+  WIRE_FORMATS,
+  type WireFormat,
+} from "./models/types.js"
+export { wireFormatOf } from "./models/wire.js"
+// Building prompts
+export {
+  type BuilderOptions,
+  type BuiltPrompt,
+  build,
+  type Explanation,
+  explain,
+  PromptBuilder,
+} from "./prompt/builder.js"
+export { type Component, defineComponent } from "./prompt/component.js"
 export { BUILTIN_COMPONENTS } from "./prompt/components/index.js"
-export { CONTINUATION_PROMPT } from "./prompt/continuation.js"
-export { postProcess } from "./prompt/post-process.js"
-export * from "./prompt/registry.js"
-export { TemplateEngine, TemplateError, type TemplateStrictness } from "./prompt/template.js"
-export * from "./prompt/variant.js"
+export { defineVariant, type Variant } from "./prompt/variant.js"
 export { BUILTIN_VARIANTS } from "./prompt/variants/index.js"
-export * from "./providers/accumulate.js"
-export { ANTHROPIC_COMPLETENESS, AnthropicDecoder, anthropicResponseEvents } from "./providers/anthropic/decode.js"
-export * from "./providers/anthropic/encode.js"
-export * from "./providers/cache.js"
-export * from "./providers/completeness.js"
-export * from "./providers/decode.js"
-export { createDeepSeekDecoder, deepseekResponseEvents } from "./providers/deepseek/decode.js"
-export * from "./providers/deepseek/encode.js"
-export * from "./providers/encode.js"
-export * from "./providers/errors.js"
-export { GEMINI_COMPLETENESS, GeminiDecoder, geminiResponseEvents } from "./providers/gemini/decode.js"
-export * from "./providers/gemini/encode.js"
+// Decoding answers
+export { type AccumulateOptions, Accumulator, type AssembledResponse, accumulate } from "./providers/accumulate.js"
+// Encoding requests
+export type { CacheSettings } from "./providers/cache.js"
 export {
-  CHAT_COMPLETENESS,
-  type ChatDialect,
-  chatResponseEvents,
-  OpenAIChatDecoder,
-} from "./providers/openai-chat/decode.js"
-export * from "./providers/openai-chat/encode.js"
+  DecodedStream,
+  decodeOptionsFor,
+  decodeResponse,
+  decodeResponses,
+  decodeStream,
+  responseBodyEvents,
+  StreamDecoder,
+} from "./providers/decode.js"
+export { encodeRequest } from "./providers/encode.js"
+// Provider errors
 export {
-  OpenAIResponsesDecoder,
-  RESPONSES_COMPLETENESS,
-  responsesResponseEvents,
-} from "./providers/openai-responses/decode.js"
-export * from "./providers/openai-responses/encode.js"
-export * from "./providers/portability.js"
-export * from "./providers/sse.js"
+  classifyHttpError,
+  isContextOverflow,
+  ProviderError,
+  type ProviderErrorKind,
+} from "./providers/errors.js"
+export { type RequestBodies, WIRE_FORMAT_MODULES } from "./providers/formats.js"
+export { portHistory } from "./providers/portability.js"
 export type {
   DecodeOptions,
   DecodeStats,
-  PayloadDecoder,
   StopReason,
   StreamErrorEvent,
-  StreamErrorKind,
   StreamEvent,
   Usage,
 } from "./providers/stream.js"
-export * from "./providers/xml-dialect.js"
-export * from "./secret-env.js"
-export * from "./tools/catalog/index.js"
-export * from "./tools/mcp.js"
-export * from "./tools/native.js"
-export * from "./tools/search/index.js"
-export * from "./tools/select.js"
-export * from "./tools/spec.js"
-export * from "./tools/xml.js"
-export * from "./tools/xml-parser.js"
+export type {
+  EncodeInput,
+  EncodeOptions,
+  EncodeResult,
+  PromptInput,
+  ThinkingOptions,
+  ToolChoice,
+  WireFormatModule,
+} from "./providers/types.js"
+export { parseXmlToolCalls, withXmlToolCalls, XmlToolCallParser } from "./providers/xml-parser.js"
+// Tools
+export { BUILTIN_TOOLS } from "./tools/catalog/index.js"
+export { mcpToolSpecs } from "./tools/mcp.js"
+export { toNativeTools } from "./tools/native.js"
+export { DeferredTools, type ToolSearchSettings } from "./tools/search/index.js"
+export { selectTools } from "./tools/select.js"
+export { defineTool, type EnabledTool, type JsonSchema, type ToolKind, type ToolSpec } from "./tools/spec.js"
+export type { ToolCalling } from "./tools/tool-calling.js"
+export { renderXmlToolDocs } from "./tools/xml.js"

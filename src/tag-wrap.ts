@@ -4,24 +4,9 @@
  * value must not be able to end its quotes: every wrapper the project writes goes through `wrapTag`.
  */
 
-/**
- * The tags promptline wraps text in (the context message's sections and everything attached to the
- * conversation later), plus `system-reminder`, which agent harnesses use for their own notices. None of them
- * may appear, opened or closed, inside wrapped text.
- */
-export const WRAPPER_TAGS: readonly string[] = [
-  "project_instructions",
-  "environment_details",
-  "skills",
-  "mcp_servers",
-  "instructions",
-  "environment_update",
-  "files_changed_externally",
-  "tool_result",
-  "skill",
-  "conversation_summary",
-  "system-reminder",
-]
+import { WRAPPER_TAGS } from "./notices.js"
+
+export { WRAPPER_TAGS } from "./notices.js"
 
 function tagPattern(tags: readonly string[]): RegExp | undefined {
   const names = tags.map((t) => t.replace(/[^a-zA-Z0-9_-]/g, "")).filter(Boolean)

@@ -28,9 +28,4 @@ export function needsApproval(policy: ApprovalPolicy, kind: ToolKind): boolean {
   return true
 }
 
-/** The tool_result text a denied call gets, so the model knows and can adapt. */
-export function deniedMessage(name: string, why: "denied" | "non-interactive"): string {
-  return why === "denied"
-    ? `The user denied this ${name} call. It did not run. Do not retry it unchanged; choose another approach or explain what you need.`
-    : `This ${name} call needs approval, but nobody can approve it in this non-interactive run. It did not run. Use tools that only read, or finish with what you have.`
-}
+export { deniedMessage } from "../notices.js"

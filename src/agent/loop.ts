@@ -7,14 +7,15 @@ import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
 import { joinUserRuns } from "../history/turns.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
+import { ACT_MODE_UPDATE, dateUpdate, TAG } from "../notices.js"
 import type { BuiltPrompt, PromptBuilder } from "../prompt/builder.js"
 import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
 import { type EncodeOptions, encodeRequest } from "../providers/encode.js"
 import { ProviderError } from "../providers/errors.js"
 import type { StreamEvent, Usage } from "../providers/stream.js"
+import { withXmlToolCalls } from "../providers/xml-parser.js"
 import { wrapTag } from "../tag-wrap.js"
 import { DeferredTools } from "../tools/search/deferred-tools.js"
-import { withXmlToolCalls } from "../tools/xml-parser.js"
 import type { ApprovalPolicy, ConfirmCall } from "./approval.js"
 import type { AgentEvent } from "./events.js"
 import type { ExecutorEnv } from "./executors/index.js"
@@ -251,7 +252,7 @@ export class Agent {
     if (today !== this.#context.date) {
       this.#context = { ...this.#context, date: today }
       await this.#c.session.update({ date: today })
-      out.push({ type: "text", text: wrapTag("environment_update", `Today's date is now ${today}.`, { inline: true }) })
+      out.push({ type: "text", text: wrapTag(TAG.environmentUpdate, dateUpdate(today), { inline: true }) })
     }
     const changed = await this.#files.changedSinceSeen()
     if (changed.length > 0) {
@@ -336,7 +337,7 @@ export class Agent {
           await this.#c.session.update({ mode: "act" })
           extra.push({
             type: "text",
-            text: wrapTag("environment_update", "Mode: act. Carry out the plan.", { inline: true }),
+            text: wrapTag(TAG.environmentUpdate, ACT_MODE_UPDATE, { inline: true }),
           })
         } else if (reply.trim()) extra.push({ type: "text", text: reply })
       }

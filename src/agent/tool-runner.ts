@@ -3,6 +3,7 @@ import type { InstructionFile, PromptContext } from "../context/prompt-context.j
 import { clipToolResult, MIN_RESULT_CHARS } from "../history/clip.js"
 import type { FileTracker } from "../history/file-tracker.js"
 import type { TextBlock, ToolResultBlock, ToolUseBlock } from "../history/message.js"
+import { instructionsIntro, TAG } from "../notices.js"
 import { wrapTag } from "../tag-wrap.js"
 import type { DeferredTools } from "../tools/search/deferred-tools.js"
 import { SEARCH_TOOLS_NAME } from "../tools/search/fixed-tools.js"
@@ -56,7 +57,7 @@ function outcomeFailure(content: string, summary: string): ToolOutcome {
 function renderInstructions(files: readonly InstructionFile[]): TextBlock[] {
   return files.map((f) => ({
     type: "text",
-    text: wrapTag("instructions", `These instructions apply to files under ${f.base ?? "."}:\n\n${f.text.trim()}`, {
+    text: wrapTag(TAG.instructions, instructionsIntro(f.base ?? ".", f.text.trim()), {
       attributes: { path: f.path },
     }),
   }))

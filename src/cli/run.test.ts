@@ -4,8 +4,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
-import { parseReplayScript } from "../agent/replay/script.js"
-import { type ReplayServer, startReplayServer } from "../agent/replay/server.js"
+import { parseReplayScript } from "../replay/script.js"
+import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { runCli } from "./test-helpers/run.js"
 
 const servers: ReplayServer[] = []

@@ -25,7 +25,7 @@ const SOURCES = [
   "src/history/change-log-migrate.ts",
   "src/history/edits.ts",
   "src/history/message.ts",
-  "src/prompt/continuation.ts",
+  "src/notices.ts",
   "src/tag-wrap.ts",
 ]
 

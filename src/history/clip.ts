@@ -1,3 +1,4 @@
+import { clipNotice } from "../notices.js"
 import type { BlockEdit } from "./edits.js"
 import type { ImageBlock, Message, TextBlock, ToolResultBlock } from "./message.js"
 
@@ -12,17 +13,6 @@ export const CHARS_PER_TOKEN = 3
 
 /** The smallest limit a result is ever cut to, so a tiny budget still shows something useful. */
 export const MIN_RESULT_CHARS = 2_000
-
-/** How to get the removed part back, by tool. */
-function howToGetMore(tool: string, firstLine: number, lastLine: number): string {
-  if (tool === "read_file")
-    return `read_file with start_line ${firstLine} and end_line ${lastLine} (or a smaller range) shows them`
-  if (tool === "execute_command")
-    return "run a narrower command (filter the output with grep, head or tail, or write it to a file and read a range)"
-  if (tool === "search_files") return "search a narrower folder or with a more specific pattern"
-  if (tool === "list_files") return "list a sub-folder"
-  return "ask for less at a time"
-}
 
 /** How many line breaks `text` holds. */
 function newlines(text: string): number {
@@ -46,7 +36,7 @@ export function clipText(text: string, max: number, tool: string): { text: strin
   const firstLine = newlines(head) + 1
   const lines = Math.max(1, newlines(middle) + (middle.endsWith("\n") ? 0 : 1))
   const lastLine = firstLine + lines - 1
-  const notice = `\n[promptline: ${middle.length.toLocaleString("en-US")} characters (${lines.toLocaleString("en-US")} lines, ${firstLine}–${lastLine} of this output) were removed here because the whole result does not fit the model's context; ${howToGetMore(tool, firstLine, lastLine)}.]\n`
+  const notice = clipNotice(middle.length, lines, firstLine, lastLine, tool)
   return { text: `${head}${notice}${tail}`, removed: middle.length }
 }
 

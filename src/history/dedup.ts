@@ -1,3 +1,4 @@
+import { dedupNotice } from "../notices.js"
 import type { BlockEdit } from "./edits.js"
 import { type FileElement, fileElements, replaceFileElements } from "./file-elements.js"
 import { type Block, type Message, type TextBlock, textOf } from "./message.js"
@@ -29,10 +30,7 @@ interface Occurrence {
   where: "result" | "mention" | "final" | "cline"
 }
 
-/** The notice that replaces an older copy of a file. */
-export function dedupNotice(path: string): string {
-  return `[promptline: an older copy of ${path} was removed here; a newer copy of this file appears later in the conversation]`
-}
+export { dedupNotice } from "../notices.js"
 
 const CLINE_READ = /^\[read_file for '([^']+)'\] Result:/
 

@@ -1,4 +1,4 @@
-import { CONTINUATION_PROMPT } from "../prompt/continuation.js"
+import { CONTINUATION_PROMPT, TAG } from "../notices.js"
 import { wrapTag } from "../tag-wrap.js"
 import { type Block, type Message, type TextBlock, textOf } from "./message.js"
 
@@ -94,7 +94,7 @@ export const summaryMessageId = (e: CompactionEdit): string => `summary-${e.ts}-
 
 /** The text of a compaction summary message. */
 export function summaryText(summary: string): string {
-  return `${wrapTag("conversation_summary", summary)}\n\n${CONTINUATION_PROMPT}`
+  return `${wrapTag(TAG.conversationSummary, summary)}\n\n${CONTINUATION_PROMPT}`
 }
 
 /**

@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises"
 import { isAbsolute, join } from "node:path"
 import { z } from "zod"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { changedFilesWarning, TAG } from "../notices.js"
 import { wrapTag } from "../tag-wrap.js"
 
 /** What the agent last saw of a file. */
@@ -160,9 +161,5 @@ export class FileTracker {
 /** The warning for the next user message about files changed outside the agent; "" when none. */
 export function renderChangedFiles(paths: readonly string[]): string {
   if (paths.length === 0) return ""
-  const list = paths.map((p) => `- ${p}`).join("\n")
-  return wrapTag(
-    "files_changed_externally",
-    `These files changed since you last read or wrote them; read them again before editing:\n${list}`,
-  )
+  return wrapTag(TAG.filesChangedExternally, changedFilesWarning(paths))
 }

@@ -1,4 +1,5 @@
 import type { TokenizerFamily } from "../models/types.js"
+import { prunedNotice } from "../notices.js"
 import type { BlockEdit } from "./edits.js"
 import type { Message } from "./message.js"
 import type { Overhead, TokenCounter } from "./tokens.js"
@@ -12,10 +13,7 @@ export interface PruneOptions {
   now: number
 }
 
-/** The placeholder that replaces a pruned tool output. */
-export function prunedNotice(tool: string): string {
-  return `[promptline: the output of this earlier ${tool} call was removed to save space; run it again if you need it]`
-}
+export { prunedNotice } from "../notices.js"
 
 /**
  * Opt-in pruning of old tool outputs: walking from the newest output back, once `keepRecent` tokens of

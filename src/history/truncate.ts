@@ -1,3 +1,4 @@
+import { TAG, TRUNCATION_NOTICE } from "../notices.js"
 import type { AppendEdit, TruncationEdit } from "./edits.js"
 import { namedElements } from "./file-elements.js"
 import type { Message } from "./message.js"
@@ -86,10 +87,7 @@ export function cutToFit(view: readonly Message[], tokens: readonly number[], ta
   return undefined
 }
 
-/** The notice put into the first assistant message after a cut. */
-export const TRUNCATION_NOTICE =
-  "[promptline: part of the conversation after this point was removed to stay within the context window. " +
-  "The original task above is kept; re-read any file you need instead of relying on memory of it.]"
+export { TRUNCATION_NOTICE } from "../notices.js"
 
 /**
  * Elements of user text that are project instructions and must survive a cut: the context message's
@@ -105,7 +103,7 @@ export function instructionsIn(messages: readonly Message[], pattern: RegExp = I
   // The default pattern is matched by a linear scan (the regex is quadratic on unclosed open tags).
   const elements =
     pattern === INSTRUCTION_PATTERN
-      ? (text: string) => namedElements(text, ["project_instructions", "instructions"])
+      ? (text: string) => namedElements(text, [TAG.projectInstructions, TAG.instructions])
       : (text: string) => Array.from(text.matchAll(re), (match) => match[0])
   for (const m of messages) {
     if (m.role === "assistant") continue

@@ -23,9 +23,9 @@ import { type Block, type Message, text } from "../history/message.js"
 import type { ModelInfo } from "../models/types.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "./cache.js"
-import type { EncodeInput } from "./encode.js"
 import { prepareHistory } from "./portability.js"
 import { systemReminder, systemText } from "./system-message.js"
+import type { EncodeInput } from "./types.js"
 
 /** Provider-specific options as the AI SDK types them on messages and parts. */
 type ProviderOptions = NonNullable<ModelMessage["providerOptions"]>

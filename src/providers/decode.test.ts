@@ -393,7 +393,7 @@ describe("against the replay server (another implementation of the five wire for
   )
 
   async function serve(turns: unknown[]) {
-    const { startReplayServer, parseReplayScript } = await import("../agent/replay/index.js")
+    const { startReplayServer, parseReplayScript } = await import("../replay/index.js")
     return startReplayServer({ script: parseReplayScript({ version: 1, turns }) })
   }
   const post = (url: string, r: { path: string; body: unknown }) =>
@@ -428,7 +428,7 @@ describe("against the replay server (another implementation of the five wire for
     const server = await serve([turn])
     try {
       const res = await post(server.url, requests[format](false))
-      const { withXmlToolCalls } = await import("../tools/xml-parser.js")
+      const { withXmlToolCalls } = await import("./xml-parser.js")
       const acc = new Accumulator({ ts: 0 })
       for await (const e of withXmlToolCalls(decodeStream(format, res.body!), { tools: xmlTools, turn: 1 })) acc.push(e)
       const [answer] = acc.finish()

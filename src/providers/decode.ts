@@ -1,55 +1,27 @@
+/** The response side of the wire layer: bytes or bodies of any wire format to stream events. */
 import type { WireFormat } from "../models/types.js"
 import { type AccumulateOptions, Accumulator, type AssembledResponse } from "./accumulate.js"
-import { AnthropicDecoder, anthropicResponseEvents } from "./anthropic/decode.js"
-import { createDeepSeekDecoder, deepseekResponseEvents } from "./deepseek/decode.js"
-import { GeminiDecoder, geminiResponseEvents } from "./gemini/decode.js"
-import { chatResponseEvents, OpenAIChatDecoder } from "./openai-chat/decode.js"
-import { OpenAIResponsesDecoder, responsesResponseEvents } from "./openai-responses/decode.js"
+import { formatModule } from "./formats.js"
 import { SseFramer } from "./sse.js"
 import type { DecodeOptions, DecodeStats, PayloadDecoder, StreamEvent } from "./stream.js"
+import type { WireFormatModule } from "./types.js"
+
+/** A wire format by name, or a format module (one not in the table, e.g. in a test). */
+export type FormatRef = WireFormat | WireFormatModule
 
 /** A fresh payload decoder for one response body of `format`. */
-export function createPayloadDecoder(format: WireFormat, options: DecodeOptions = {}): PayloadDecoder {
-  switch (format) {
-    case "anthropic":
-      return new AnthropicDecoder()
-    case "openai-chat":
-      return new OpenAIChatDecoder({}, options)
-    case "openai-responses":
-      return new OpenAIResponsesDecoder()
-    case "gemini":
-      return new GeminiDecoder()
-    case "deepseek":
-      return createDeepSeekDecoder(options)
-  }
+export function createPayloadDecoder(format: FormatRef, options: DecodeOptions = {}): PayloadDecoder {
+  return formatModule(format).createDecoder(options)
 }
 
 /** What the decoder of the answer to an encoded request body must know (whether a usage chunk was asked for). */
-export function decodeOptionsFor(format: WireFormat, body: unknown): DecodeOptions {
-  if (format !== "openai-chat" && format !== "deepseek") return {}
-  const streamOptions =
-    typeof body === "object" && body !== null ? (body as Record<string, unknown>).stream_options : undefined
-  const includeUsage =
-    typeof streamOptions === "object" && streamOptions !== null
-      ? (streamOptions as Record<string, unknown>).include_usage
-      : undefined
-  return includeUsage === true ? { expectUsage: true } : {}
+export function decodeOptionsFor(format: FormatRef, body: unknown): DecodeOptions {
+  return formatModule(format).decodeOptions(body)
 }
 
 /** The events a non-streaming response body of `format` stands for (the same a stream would give). */
-export function responseBodyEvents(format: WireFormat, body: unknown): StreamEvent[] {
-  switch (format) {
-    case "anthropic":
-      return anthropicResponseEvents(body)
-    case "openai-chat":
-      return chatResponseEvents(body)
-    case "openai-responses":
-      return responsesResponseEvents(body)
-    case "gemini":
-      return geminiResponseEvents(body)
-    case "deepseek":
-      return deepseekResponseEvents(body)
-  }
+export function responseBodyEvents(format: FormatRef, body: unknown): StreamEvent[] {
+  return formatModule(format).responseEvents(body)
 }
 
 /**
@@ -61,7 +33,7 @@ export class StreamDecoder {
   readonly #framer: SseFramer
   #out: StreamEvent[] = []
 
-  constructor(format: WireFormat, options: DecodeOptions = {}) {
+  constructor(format: FormatRef, options: DecodeOptions = {}) {
     this.#payloads = createPayloadDecoder(format, options)
     this.#framer = new SseFramer((message) => {
       const data = message.data
@@ -109,7 +81,7 @@ export class DecodedStream implements AsyncIterable<StreamEvent> {
   readonly #decoder: StreamDecoder
   readonly #body: AsyncIterable<Uint8Array>
 
-  constructor(format: WireFormat, body: AsyncIterable<Uint8Array>, options: DecodeOptions = {}) {
+  constructor(format: FormatRef, body: AsyncIterable<Uint8Array>, options: DecodeOptions = {}) {
     this.#decoder = new StreamDecoder(format, options)
     this.#body = body
   }
@@ -158,7 +130,7 @@ export class DecodedStream implements AsyncIterable<StreamEvent> {
 
 /** Decodes a streamed response body (a fetch body, a file stream) of `format` into stream events. */
 export function decodeStream(
-  format: WireFormat,
+  format: FormatRef,
   body: AsyncIterable<Uint8Array>,
   options: DecodeOptions = {},
 ): DecodedStream {
@@ -167,7 +139,7 @@ export function decodeStream(
 
 /** Decodes a streamed body and assembles the response: message, usage, stop reason, errors, counters. */
 export async function decodeResponse(
-  format: WireFormat,
+  format: FormatRef,
   body: AsyncIterable<Uint8Array>,
   options: AccumulateOptions & DecodeOptions,
 ): Promise<AssembledResponse> {
@@ -177,7 +149,7 @@ export async function decodeResponse(
 
 /** Like decodeResponse, for bodies that hold several responses back to back (recordings). */
 export async function decodeResponses(
-  format: WireFormat,
+  format: FormatRef,
   body: AsyncIterable<Uint8Array>,
   options: AccumulateOptions & DecodeOptions,
 ): Promise<AssembledResponse[]> {
@@ -190,7 +162,7 @@ export async function decodeResponses(
 
 /** Decodes payloads given one JSON document per line (the recorded-stream format); bad lines are reported. */
 export function decodePayloadLines(
-  format: WireFormat,
+  format: FormatRef,
   text: string,
   options: DecodeOptions = {},
 ): { events: StreamEvent[]; stats: DecodeStats } {

@@ -1,15 +1,7 @@
 import { PromptlineError } from "../errors.js"
-import type { StreamErrorEvent } from "./stream.js"
+import type { ProviderErrorKind, StreamErrorEvent } from "./stream.js"
 
-/** What kind of failure a provider reported; decides whether to retry, compact, or give up. */
-export type ProviderErrorKind =
-  | "context-overflow"
-  | "rate-limit"
-  | "quota"
-  | "auth"
-  | "invalid-request"
-  | "server"
-  | "network"
+export type { ProviderErrorKind } from "./stream.js"
 
 /** Kinds worth retrying after a wait (the request itself was fine). */
 const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["rate-limit", "server", "network"])

@@ -16,11 +16,11 @@ import {
 } from "../history/message.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
-import type { EncodeInput, ToolCalling } from "./encode.js"
+import type { ToolCalling } from "../tools/tool-calling.js"
+import type { EncodeInput, Origin } from "./types.js"
 import { toXmlDialect } from "./xml-dialect.js"
 
-/** Who made a block that does not name its model: the target model, or some other model. */
-export type Origin = "target" | "other"
+export type { Origin } from "./types.js"
 
 export interface PortOptions {
   /** Default `target`: histories that never recorded the model keep their thinking and signatures. */

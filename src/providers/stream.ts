@@ -3,8 +3,6 @@
  * not care which provider (or which tool-calling dialect) produced an answer.
  */
 
-import type { ProviderErrorKind } from "./errors.js"
-
 /** Why the model stopped. */
 export type StopReason = "end" | "tool_use" | "length" | "refusal" | "error"
 
@@ -18,8 +16,18 @@ export interface Usage {
   reasoning?: number
 }
 
+/** What kind of failure a provider reported; decides whether to retry, compact, or give up. */
+export type ProviderErrorKind =
+  | "context-overflow"
+  | "rate-limit"
+  | "quota"
+  | "auth"
+  | "invalid-request"
+  | "server"
+  | "network"
+
 /**
- * What went wrong, for error events: a provider error kind (see ProviderErrorKind in errors.ts)
+ * What went wrong, for error events: a provider error kind (ProviderErrorKind above)
  * or a stream-level problem: `truncated` (the body ended before the response did), `partial-call`
  * (a tool call was cut off), `invalid-arguments` (tool-call arguments are not valid JSON),
  * `malformed` (a payload that is not JSON or not the expected shape).

@@ -2,8 +2,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Message } from "../history/message.js"
 import type { EnabledTool, JsonSchema } from "../tools/spec.js"
-import { parseXmlToolCalls } from "../tools/xml-parser.js"
 import { toolCallToXml, toolResultToXml, toXmlDialect } from "./xml-dialect.js"
+import { parseXmlToolCalls } from "./xml-parser.js"
 
 describe("the XML dialect on the request side", () => {
   it("writes a call with raw string values and JSON for other types", () => {

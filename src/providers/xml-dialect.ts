@@ -3,10 +3,11 @@
  * results as tool_result blocks; for a model that calls tools in its text, they are written back as the text
  * it would have produced (`<tool_name><param>value</param></tool_name>`) and as user text wrapped in
  * `<tool_result tool="NAME">`. Parameter values are raw text; values that are not strings carry JSON; a value of
- * several lines starts and ends on its own line, as the XML parser (src/tools/xml-parser.ts) reads it back.
+ * several lines starts and ends on its own line, as the XML parser (src/providers/xml-parser.ts) reads it back.
  */
 import type { Block, Message, ToolResultBlock, ToolUseBlock } from "../history/message.js"
 import { textOf } from "../history/message.js"
+import { TAG } from "../notices.js"
 import { wrapTag } from "../tag-wrap.js"
 
 /** A tool call as the XML text a model writes: one line per parameter, values unescaped. */
@@ -30,7 +31,7 @@ export function toolResultToXml(toolName: string, result: Pick<ToolResultBlock, 
   const text = textOf(result)
   const body = result.isError ? `Error: ${text}` : text
   // The result is outside text: it must not close the wrapper or pose as another of our tags.
-  return wrapTag("tool_result", body, { attributes: { tool: toolName } })
+  return wrapTag(TAG.toolResult, body, { attributes: { tool: toolName } })
 }
 
 /**

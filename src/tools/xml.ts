@@ -1,7 +1,7 @@
 import type { EnabledTool, JsonSchema } from "./spec.js"
 
 // The XML dialect's documentation for the system prompt: how a call is written, then each tool with its
-// description, parameters and one usage example. The streaming parser for the model's calls is xml-parser.ts.
+// description, parameters and one usage example. The streaming parser for the model's calls is providers/xml-parser.ts.
 
 /** How a call is written in the XML dialect: the text that precedes the tool list unless turned off. */
 export const XML_CALL_FORMAT = `Call a tool by writing XML in your reply, the tool's name around one tag per parameter:

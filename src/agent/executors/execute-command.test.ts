@@ -278,7 +278,8 @@ describe.runIf(posix)("execute_command and secrets in the environment", () => {
       expect(text).toContain("GH_TOKEN=gh-8")
       // Whole values after `=`: a short value could also occur inside another variable (the random process mark).
       const values = text.split("\n").map((line) => line.slice(line.indexOf("=") + 1))
-      for (const value of ["sk-ant-1", "sk-oai-2", "g-3", "d-4", "t-5", "s-6", "c-7"]) expect(values).not.toContain(value)
+      for (const value of ["sk-ant-1", "sk-oai-2", "g-3", "d-4", "t-5", "s-6", "c-7"])
+        expect(values).not.toContain(value)
     } finally {
       await ws.dispose()
     }

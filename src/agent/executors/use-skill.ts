@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import path from "node:path"
 import { z } from "zod"
+import { TAG } from "../../notices.js"
 import { wrapTag } from "../../tag-wrap.js"
 import { displayPath } from "../workspace.js"
 import { taskProgressArg } from "./args.js"
@@ -52,7 +53,7 @@ export const useSkillExecutor = defineExecutor({
     const folder = displayPath(env.workspace, path.dirname(file))
     const body = withoutFrontmatter(text).trimEnd()
     return success(
-      `${wrapTag("skill", body, { attributes: { name: skill.name, folder } })}\nPaths this skill mentions are relative to ${folder}.`,
+      `${wrapTag(TAG.skill, body, { attributes: { name: skill.name, folder } })}\nPaths this skill mentions are relative to ${folder}.`,
       `loaded skill ${skill.name}`,
       { touched: readOf(shown) },
     )

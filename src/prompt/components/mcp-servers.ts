@@ -1,4 +1,5 @@
 import type { McpServerInfo } from "../../context/prompt-context.js"
+import { TAG } from "../../notices.js"
 import { data, defineComponent, type Fragment, tpl } from "../component.js"
 
 function serverBlock(server: McpServerInfo, listTools: boolean): string {
@@ -42,5 +43,5 @@ export const mcpServers = defineComponent(
     const parts: Fragment[] = [tpl(INTRO), data(blocks.map((b) => b.text).join("\n\n"))]
     return parts
   },
-  { volatile: true, tag: "mcp_servers", reads: ["mcpServers"] },
+  { volatile: true, tag: TAG.mcpServers, reads: ["mcpServers"] },
 )

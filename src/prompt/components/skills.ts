@@ -1,3 +1,4 @@
+import { TAG } from "../../notices.js"
 import { data, defineComponent, tpl } from "../component.js"
 
 const INTRO = `# Skills
@@ -13,5 +14,5 @@ export const skills = defineComponent(
     if (ctx.skills.length === 0 || !(tools.has("read") || tools.has("skill"))) return undefined
     return [tpl(INTRO), data(ctx.skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`).join("\n"))]
   },
-  { volatile: true, tag: "skills", reads: ["skills"] },
+  { volatile: true, tag: TAG.skills, reads: ["skills"] },
 )

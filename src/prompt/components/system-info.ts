@@ -1,3 +1,4 @@
+import { TAG } from "../../notices.js"
 import { data, defineComponent, tpl } from "../component.js"
 
 /** The environment: OS, shell, home, working directory, git, date and mode. Always last: it changes most. */
@@ -21,5 +22,5 @@ export const systemInfo = defineComponent(
     if (status) parts.push(tpl("\n\nGit status:\n"), data(status))
     return parts
   },
-  { volatile: true, tag: "environment_details", reads: ["platform", "cwd", "git", "date", "mode", "audience"] },
+  { volatile: true, tag: TAG.environmentDetails, reads: ["platform", "cwd", "git", "date", "mode", "audience"] },
 )

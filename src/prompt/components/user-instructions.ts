@@ -1,4 +1,5 @@
 import type { InstructionFile } from "../../context/prompt-context.js"
+import { TAG } from "../../notices.js"
 import { data, defineComponent, type Fragment, tpl } from "../component.js"
 
 const INTRO =
@@ -34,5 +35,5 @@ export const userInstructions = defineComponent(
     if (ctx.language) parts.push(tpl("\n\n## Preferences\n\n"), data(ctx.language))
     return parts
   },
-  { volatile: true, tag: "project_instructions", reads: ["instructions", "language"] },
+  { volatile: true, tag: TAG.projectInstructions, reads: ["instructions", "language"] },
 )

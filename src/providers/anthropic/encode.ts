@@ -19,10 +19,10 @@ import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import { toAnthropicTools } from "../../tools/native.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "../cache.js"
-import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort } from "../encode.js"
 import { prepareHistory } from "../portability.js"
 import { systemReminder } from "../system-message.js"
 import { repairTurns } from "../turns.js"
+import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort } from "../types.js"
 
 /** An Anthropic Messages request body, as the official SDK types it. */
 export type AnthropicRequest = MessageCreateParamsBase

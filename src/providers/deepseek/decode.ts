@@ -1,4 +1,4 @@
-import { type ChatDialect, chatResponseEvents, OpenAIChatDecoder } from "../openai-chat/decode.js"
+import { type ChatFinishReasons, chatResponseEvents, OpenAIChatDecoder } from "../openai-chat/decode.js"
 import type { DecodeOptions, StreamEvent } from "../stream.js"
 
 /**
@@ -8,7 +8,7 @@ import type { DecodeOptions, StreamEvent } from "../stream.js"
  * It also stops with `insufficient_system_resource` when the service cuts a generation short: a stop
  * `error` with a retryable (`server`) error, since the same request may succeed a moment later.
  */
-export const DEEPSEEK_DIALECT: ChatDialect = {
+export const DEEPSEEK_FINISH_REASONS: ChatFinishReasons = {
   failures: {
     insufficient_system_resource: {
       kind: "server",
@@ -19,10 +19,10 @@ export const DEEPSEEK_DIALECT: ChatDialect = {
 
 /** A decoder for DeepSeek's streaming chat completions. */
 export function createDeepSeekDecoder(options: DecodeOptions = {}): OpenAIChatDecoder {
-  return new OpenAIChatDecoder(DEEPSEEK_DIALECT, options)
+  return new OpenAIChatDecoder(DEEPSEEK_FINISH_REASONS, options)
 }
 
 /** Turns a non-streaming DeepSeek response body into the same events a stream would give. */
 export function deepseekResponseEvents(body: unknown): StreamEvent[] {
-  return chatResponseEvents(body, DEEPSEEK_DIALECT)
+  return chatResponseEvents(body, DEEPSEEK_FINISH_REASONS)
 }

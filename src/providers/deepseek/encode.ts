@@ -12,7 +12,6 @@ import type { Diagnostic } from "../../diagnostics.js"
 import { diagnostic } from "../../diagnostics.js"
 import type { ModelInfo } from "../../models/types.js"
 import { toOpenAIChatTools } from "../../tools/native.js"
-import type { EncodeInput, EncodeResult } from "../encode.js"
 import {
   applyStream,
   CHAT_TURNS,
@@ -25,6 +24,7 @@ import {
 } from "../openai-chat/encode.js"
 import { prepareHistory } from "../portability.js"
 import { repairTurns } from "../turns.js"
+import type { EncodeInput, EncodeResult } from "../types.js"
 
 /** A DeepSeek chat request body: OpenAI Chat's, plus the thinking switch. */
 export type DeepSeekRequest = OpenAIChatRequest & { thinking?: { type: "enabled" | "disabled" } }

@@ -37,8 +37,8 @@ export const CHAT_COMPLETENESS: CompletenessRule = {
   optional: ["data: [DONE]"],
 }
 
-/** Differences between OpenAI-compatible servers that the decoder needs to know. */
-export interface ChatDialect {
+/** The finish reasons an OpenAI-compatible server adds to OpenAI's own: extra normal stops, and failures. */
+export interface ChatFinishReasons {
   /** Extra finish reasons that end a response normally. */
   stops?: Record<string, StopReason>
   /** Finish reasons that stand for a failure (e.g. DeepSeek's `insufficient_system_resource`): stop `error`. */
@@ -74,9 +74,9 @@ export class OpenAIChatDecoder implements PayloadDecoder {
   #failed = false
   #done = false
 
-  constructor(dialect: ChatDialect = {}, options: DecodeOptions = {}) {
-    this.#stops = { ...STOP, ...dialect.stops }
-    this.#failures = { ...dialect.failures }
+  constructor(finishReasons: ChatFinishReasons = {}, options: DecodeOptions = {}) {
+    this.#stops = { ...STOP, ...finishReasons.stops }
+    this.#failures = { ...finishReasons.failures }
     this.#expectUsage = options.expectUsage === true
   }
 
@@ -279,8 +279,8 @@ export function chatUsage(usage: Record<string, unknown>): Usage {
 }
 
 /** Turns a non-streaming Chat Completions response body into the same events a stream would give. */
-export function chatResponseEvents(body: unknown, dialect: ChatDialect = {}): StreamEvent[] {
-  const decoder = new OpenAIChatDecoder(dialect)
+export function chatResponseEvents(body: unknown, finishReasons: ChatFinishReasons = {}): StreamEvent[] {
+  const decoder = new OpenAIChatDecoder(finishReasons)
   const out: StreamEvent[] = []
   const b = obj(body)
   const choices = Array.isArray(b?.choices) ? b.choices : []

@@ -18,34 +18,25 @@ import { textOf } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
 import { toOpenAIChatTools } from "../../tools/native.js"
-import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort, ThinkingOptions } from "../encode.js"
 import { prepareHistory } from "../portability.js"
 import { systemText } from "../system-message.js"
 import { repairTurns, type TurnRole } from "../turns.js"
-
-/** How an OpenAI-compatible server differs from OpenAI's own API. Unset fields follow the provider's preset. */
-export interface OpenAICompat {
-  /** Role of the system prompt: `developer` for OpenAI's reasoning models, `system` elsewhere. */
-  systemRole?: "system" | "developer"
-  /** The field that carries the output limit. */
-  maxTokensField?: "max_completion_tokens" | "max_tokens"
-  /** Tool messages also carry the tool's `name` (some servers want it). */
-  toolResultName?: boolean
-  /** How the model's own earlier thinking goes back: left out, as `<think>` text, or in `reasoning_content`. */
-  thinking?: "omit" | "think-tags" | "reasoning_content"
-  /** Ask for token usage at the end of the stream (`stream_options.include_usage`). */
-  streamUsage?: boolean
-  /** The server takes `reasoning_effort`. */
-  reasoningEffort?: boolean
-  /** The server takes `prompt_cache_key` and `prompt_cache_retention`. */
-  promptCache?: boolean
-}
+import type {
+  EncodeInput,
+  EncodeOptions,
+  EncodeResult,
+  OpenAICompat,
+  ReasoningEffort,
+  ThinkingOptions,
+} from "../types.js"
 
 /** One Chat Completions message, with the fields some compatible servers add. */
 export type ChatMessage = ChatCompletionMessageParam & { reasoning_content?: string; name?: string }
 
 /** A Chat Completions request body: the official SDK's type, messages widened by the compatible fields. */
 export type OpenAIChatRequest = Omit<ChatCompletionCreateParamsBase, "messages"> & { messages: ChatMessage[] }
+
+export type { OpenAICompat } from "../types.js"
 
 const LOCAL = new Set(["ollama", "lmstudio", "llamacpp", "llama.cpp", "vllm"])
 

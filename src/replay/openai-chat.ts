@@ -1,4 +1,4 @@
-import { checkOpenAIChatRequest, openAIChatToolNames } from "../../providers/openai-chat/request-shape.js"
+import { checkOpenAIChatRequest, openAIChatToolNames } from "../providers/openai-chat/request-shape.js"
 import { splitText } from "./chunk.js"
 import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
 import type { ResolvedUsage } from "./resolve.js"

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { PromptlineError } from "../../errors.js"
+import { PromptlineError } from "../errors.js"
 import type { RouteInfo } from "./format.js"
 import {
   type Answer,

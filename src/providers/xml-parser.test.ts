@@ -1,9 +1,9 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { Accumulator } from "../providers/accumulate.js"
-import type { StreamEvent } from "../providers/stream.js"
-import { toolCallToXml } from "../providers/xml-dialect.js"
-import type { EnabledTool, JsonSchema } from "./spec.js"
+import type { EnabledTool, JsonSchema } from "../tools/spec.js"
+import { Accumulator } from "./accumulate.js"
+import type { StreamEvent } from "./stream.js"
+import { toolCallToXml } from "./xml-dialect.js"
 import { parseXmlToolCalls, withXmlToolCalls, XmlToolCallParser } from "./xml-parser.js"
 
 function tool(name: string, properties: Record<string, JsonSchema>): EnabledTool {

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url"
 import { parseReplayScript, type ReplayScript, type ReplayScriptInput } from "../script.js"
 
 /** The recorded provider streams (`test/fixtures/streams`). */
-const STREAMS = fileURLToPath(new URL("../../../../test/fixtures/streams/", import.meta.url))
+const STREAMS = fileURLToPath(new URL("../../../test/fixtures/streams/", import.meta.url))
 
 /** The payloads of a recorded stream, one parsed JSON value per line. */
 export function recordedStream(folder: string, file: string): Record<string, unknown>[] {

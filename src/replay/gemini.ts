@@ -1,4 +1,4 @@
-import { checkGeminiRequest, geminiField } from "../../providers/gemini/request-shape.js"
+import { checkGeminiRequest, geminiField } from "../providers/gemini/request-shape.js"
 import { splitText } from "./chunk.js"
 import {
   type ErrorAnswer,

@@ -1,6 +1,6 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
-import type { StreamEvent } from "../providers/stream.js"
-import type { EnabledTool, JsonSchema } from "./spec.js"
+import type { EnabledTool, JsonSchema } from "../tools/spec.js"
+import type { StreamEvent } from "./stream.js"
 
 /** What the XML parser needs: the tools the model may call, and the turn number used in call ids. */
 export interface XmlParserOptions {

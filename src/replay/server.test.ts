@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
 import { afterEach, describe, expect, it } from "vitest"
-import { PromptlineError } from "../../errors.js"
+import { PromptlineError } from "../errors.js"
 import { ReplayError, type ReplayServer, startReplayServer } from "./server.js"
 import { finalTurn, scriptOf } from "./test-helpers/fixtures.js"
 

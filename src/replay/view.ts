@@ -1,3 +1,4 @@
+import type { SpokenFormat } from "../providers/formats.js"
 import { parseXmlToolResults } from "./xml-calls.js"
 
 /**
@@ -5,8 +6,8 @@ import { parseXmlToolResults } from "./xml-calls.js"
  * turn's expectations and to choose how the turn is rendered.
  */
 
-/** The wire formats the replay server speaks (DeepSeek is OpenAI Chat with its own flavour). */
-export type ReplayFormat = "anthropic" | "openai-chat" | "openai-responses" | "gemini"
+/** The wire formats the replay server speaks: those with a wire shape of their own (DeepSeek speaks OpenAI Chat). */
+export type ReplayFormat = SpokenFormat
 
 /** One tool result the request carries in its last turn. */
 export interface ToolResultView {

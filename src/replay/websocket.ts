@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { WebSocket } from "ws"
-import { lazyModule } from "../../lazy-module.js"
+import { lazyModule } from "../lazy-module.js"
 import { type Replayer, redactHeaders } from "./replayer.js"
 import { asRecord } from "./view.js"
 

@@ -1,4 +1,4 @@
-import { checkAnthropicRequest } from "../../providers/anthropic/request-shape.js"
+import { checkAnthropicRequest } from "../providers/anthropic/request-shape.js"
 import { splitText } from "./chunk.js"
 import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
 import type { ResolvedUsage } from "./resolve.js"

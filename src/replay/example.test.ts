@@ -16,7 +16,7 @@ import { type ReplayServer, startReplayServer } from "./server.js"
  * live in src/agent/.
  */
 
-const SCRIPT = fileURLToPath(new URL("../../../examples/fix-failing-test.json", import.meta.url))
+const SCRIPT = fileURLToPath(new URL("../../examples/fix-failing-test.json", import.meta.url))
 const TOOLS = ["list_files", "read_file", "execute_command", "replace_in_file", "attempt_completion"]
 
 let script: ReplayScript

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { FileError, ValidationError } from "../../errors.js"
+import { FileError, ValidationError } from "../errors.js"
 import { compilePattern, loadReplayScript, parseReplayScript, scriptWorkspace } from "./script.js"
 
 describe("replay script", () => {

@@ -2,7 +2,7 @@ import {
   checkOpenAIResponsesRequest,
   openAIResponsesToolNames,
   responsesItemSide,
-} from "../../providers/openai-responses/request-shape.js"
+} from "../providers/openai-responses/request-shape.js"
 import { splitText } from "./chunk.js"
 import type { FormatHandler, TurnRender } from "./format.js"
 import { openAIError } from "./openai-chat.js"

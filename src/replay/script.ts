@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
 import { z } from "zod"
-import { type FieldIssue, FileError, ValidationError } from "../../errors.js"
-import { parseJsonDocument } from "../../json.js"
+import { type FieldIssue, FileError, ValidationError } from "../errors.js"
+import { parseJsonDocument } from "../json.js"
 
 /**
  * The replay script: the model's side of a conversation, turn by turn. The replay server answers

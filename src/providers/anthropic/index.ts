@@ -1,0 +1,18 @@
+/** The Anthropic Messages wire format: everything about it, as one module. */
+import { OVERHEADS } from "../../history/tokens.js"
+import { toAnthropicTools } from "../../tools/native.js"
+import type { WireFormatModule } from "../types.js"
+import { AnthropicDecoder, anthropicResponseEvents } from "./decode.js"
+import { type AnthropicRequest, encodeAnthropic } from "./encode.js"
+
+/** The Anthropic Messages API (`POST /v1/messages`). */
+export const anthropicFormat = {
+  format: "anthropic",
+  speaks: "anthropic",
+  encode: encodeAnthropic,
+  createDecoder: () => new AnthropicDecoder(),
+  responseEvents: anthropicResponseEvents,
+  decodeOptions: () => ({}),
+  nativeTools: toAnthropicTools,
+  overhead: OVERHEADS.anthropic,
+} as const satisfies WireFormatModule<AnthropicRequest, "anthropic">

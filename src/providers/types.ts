@@ -1,0 +1,126 @@
+/**
+ * The types shared by the wire layer: the input and result of every encoder, and the module each wire
+ * format folder exports. Encoders and decoders import these from here, never from the dispatchers.
+ */
+import type { Diagnostic } from "../diagnostics.js"
+import type { Message } from "../history/message.js"
+import type { Overhead } from "../history/tokens.js"
+import type { ModelInfo, ReasoningEffort, WireFormat } from "../models/types.js"
+import type { EnabledTool } from "../tools/spec.js"
+import type { ToolCalling } from "../tools/tool-calling.js"
+import type { CacheBreakpoint, CacheSettings } from "./cache.js"
+import type { DecodeOptions, PayloadDecoder, StreamEvent } from "./stream.js"
+
+/** Who made a block that does not name its model: the target model, or some other model. */
+export type Origin = "target" | "other"
+
+/** How an OpenAI-compatible server differs from OpenAI's own API. Unset fields follow the provider's preset. */
+export interface OpenAICompat {
+  /** Role of the system prompt: `developer` for OpenAI's reasoning models, `system` elsewhere. */
+  systemRole?: "system" | "developer"
+  /** The field that carries the output limit. */
+  maxTokensField?: "max_completion_tokens" | "max_tokens"
+  /** Tool messages also carry the tool's `name` (some servers want it). */
+  toolResultName?: boolean
+  /** How the model's own earlier thinking goes back: left out, as `<think>` text, or in `reasoning_content`. */
+  thinking?: "omit" | "think-tags" | "reasoning_content"
+  /** Ask for token usage at the end of the stream (`stream_options.include_usage`). */
+  streamUsage?: boolean
+  /** The server takes `reasoning_effort`. */
+  reasoningEffort?: boolean
+  /** The server takes `prompt_cache_key` and `prompt_cache_retention`. */
+  promptCache?: boolean
+}
+
+export type { ReasoningEffort } from "../models/types.js"
+
+/** Thinking requested for a turn: an effort, a token budget, or both (each provider uses what it understands). */
+export interface ThinkingOptions {
+  effort?: ReasoningEffort
+  budgetTokens?: number
+}
+
+/** Which tool the model must (or must not) call. `required` means any tool. */
+export type ToolChoice = "auto" | "required" | "none" | { name: string }
+
+/** The prompt half of a request; a `BuiltPrompt` from the prompt builder fits as it is. */
+export interface PromptInput {
+  /** The system prompt. */
+  text: string
+  /** Volatile facts that go at the start of the first user message. */
+  contextMessage?: string
+  tools: readonly EnabledTool[]
+  /** Tools tool search left out of `tools` (a `BuiltPrompt`'s `deferredTools`); read by `nativeToolSearch`. */
+  deferredTools?: readonly EnabledTool[]
+  /** Default `native`. */
+  toolCalling?: ToolCalling
+}
+
+/** Everything about a request that is not the prompt or the history. */
+export interface EncodeOptions {
+  /** Output token limit; defaults to the model's maximum output. */
+  maxTokens?: number
+  temperature?: number
+  /** `false` turns thinking off explicitly; absent leaves the provider's default. */
+  thinking?: ThinkingOptions | false
+  toolChoice?: ToolChoice
+  parallelToolCalls?: boolean
+  /** Prompt caching; `false` turns explicit breakpoints off. */
+  cache?: CacheSettings | false
+  /** Settings for OpenAI-compatible servers (OpenAI Chat and DeepSeek bodies). */
+  compat?: OpenAICompat
+  /** Default true: the body asks for a streamed answer. */
+  stream?: boolean
+  /** OpenAI Responses: ask the server to keep the response (default false: stateless, reasoning travels encrypted). */
+  store?: boolean
+  /** Who made history blocks that do not name their model (default: the target model). */
+  unknownOrigin?: Origin
+  /**
+   * Anthropic, native tools, with deferred tools: send them with `defer_loading` and Anthropic's BM25 tool search
+   * tool instead of promptline's search and call tools (the model then calls a found tool by its own name).
+   */
+  nativeToolSearch?: boolean
+}
+
+/** The input of every encoder. */
+export interface EncodeInput {
+  prompt: PromptInput
+  messages: readonly Message[]
+  /** The target model, resolved by the caller from the catalog. */
+  model: ModelInfo
+  options?: EncodeOptions
+}
+
+/** An encoded request: the exact body, what was changed or dropped on the way, and the cache breakpoints. */
+export interface EncodeResult<Body> {
+  body: Body
+  diagnostics: Diagnostic[]
+  breakpoints: CacheBreakpoint[]
+}
+
+/**
+ * Everything about one wire format, exported by its folder's `index.ts` and listed once in the table
+ * (formats.ts). `Body` is the request body type; `Speaks` is the format whose wire shape it uses (its own
+ * name, or the format it extends: DeepSeek speaks OpenAI Chat).
+ */
+export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat> {
+  /** The format's name, equal to its key in the table. */
+  readonly format: string
+  /** The format whose request and stream shapes this one uses. */
+  readonly speaks: Speaks
+  /** Encodes a request body for this format. */
+  encode(input: EncodeInput): EncodeResult<Body>
+  /** A fresh payload decoder for one response body. */
+  createDecoder(options: DecodeOptions): PayloadDecoder
+  /** The events a whole (non-streamed) response body stands for. */
+  responseEvents(body: unknown): StreamEvent[]
+  /** What the decoder of the answer to an encoded request body must know. */
+  decodeOptions(body: unknown): DecodeOptions
+  /** The enabled tools in this format's native definition shape. */
+  nativeTools(tools: readonly EnabledTool[]): unknown[]
+  /** Fixed token costs this format adds around the content. */
+  readonly overhead: Overhead
+}
+
+/** The request body type of a format module. */
+export type BodyOf<M> = M extends WireFormatModule<infer Body> ? Body : never
