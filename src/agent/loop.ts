@@ -5,6 +5,7 @@ import type { ContextManager, FitResult } from "../history/context-manager.js"
 import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
+import { AGENT_TEXTS } from "../history/requests.js"
 import { joinUserRuns } from "../history/turns.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import type { BuiltPrompt, PromptBuilder } from "../prompt/builder.js"
@@ -86,8 +87,7 @@ const RESULT_SHARE = 0.5
 /** How many times a failed stream is asked for again before the run gives up. */
 const STREAM_RETRIES = 3
 
-const NUDGE =
-  "You answered without calling a tool. If the task is done, call the completion tool with the result; otherwise continue with the next tool call."
+const NUDGE = AGENT_TEXTS.nudge
 
 /** The biggest number in an overflow message is the prompt size the provider counted. */
 function reportedTokens(message: string): number | undefined {
@@ -209,8 +209,7 @@ export class Agent {
     // What changed while the session was away (a new day, files edited meanwhile) goes first.
     blocks.push(...(await this.#updates()))
     if (task) blocks.push({ type: "text", text: task })
-    else if (last.role === "assistant" || blocks.length > 0)
-      blocks.push({ type: "text", text: "The session was resumed. Continue the task." })
+    else if (last.role === "assistant" || blocks.length > 0) blocks.push({ type: "text", text: AGENT_TEXTS.resumed })
     if (blocks.length > 0) await this.#append("user", blocks)
   }
 
