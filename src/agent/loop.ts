@@ -1,7 +1,7 @@
 import { InstructionTracker } from "../context/activate.js"
 import type { PromptContext } from "../context/prompt-context.js"
 import { CHARS_PER_TOKEN } from "../history/clip.js"
-import type { ContextManager, FitResult } from "../history/context-manager.js"
+import type { ContextManager, CountedTool, FitResult } from "../history/context-manager.js"
 import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
@@ -67,6 +67,8 @@ export interface RunResult {
   turns: number
   usage: Usage
   history: Message[]
+  /** Summarizing requests staged compaction made in this run. */
+  summaries: number
 }
 
 /** One model turn as the loop needs it. */
@@ -126,6 +128,8 @@ export class Agent {
   #turn = 0
   #firstTurn = 0
   #ids = 0
+  /** Summaries made by staged compaction in this run. */
+  #summaries = 0
 
   constructor(config: AgentConfig) {
     this.#c = config
@@ -332,7 +336,7 @@ export class Agent {
     let overflow: number | undefined
     let overflowed = false
     for (let failures = 0; ; ) {
-      const fit = this.#fit(built, overflow)
+      const fit = await this.#prepare(built, overflow)
       let response: AssembledResponse | undefined
       let failure: { kind?: string; message: string } | undefined
       try {
@@ -392,6 +396,74 @@ export class Agent {
     return Math.floor(Math.max(0, budget.effective - system - tools) * RESULT_SHARE) * CHARS_PER_TOKEN
   }
 
+  /** The fit for a request; when staged compaction says a summary is due, the summary is made first. */
+  async #prepare(built: BuiltPrompt, overflowTokens: number | undefined): Promise<FitResult> {
+    const fit = this.#fit(built, overflowTokens)
+    if (!fit.summaryDue || this.#signal.aborted) return fit
+    const made = await this.#summarize(built).catch((error: unknown) => {
+      if (this.#signal.aborted) return false
+      const why = error instanceof Error ? error.message : String(error)
+      this.#emit({ type: "notice", message: `context: the summary failed (${why}); older turns are truncated instead` })
+      return false
+    })
+    return made ? this.#fit(built, overflowTokens) : fit
+  }
+
+  /**
+   * Staged compaction, stage 2: asks the model for a structured summary of the older turns. The request
+   * carries the same system prompt and tools (so the cached prefix is read) and the view up to the
+   * condensed range, fitted to the window; the task and latest request are copied in verbatim.
+   */
+  async #summarize(built: BuiltPrompt): Promise<boolean> {
+    const format = this.#c.format ?? built.wireFormat
+    const plan = this.#c.manager.planSummary(this.#history, {
+      model: built.model,
+      system: built.text,
+      tools: this.#countedTools(built),
+      wireFormat: format,
+    })
+    if (!plan) return false
+    this.#emit({
+      type: "notice",
+      message: `context: summarizing ${plan.condensed.length} older messages${plan.masked || plan.dropped ? ` (request fitted: ${plan.masked} results masked, ${plan.dropped} messages left out)` : ""}`,
+    })
+    const encoded = encodeRequest(format, {
+      prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
+      messages: joinUserRuns(plan.messages),
+      model: built.model,
+      ...(this.#c.encode ? { options: this.#c.encode } : {}),
+    })
+    const raw = await this.#c.send({
+      format,
+      body: encoded.body,
+      model: built.model,
+      signal: this.#signal,
+      onRetry: (attempt, delayMs, error) => this.#emit({ type: "retry", attempt, delayMs, reason: error.message }),
+    })
+    const acc = new Accumulator({ ts: this.#c.now(), id: this.#id("summary"), model: built.model.id })
+    for await (const event of raw) acc.push(event)
+    const response = acc.finish().at(-1)!
+    this.#usage = addUsage(this.#usage, response.usage)
+    const cost = costOf(response.usage, built.model)
+    if (cost !== undefined) this.#cost = (this.#cost ?? 0) + cost
+    const text = response.message.content
+      .filter((b): b is TextBlock => b.type === "text")
+      .map((b) => b.text)
+      .join("\n")
+    if (!response.complete || !text.trim()) throw new Error(response.errors[0]?.message ?? "the answer had no text")
+    this.#c.manager.applySummary(plan, text, this.#c.now())
+    this.#summaries++
+    await this.#c.session.saveState(this.#c.manager.changeLog, this.#files.toJSON())
+    return true
+  }
+
+  /** The tool definitions a request counts: native ones; in the XML dialect they are in the system prompt. */
+  #countedTools(built: BuiltPrompt): CountedTool[] {
+    return built.toolCalling === "native"
+      ? built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
+      : []
+  }
+
   #fit(built: BuiltPrompt, overflowTokens: number | undefined): FitResult {
     const view = this.#c.manager.view(this.#history)
     const usage =
@@ -401,10 +473,7 @@ export class Agent {
       now: this.#c.now(),
       system: built.text,
       // In the XML dialect the tools are documented inside the system prompt, already counted.
-      tools:
-        built.toolCalling === "native"
-          ? built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
-          : [],
+      tools: this.#countedTools(built),
       wireFormat: this.#c.format ?? built.wireFormat,
       ...(usage ? { usage } : {}),
     })
@@ -475,6 +544,7 @@ export class Agent {
       turns: this.#turn - this.#firstTurn,
       usage: this.#usage,
       history: this.#history,
+      summaries: this.#summaries,
     }
   }
 }

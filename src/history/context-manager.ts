@@ -267,13 +267,13 @@ export class ContextManager {
    */
   planSummary(
     history: readonly Message[],
-    request: { model: ModelInfo | string; system?: string; wireFormat?: WireFormat; keepTail?: number },
+    request: Pick<FitRequest, "model" | "system" | "tools" | "wireFormat"> & { keepTail?: number },
   ): SummaryPlan | undefined {
     const model = this.modelOf(request.model, [])
     const family = model.tokenizer
     const overhead = OVERHEADS[request.wireFormat ?? wireFormatOf(model)]
     const budget = budgetFor(model, this.options.reserve)
-    const system = request.system ? this.counter.countText(request.system, family) : 0
+    const system = this.countFixed(request, family, overhead).reduce((a, b) => a + b, 0)
     const keepTail = request.keepTail ?? this.options.compaction?.keepTail ?? COMPACTION_DEFAULTS.keepTail
     return planSummary({
       history,
@@ -329,7 +329,11 @@ export class ContextManager {
   }
 
   /** Tokens of the system prompt and the tool definitions, remembered while they stay the same. */
-  private countFixed(request: FitRequest, family: ModelInfo["tokenizer"], overhead: Overhead): [number, number] {
+  private countFixed(
+    request: Pick<FitRequest, "system" | "tools">,
+    family: ModelInfo["tokenizer"],
+    overhead: Overhead,
+  ): [number, number] {
     const key = `${family}/${overhead.tool}/${overhead.toolsPreamble}`
     const memo = this.fixedMemo
     if (memo && memo.key === key && memo.system === request.system && memo.tools === request.tools) return memo.counts
