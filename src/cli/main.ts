@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander"
 import { PromptlineError } from "../errors.js"
+import { compactCommand } from "./compact.js"
 import { contextCommand } from "./context.js"
 import { decodeCommand } from "./decode.js"
 import { diffCommand } from "./diff.js"
@@ -27,6 +28,7 @@ const commands: CommandFactory[] = [
   requestCommand,
   decodeCommand,
   fitCommand,
+  compactCommand,
 ]
 
 /** Runs the promptline CLI with `argv` (without node and script); returns the exit code. */

@@ -21,12 +21,23 @@ export function isUserRequest(text: string): boolean {
   return t !== "" && !t.startsWith("<") && !t.startsWith("[") && !agentTexts.has(t)
 }
 
-/** The user's requests in order: each text block of a user message that `isUserRequest` accepts. */
+/** Elements that hold what a person wrote, as Cline-style histories wrap it. */
+const REQUEST_ELEMENT = /<(task|feedback|user_message)>\s*([\s\S]*?)\s*<\/\1>/g
+
+/**
+ * The user's requests in order: each text block of a user message that `isUserRequest` accepts, and
+ * the text inside `<task>`, `<feedback>` and `<user_message>` elements of other user text.
+ */
 export function userRequests(messages: readonly Message[]): string[] {
   const out: string[] = []
   for (const m of messages) {
     if (m.role !== "user") continue
-    for (const b of m.content) if (b.type === "text" && isUserRequest(b.text)) out.push(b.text)
+    for (const b of m.content) {
+      if (b.type !== "text") continue
+      if (isUserRequest(b.text)) out.push(b.text)
+      else if (b.text.trimStart().startsWith("<"))
+        for (const match of b.text.matchAll(REQUEST_ELEMENT)) if (match[2]) out.push(match[2])
+    }
   }
   return out
 }

@@ -149,3 +149,25 @@ describe("staged compaction", () => {
     )
   })
 })
+
+describe("user requests", () => {
+  it("finds typed requests and Cline-style <task> elements, not context elements, notes or agent texts", async () => {
+    const { userRequests, AGENT_TEXTS } = await import("./requests.js")
+    const m = (text: string, role: Message["role"] = "user"): Message => ({
+      id: text,
+      role,
+      ts: 0,
+      content: [{ type: "text", text }],
+    })
+    expect(
+      userRequests([
+        m("<environment_details>x</environment_details>"),
+        m("<task>\nRefactor it.\n</task>\n<project_instructions>p</project_instructions>"),
+        m("Do A.", "assistant"),
+        m(AGENT_TEXTS.nudge),
+        m("[promptline: note]"),
+        m("Now do B."),
+      ]),
+    ).toEqual(["Refactor it.", "Now do B."])
+  })
+})
