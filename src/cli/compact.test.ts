@@ -22,10 +22,10 @@ describe("promptline compact", () => {
     const r = await runCli(["compact", "--history", join(dir, "long.json"), "--model", "gpt-4o"])
     expect(r.stderr).toBe("")
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/window 128,000, budget 98,000, staged compaction above 78,400 \(80%\)/)
+    expect(r.stdout).toMatch(/window 128,000, budget 98,000, staged compaction above 49,000 \(50%\)/)
     expect(r.stdout).toMatch(/over the threshold, the stages below would run/)
     expect(r.stdout).toMatch(
-      /stage 1 {4}mask: [\d,]+ old tool results become one-line stubs \(the last 5 turns keep theirs\)/,
+      /stage 1 {4}mask: [\d,]+ old tool results become one-line stubs \(the last 3 turns keep theirs\)/,
     )
     expect(r.stdout).toMatch(/stage 2 {4}summary: (due|not needed) after masking; would condense [\d,]+ messages/)
     expect(r.stdout).toMatch(/summarizing request: [\d,]+ tokens, fits the budget/)

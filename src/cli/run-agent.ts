@@ -17,6 +17,7 @@ import { formatDiagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
 import { ContextManager } from "../history/context-manager.js"
 import { FileTracker } from "../history/file-tracker.js"
+import { COMPACTION_DEFAULTS } from "../history/staged.js"
 import type { WireFormat } from "../models/types.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { contextFrom } from "./context-source.js"
@@ -48,9 +49,9 @@ function positiveInteger(flag: string, value: string): number {
   return n
 }
 
-/** A share between 0 (exclusive) and 1 from a flag's text (default 0.8), or an invalid-option error. */
+/** A share between 0 (exclusive) and 1 from a flag's text (default: staged compaction's), or an invalid-option error. */
 function fraction(flag: string, value: string | undefined): number {
-  if (value === undefined) return 0.8
+  if (value === undefined) return COMPACTION_DEFAULTS.threshold
   const n = Number(value)
   if (!(n > 0 && n <= 1))
     throw new PromptlineError(

@@ -46,7 +46,7 @@ export const runCommand: CommandFactory = (io, setExit) => {
         .choices(["staged", "truncate"])
         .default("staged"),
     )
-    .option("--compact-at <fraction>", "staged compaction starts above this share of the budget (default 0.8)")
+    .option("--compact-at <fraction>", "staged compaction starts above this share of the budget (default 0.5)")
     .action(async (words: string[], flags: RunFlags) => {
       const { runAgent } = await import("./run-agent.js")
       setExit(await runAgent(words.join(" ").trim(), flags, io))

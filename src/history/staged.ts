@@ -12,11 +12,11 @@ import { headLength, instructionsIn } from "./truncate.js"
 
 /** Settings of staged compaction (`ContextManagerOptions.compaction`). */
 export interface CompactionOptions {
-  /** Stage 1 starts when the prompt would exceed this share of the budget (default 0.8). */
+  /** Stage 1 starts when the prompt would exceed this share of the budget (default 0.5). */
   threshold?: number
-  /** A summary is due when masking leaves the prompt above this share of the budget (default 0.5). */
+  /** A summary is due when masking leaves the prompt above this share of the budget (default 0.3). */
   target?: number
-  /** The results of this many most recent assistant turns are never masked (default 5). */
+  /** The results of this many most recent assistant turns are never masked (default 3). */
   keepTurns?: number
   /** Messages kept verbatim after a summary (default 6; the tail starts with an assistant message). */
   keepTail?: number
