@@ -376,7 +376,10 @@ export class Agent {
     const cost = costOf(response.usage, built.model)
     if (cost !== undefined) this.#cost = (this.#cost ?? 0) + cost
     const prompt = response.usage.input + response.usage.cacheRead + response.usage.cacheWrite
-    if (prompt > 0) this.#lastUsage = { promptTokens: prompt, messages: fit.messages.length }
+    if (prompt > 0) {
+      this.#lastUsage = { promptTokens: prompt, messages: fit.messages.length }
+      this.#c.manager.observe(fit, prompt)
+    }
     this.#emit({
       type: "turn_end",
       turn: this.#turn,
@@ -452,6 +455,8 @@ export class Agent {
       .join("\n")
     if (!response.complete || !text.trim()) throw new Error(response.errors[0]?.message ?? "the answer had no text")
     this.#c.manager.applySummary(plan, text, this.#c.now())
+    // The last usage described the view before the summary: the next fit counts afresh (calibrated).
+    this.#lastUsage = undefined
     this.#summaries++
     await this.#c.session.saveState(this.#c.manager.changeLog, this.#files.toJSON())
     return true

@@ -65,6 +65,15 @@ export interface FitRequest {
   usage?: { promptTokens: number; messages: number }
 }
 
+/** How far our estimate for a model is off: the moving ratio of reported to counted prompt tokens. */
+export interface Calibration {
+  ratio: number
+  samples: number
+}
+
+/** The weight of a new sample in the moving ratio. */
+const CALIBRATION_WEIGHT = 0.3
+
 /** Token figures of a fit. */
 export interface FitTokens {
   /** Prompt tokens before any edit of this call (system, tools and messages). */
@@ -76,6 +85,10 @@ export interface FitTokens {
   budget: Budget
   /** Whether `before` rests on reported usage (true) or on counting alone. */
   fromUsage: boolean
+  /** Our own count of what is returned (before calibration), to compare with what the provider reports. */
+  local: number
+  /** The calibration applied to `before` when no usage was given: reported ÷ counted for this model. */
+  ratio?: number
 }
 
 /** What `fit` returns: the messages to send, why, and the edits it made. */
@@ -95,6 +108,8 @@ export class ContextManager {
   readonly changeLog: ChangeLog
   readonly counter: TokenCounter
   private readonly options: ContextManagerOptions
+  /** Per model id: the moving ratio of reported to counted prompt tokens. */
+  private readonly calibrations = new Map<string, Calibration>()
   /** The last counted message list and its total, so a grown view costs only its new messages. */
   private last: { key: string; messages: readonly Message[]; total: number } | undefined
   /** The last system prompt and tool list counted, so an unchanged prompt is not hashed every turn. */
@@ -106,6 +121,26 @@ export class ContextManager {
     this.counter = counter
     this.options = options
     this.changeLog = options.changeLog ?? new ChangeLog()
+  }
+
+  /**
+   * Calibrates the estimate for a model from a request's reported (or exactly counted) prompt tokens:
+   * a moving ratio of reported ÷ our count, applied to later fits that have no usage to go on.
+   */
+  observe(fit: Pick<FitResult, "model" | "tokens">, reported: number): Calibration | undefined {
+    const local = fit.tokens.local
+    if (!(local > 0 && reported > 0)) return this.calibrations.get(fit.model.id)
+    const sample = reported / local
+    const was = this.calibrations.get(fit.model.id)
+    const ratio = was ? was.ratio + CALIBRATION_WEIGHT * (sample - was.ratio) : sample
+    const next = { ratio, samples: (was?.samples ?? 0) + 1 }
+    this.calibrations.set(fit.model.id, next)
+    return next
+  }
+
+  /** The calibration of a model's estimate so far, if any request was observed. */
+  calibration(model: string): Calibration | undefined {
+    return this.calibrations.get(model)
   }
 
   /** Loads the tokenizer and returns a manager. */
@@ -133,9 +168,10 @@ export class ContextManager {
     const usage = request.usage
     const fromUsage = usage !== undefined && usage.messages <= view.length
     const counted = countLocal(view)
+    const ratio = fromUsage ? undefined : this.calibrations.get(model.id)?.ratio
     const before = fromUsage
       ? usage.promptTokens + this.counter.countMessages(view.slice(usage.messages), family, overhead) - overhead.request
-      : counted
+      : Math.ceil(counted * (ratio ?? 1))
     // When the provider counted more than we do (an estimate that ran low, or an overflow it reported),
     // every later check scales our count by that ratio, so a reported overflow leads to a real cut.
     const scale = counted > 0 ? Math.max(1, before / counted) : 1
@@ -147,7 +183,16 @@ export class ContextManager {
       model,
       diagnostics,
       edits: made,
-      tokens: { before, after: made.length ? count(view) : before, system, tools, budget, fromUsage },
+      tokens: {
+        before,
+        after: made.length ? count(view) : before,
+        system,
+        tools,
+        budget,
+        fromUsage,
+        local: made.length ? countLocal(view) : counted,
+        ...(ratio !== undefined ? { ratio } : {}),
+      },
       ...(summaryDue ? { summaryDue } : {}),
     })
     const staged = this.options.compaction && { ...COMPACTION_DEFAULTS, ...this.options.compaction }

@@ -171,3 +171,23 @@ describe("user requests", () => {
     ).toEqual(["Refactor it.", "Now do B."])
   })
 })
+
+describe("calibration from reported usage", () => {
+  it("keeps a moving ratio per model and applies it to fits that have no usage to go on", () => {
+    const manager = new ContextManager(counter)
+    const history = session(10, 50)
+    const first = manager.fit(history, { model: model(200_000), now: 1 })
+    expect(first.tokens.ratio).toBeUndefined()
+    expect(manager.observe(first, Math.round(first.tokens.local * 1.2))?.ratio).toBeCloseTo(1.2, 3)
+    const second = manager.observe(first, Math.round(first.tokens.local * 1.1))!
+    expect(second.samples).toBe(2)
+    expect(second.ratio).toBeCloseTo(1.2 + 0.3 * (1.1 - 1.2), 3)
+    const calibrated = manager.fit(history, { model: model(200_000), now: 2 })
+    expect(calibrated.tokens.ratio).toBeCloseTo(second.ratio, 6)
+    expect(calibrated.tokens.before).toBe(Math.ceil(calibrated.tokens.local * second.ratio))
+    // Reported usage stays the ground truth when it applies.
+    const usage = manager.fit(history, { model: model(200_000), now: 3, usage: { promptTokens: 999, messages: 21 } })
+    expect(usage.tokens.before).toBe(999)
+    expect(manager.calibration("other-model")).toBeUndefined()
+  })
+})

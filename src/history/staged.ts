@@ -24,9 +24,9 @@ export interface CompactionOptions {
 
 /** The defaults of staged compaction. */
 export const COMPACTION_DEFAULTS: Required<CompactionOptions> = {
-  threshold: 0.8,
-  target: 0.5,
-  keepTurns: 5,
+  threshold: 0.5,
+  target: 0.3,
+  keepTurns: 3,
   keepTail: 6,
 }
 
