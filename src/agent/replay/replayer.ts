@@ -48,6 +48,8 @@ export interface RecordedRequest {
   problems: string[]
   /** True when the request was a summarizing request, answered with the script's summary. */
   summary?: boolean
+  /** For a token-counting request: the count answered. */
+  count?: number
 }
 
 /** A request that left the scripted path. */
