@@ -171,7 +171,8 @@ export class ContextManager {
     const ratio = fromUsage ? undefined : this.calibrations.get(model.id)?.ratio
     const before = fromUsage
       ? usage.promptTokens + this.counter.countMessages(view.slice(usage.messages), family, overhead) - overhead.request
-      : Math.ceil(counted * (ratio ?? 1))
+      : // A ratio below 1 is reported but not applied: our own count stays the safe side.
+        Math.ceil(counted * Math.max(1, ratio ?? 1))
     // When the provider counted more than we do (an estimate that ran low, or an overflow it reported),
     // every later check scales our count by that ratio, so a reported overflow leads to a real cut.
     const scale = counted > 0 ? Math.max(1, before / counted) : 1

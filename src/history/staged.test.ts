@@ -189,5 +189,10 @@ describe("calibration from reported usage", () => {
     const usage = manager.fit(history, { model: model(200_000), now: 3, usage: { promptTokens: 999, messages: 21 } })
     expect(usage.tokens.before).toBe(999)
     expect(manager.calibration("other-model")).toBeUndefined()
+    // An estimate that ran high is not trusted to run lower.
+    const low = new ContextManager(counter)
+    const probe = low.fit(history, { model: model(200_000), now: 1 })
+    low.observe(probe, Math.round(probe.tokens.local * 0.5))
+    expect(low.fit(history, { model: model(200_000), now: 2 }).tokens.before).toBe(probe.tokens.local)
   })
 })
