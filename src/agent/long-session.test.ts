@@ -39,4 +39,21 @@ describe("a 300-turn session with staged compaction", () => {
     // Nothing was truncated: staged compaction kept the view under the budget.
     expect(manager.changeLog.edits.some((e) => e.kind === "truncation")).toBe(false)
   }, 240_000)
+
+  it("falls back to truncation when the summary fails, says so, and waits before asking again", async () => {
+    const run = await runLongSession({ reserve: 150_000, compaction: {} }, true)
+    runs.push(run)
+    const { results, manager, events, refused } = run
+    expect(results.map((r) => r.reason)).toEqual(["max_turns", "max_turns", "completed"])
+    expect(results.reduce((n, r) => n + r.summaries, 0)).toBe(0)
+    expect(refused).toBeGreaterThan(0)
+    const notes = events.filter((e) => e.type === "notice" && e.message.includes("the summary failed"))
+    expect(notes).toHaveLength(refused)
+    // At most one try per five turns.
+    expect(refused).toBeLessThanOrEqual(Math.ceil(300 / 5))
+    expect(manager.changeLog.edits.some((e) => e.kind === "mask")).toBe(true)
+    const turns = run.server.requests.filter((r) => r.outcome === "answered")
+    expect(turns).toHaveLength(300)
+    for (const r of turns) expect(JSON.stringify(r.body)).toContain(LONG_SESSION_REQUESTS[0])
+  }, 240_000)
 })

@@ -86,6 +86,9 @@ const RETRY_STREAM: ReadonlySet<string> = new Set(["network", "server", "rate-li
 /** The share of the free budget one round of tool results may fill. */
 const RESULT_SHARE = 0.5
 
+/** Turns to wait after a failed summarizing request before asking again. */
+const SUMMARY_RETRY_TURNS = 5
+
 /** How many times a failed stream is asked for again before the run gives up. */
 const STREAM_RETRIES = 3
 
@@ -130,6 +133,8 @@ export class Agent {
   #ids = 0
   /** Summaries made by staged compaction in this run. */
   #summaries = 0
+  /** The turn of the last failed summarizing request, if any. */
+  #summaryFailed: number | undefined
 
   constructor(config: AgentConfig) {
     this.#c = config
@@ -403,8 +408,11 @@ export class Agent {
   async #prepare(built: BuiltPrompt, overflowTokens: number | undefined): Promise<FitResult> {
     const fit = this.#fit(built, overflowTokens)
     if (!fit.summaryDue || this.#signal.aborted) return fit
+    // After a failed summary, the next tries wait a few turns (truncation keeps the requests in the window).
+    if (this.#summaryFailed !== undefined && this.#turn - this.#summaryFailed < SUMMARY_RETRY_TURNS) return fit
     const made = await this.#summarize(built).catch((error: unknown) => {
       if (this.#signal.aborted) return false
+      this.#summaryFailed = this.#turn
       const why = error instanceof Error ? error.message : String(error)
       this.#emit({ type: "notice", message: `context: the summary failed (${why}); older turns are truncated instead` })
       return false
