@@ -32,6 +32,12 @@ describe("promptline compact", () => {
     expect(r.stdout).toContain('latest request "Now also update the changelog."')
   })
 
+  it("shows its defaults as a user reads them", async () => {
+    const help = (await runCli(["compact", "--help"])).stdout.replace(/\s+/g, " ")
+    expect(help).not.toMatch(/default: "\d/)
+    expect(help).toContain("--threshold <fraction> compaction starts above this share of the budget (default: 0.5)")
+  })
+
   it("prints JSON whose stages shrink the history, and refuses bad numbers naming the flag", async () => {
     const r = await runCli([
       "compact",

@@ -1,4 +1,4 @@
-import { Command } from "commander"
+import { Command, Option } from "commander"
 import type { CommandFactory } from "./main.js"
 
 /** Flags of `promptline compact`. */
@@ -21,9 +21,13 @@ export const compactCommand: CommandFactory = (io, setExit) =>
     .description("show what staged compaction would do to a history: mask old tool results, then summarize")
     .requiredOption("--history <file>", "the history: a JSON array of messages")
     .requiredOption("--model <id>", "the model id (resolved against the catalog)")
-    .option("--threshold <fraction>", "compaction starts above this share of the budget", "0.5")
-    .option("--keep-turns <n>", "tool results of this many recent turns are never masked", "3")
-    .option("--keep-tail <n>", "messages kept verbatim after a summary", "6")
+    .addOption(
+      new Option("--threshold <fraction>", "compaction starts above this share of the budget").default("0.5", "0.5"),
+    )
+    .addOption(
+      new Option("--keep-turns <n>", "tool results of this many recent turns are never masked").default("3", "3"),
+    )
+    .addOption(new Option("--keep-tail <n>", "messages kept verbatim after a summary").default("6", "6"))
     .option("--reserve <tokens>", "tokens (or a fraction of the window below 1) held back from the window")
     .option("--json", "print the result as JSON")
     .action(async (flags: CompactFlags) => {
