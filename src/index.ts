@@ -23,7 +23,7 @@ export { type FieldIssue, FileError, PromptlineError, ValidationError } from "./
 // Fitting the history
 export { type Budget, budgetFor } from "./history/budget.js"
 export { ChangeLog } from "./history/change-log.js"
-export { compactHistory, type Summarize } from "./history/compact.js"
+export type { Summarize } from "./history/compact.js"
 export {
   ContextManager,
   type ContextManagerOptions,
@@ -45,6 +45,7 @@ export {
   type ToolUseBlock,
   textOf,
 } from "./history/message.js"
+export { COMPACTION_DEFAULTS, type CompactionOptions } from "./history/staged.js"
 export { TokenCounter } from "./history/tokens.js"
 // Models
 export { MODEL_CATALOG } from "./models/catalog.js"

@@ -1,10 +1,11 @@
 import { InstructionTracker } from "../context/activate.js"
 import type { PromptContext } from "../context/prompt-context.js"
 import { CHARS_PER_TOKEN } from "../history/clip.js"
-import type { ContextManager, FitResult } from "../history/context-manager.js"
+import type { ContextManager, CountedTool, FitResult } from "../history/context-manager.js"
 import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
+import { AGENT_TEXTS } from "../history/requests.js"
 import { joinUserRuns } from "../history/turns.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import { ACT_MODE_UPDATE, dateUpdate, TAG } from "../notices.js"
@@ -68,6 +69,8 @@ export interface RunResult {
   turns: number
   usage: Usage
   history: Message[]
+  /** Summarizing requests staged compaction made in this run. */
+  summaries: number
 }
 
 /** One model turn as the loop needs it. */
@@ -85,11 +88,13 @@ const RETRY_STREAM: ReadonlySet<string> = new Set(["network", "server", "rate-li
 /** The share of the free budget one round of tool results may fill. */
 const RESULT_SHARE = 0.5
 
+/** Turns to wait after a failed summarizing request before asking again. */
+const SUMMARY_RETRY_TURNS = 5
+
 /** How many times a failed stream is asked for again before the run gives up. */
 const STREAM_RETRIES = 3
 
-const NUDGE =
-  "You answered without calling a tool. If the task is done, call the completion tool with the result; otherwise continue with the next tool call."
+const NUDGE = AGENT_TEXTS.nudge
 
 /**
  * Tool kinds that only look: a run that called nothing else has changed nothing, so a text answer
@@ -148,6 +153,10 @@ export class Agent {
   #ids = 0
   /** The searchable deferred tools of the current build (rebuilt only when its deferred list changes). */
   #deferred: DeferredTools | undefined
+  /** Summaries made by staged compaction in this run. */
+  #summaries = 0
+  /** The turn of the last failed summarizing request, if any. */
+  #summaryFailed: number | undefined
 
   constructor(config: AgentConfig) {
     this.#c = config
@@ -231,8 +240,7 @@ export class Agent {
     // What changed while the session was away (a new day, files edited meanwhile) goes first.
     blocks.push(...(await this.#updates()))
     if (task) blocks.push({ type: "text", text: task })
-    else if (last.role === "assistant" || blocks.length > 0)
-      blocks.push({ type: "text", text: "The session was resumed. Continue the task." })
+    else if (last.role === "assistant" || blocks.length > 0) blocks.push({ type: "text", text: AGENT_TEXTS.resumed })
     if (blocks.length > 0) await this.#append("user", blocks)
   }
 
@@ -360,7 +368,7 @@ export class Agent {
     let overflow: number | undefined
     let overflowed = false
     for (let failures = 0; ; ) {
-      const fit = this.#fit(built, overflow)
+      const fit = await this.#prepare(built, overflow)
       let response: AssembledResponse | undefined
       let failure: { kind?: string; message: string } | undefined
       try {
@@ -406,7 +414,10 @@ export class Agent {
     const cost = costOf(response.usage, built.model)
     if (cost !== undefined) this.#cost = (this.#cost ?? 0) + cost
     const prompt = response.usage.input + response.usage.cacheRead + response.usage.cacheWrite
-    if (prompt > 0) this.#lastUsage = { promptTokens: prompt, messages: fit.messages.length }
+    if (prompt > 0) {
+      this.#lastUsage = { promptTokens: prompt, messages: fit.messages.length }
+      this.#c.manager.observe(fit, prompt)
+    }
     this.#emit({
       type: "turn_end",
       turn: this.#turn,
@@ -426,6 +437,79 @@ export class Agent {
     return Math.floor(Math.max(0, budget.effective - system - tools) * RESULT_SHARE) * CHARS_PER_TOKEN
   }
 
+  /** The fit for a request; when staged compaction says a summary is due, the summary is made first. */
+  async #prepare(built: BuiltPrompt, overflowTokens: number | undefined): Promise<FitResult> {
+    const fit = this.#fit(built, overflowTokens)
+    if (!fit.summaryDue || this.#signal.aborted) return fit
+    // After a failed summary, the next tries wait a few turns (truncation keeps the requests in the window).
+    if (this.#summaryFailed !== undefined && this.#turn - this.#summaryFailed < SUMMARY_RETRY_TURNS) return fit
+    const made = await this.#summarize(built).catch((error: unknown) => {
+      if (this.#signal.aborted) return false
+      this.#summaryFailed = this.#turn
+      const why = error instanceof Error ? error.message : String(error)
+      this.#emit({ type: "notice", message: `context: the summary failed (${why}); older turns are truncated instead` })
+      return false
+    })
+    return made ? this.#fit(built, overflowTokens) : fit
+  }
+
+  /**
+   * Staged compaction, stage 2: asks the model for a structured summary of the older turns. The request
+   * carries the same system prompt and tools (so the cached prefix is read) and the view up to the
+   * condensed range, fitted to the window; the task and latest request are copied in verbatim.
+   */
+  async #summarize(built: BuiltPrompt): Promise<boolean> {
+    const format = this.#c.format ?? built.wireFormat
+    const plan = this.#c.manager.planSummary(this.#history, {
+      model: built.model,
+      system: built.text,
+      tools: this.#countedTools(built),
+      wireFormat: format,
+    })
+    if (!plan) return false
+    this.#emit({
+      type: "notice",
+      message: `context: summarizing ${plan.condensed.length} older messages${plan.masked || plan.dropped ? ` (request fitted: ${plan.masked} results masked, ${plan.dropped} messages left out)` : ""}`,
+    })
+    const encoded = encodeRequest(format, {
+      prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
+      messages: joinUserRuns(plan.messages),
+      model: built.model,
+      ...(this.#c.encode ? { options: this.#c.encode } : {}),
+    })
+    const raw = await this.#c.send({
+      format,
+      body: encoded.body,
+      model: built.model,
+      signal: this.#signal,
+      onRetry: (attempt, delayMs, error) => this.#emit({ type: "retry", attempt, delayMs, reason: error.message }),
+    })
+    const acc = new Accumulator({ ts: this.#c.now(), id: this.#id("summary"), model: built.model.id })
+    for await (const event of raw) acc.push(event)
+    const response = acc.finish().at(-1)!
+    this.#usage = addUsage(this.#usage, response.usage)
+    const cost = costOf(response.usage, built.model)
+    if (cost !== undefined) this.#cost = (this.#cost ?? 0) + cost
+    const text = response.message.content
+      .filter((b): b is TextBlock => b.type === "text")
+      .map((b) => b.text)
+      .join("\n")
+    if (!response.complete || !text.trim()) throw new Error(response.errors[0]?.message ?? "the answer had no text")
+    this.#c.manager.applySummary(plan, text, this.#c.now())
+    // The last usage described the view before the summary: the next fit counts afresh (calibrated).
+    this.#lastUsage = undefined
+    this.#summaries++
+    await this.#c.session.saveState(this.#c.manager.changeLog, this.#files.toJSON())
+    return true
+  }
+
+  /** The tool definitions a request counts: native ones; in the XML dialect they are in the system prompt. */
+  #countedTools(built: BuiltPrompt): CountedTool[] {
+    return built.toolCalling === "native"
+      ? built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
+      : []
+  }
+
   #fit(built: BuiltPrompt, overflowTokens: number | undefined): FitResult {
     const view = this.#c.manager.view(this.#history)
     const usage =
@@ -435,10 +519,7 @@ export class Agent {
       now: this.#c.now(),
       system: built.text,
       // In the XML dialect the tools are documented inside the system prompt, already counted.
-      tools:
-        built.toolCalling === "native"
-          ? built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
-          : [],
+      tools: this.#countedTools(built),
       wireFormat: this.#c.format ?? built.wireFormat,
       ...(usage ? { usage } : {}),
     })
@@ -514,6 +595,7 @@ export class Agent {
       turns: this.#turn - this.#firstTurn,
       usage: this.#usage,
       history: this.#history,
+      summaries: this.#summaries,
     }
   }
 }

@@ -26,7 +26,7 @@ const n = (x: number) => x.toLocaleString("en-US")
 /** One line per kind of edit: how many, and for hidden ranges how many messages they hid. */
 export function summarizeEdits(edits: readonly Edit[], history: readonly Message[]): string[] {
   const position = new Map(history.map((m, i) => [m.id, i]))
-  const order: Edit["kind"][] = ["dedup", "prune", "truncation", "compaction", "notice", "reinject"]
+  const order: Edit["kind"][] = ["dedup", "prune", "mask", "truncation", "compaction", "notice", "reinject"]
   const lines: string[] = []
   for (const kind of order) {
     const of = edits.filter((e) => e.kind === kind)
@@ -43,7 +43,8 @@ export function summarizeEdits(edits: readonly Edit[], history: readonly Message
         `${kind}: ${of.length} range${of.length === 1 ? "" : "s"}, ${verb} ${n(hidden)} message${hidden === 1 ? "" : "s"}`,
       )
     } else {
-      const what = kind === "dedup" ? "repeated file read" : kind === "prune" ? "old tool output" : "added text"
+      const what =
+        kind === "dedup" ? "repeated file read" : kind === "prune" || kind === "mask" ? "old tool output" : "added text"
       lines.push(`${kind}: ${of.length} ${what}${of.length === 1 ? "" : "s"}`)
     }
   }

@@ -5,7 +5,19 @@ import { runCli } from "./test-helpers/run.js"
 const version = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version
-const COMMANDS = ["prompt", "context", "variants", "run", "doctor", "inspect", "diff", "request", "decode", "fit"]
+const COMMANDS = [
+  "prompt",
+  "context",
+  "variants",
+  "run",
+  "doctor",
+  "inspect",
+  "diff",
+  "request",
+  "decode",
+  "fit",
+  "compact",
+]
 
 describe("the CLI's manners", () => {
   it("prints its version with --version and -V", async () => {

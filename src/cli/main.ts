@@ -1,6 +1,7 @@
 import { createRequire } from "node:module"
 import { Command, CommanderError } from "commander"
 import { PromptlineError } from "../errors.js"
+import { compactCommand } from "./compact.js"
 import { contextCommand } from "./context.js"
 import { decodeCommand } from "./decode.js"
 import { diffCommand } from "./diff.js"
@@ -28,6 +29,7 @@ const commands: CommandFactory[] = [
   requestCommand,
   decodeCommand,
   fitCommand,
+  compactCommand,
 ]
 
 /** The package's version, read from its package.json (two folders up from src/cli and from dist/cli). */

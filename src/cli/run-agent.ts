@@ -15,6 +15,7 @@ import { formatDiagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
 import { ContextManager } from "../history/context-manager.js"
 import { FileTracker } from "../history/file-tracker.js"
+import { COMPACTION_DEFAULTS } from "../history/staged.js"
 import type { WireFormat } from "../models/types.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { loadReplayScript, scriptWorkspace } from "../replay/script.js"
@@ -48,10 +49,23 @@ function positiveInteger(flag: string, value: string): number {
   return n
 }
 
+/** A share between 0 (exclusive) and 1 from a flag's text (default: staged compaction's), or an invalid-option error. */
+function fraction(flag: string, value: string | undefined): number {
+  if (value === undefined) return COMPACTION_DEFAULTS.threshold
+  const n = Number(value)
+  if (!(n > 0 && n <= 1))
+    throw new PromptlineError(
+      "invalid-option",
+      `${flag} must be a number above 0 and at most 1 (got ${JSON.stringify(value)})`,
+    )
+  return n
+}
+
 /** Runs the agent for `promptline run`; returns the exit code. */
 export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Promise<number> {
   const now = io.now ?? Date.now
   const maxTurns = positiveInteger("--max-turns", flags.maxTurns)
+  fraction("--compact-at", flags.compactAt)
   let replay: Awaited<ReturnType<typeof replayWorkspace>> | undefined
   if (flags.replay) replay = await replayWorkspace(flags.replay)
   const cwd = replay?.cwd ?? flags.cwd ?? io.cwd
@@ -102,7 +116,12 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
       return send(endpoint, { format: r.format, body: r.body, model: r.model.id, signal: r.signal, onRetry, now })
     }
 
-    const manager = await ContextManager.create({ models: gathered.config.models })
+    const manager = await ContextManager.create({
+      models: gathered.config.models,
+      ...(flags.compaction === "truncate"
+        ? {}
+        : { compaction: { threshold: fraction("--compact-at", flags.compactAt) } }),
+    })
     let session: Session
     let history: Awaited<ReturnType<typeof Session.resume>>["history"] = []
     let files = new FileTracker(context.cwd)

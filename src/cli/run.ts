@@ -17,6 +17,8 @@ export interface RunFlags extends ContextFlags {
   resume?: string
   plan?: boolean
   auto?: boolean
+  compaction: "staged" | "truncate"
+  compactAt?: string
 }
 
 /** `promptline run`: the reference agent. */
@@ -41,6 +43,15 @@ export const runCommand: CommandFactory = (io, setExit) => {
     .option("--resume <id>", "continue an interrupted session")
     .option("--plan", "start in plan mode")
     .option("--auto", "run without asking the user anything (autonomy auto)")
+    .addOption(
+      new Option(
+        "--compaction <strategy>",
+        "how a long session stays in the window: mask old results, then summarize; or truncate only",
+      )
+        .choices(["staged", "truncate"])
+        .default("staged"),
+    )
+    .option("--compact-at <fraction>", "staged compaction starts above this share of the budget (default 0.5)")
     .action(async (words: string[], flags: RunFlags) => {
       const { runAgent } = await import("./run-agent.js")
       setExit(await runAgent(words.join(" ").trim(), flags, io))

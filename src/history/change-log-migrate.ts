@@ -14,7 +14,7 @@ const blockSchema = z.looseObject({ type: z.string() })
 
 const editSchema = z.discriminatedUnion("kind", [
   z.object({
-    kind: z.enum(["dedup", "prune"]),
+    kind: z.enum(["dedup", "prune", "mask"]),
     ts: z.number(),
     messageId: z.string(),
     block: z.number().int().nonnegative(),

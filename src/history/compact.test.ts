@@ -12,19 +12,26 @@ const alternating = (n: number): Message[] =>
 
 describe("compaction", () => {
   it("parses and renders the fixed structure, filling absent sections", () => {
-    const s = parseSummary("Intro line.\n## Goal\nShip it.\n## Decisions\n- use zod\n* keep it pure\n## Unknown\n- x")
-    expect(s.goal).toBe("Intro line. Ship it.")
+    const s = parseSummary(
+      "Intro line.\n## Goal\nShip it.\n## Decisions\n- use zod\n* keep it pure\n## Unknown\n- x\n## Next steps\n- test\n## Last error\nnone",
+    )
+    expect(s.progress).toEqual(["Intro line.", "Ship it."])
     expect(s.decisions).toEqual(["use zod", "keep it pure", "Unknown", "x"])
-    const text = renderSummary({ ...s, decisions: ["use zod"] })
+    expect(s.openItems).toEqual(["test"])
+    expect(s.lastError).toBe("")
+    const text = renderSummary({ ...s, task: "Do it.", decisions: ["use zod"] })
     expect(text.split("\n").filter((l) => l.startsWith("## "))).toEqual([
-      "## Goal",
+      "## Task (verbatim)",
       "## Constraints",
       "## Progress",
       "## Decisions",
-      "## Next steps",
       "## Files",
+      "## Open items",
+      "## Last error",
     ])
+    expect(text).toContain("## Task (verbatim)\nDo it.")
     expect(text).toContain("## Constraints\n- (none)")
+    expect(parseSummary(text).task).toBe("Do it.")
   })
 
   it("condenses what lies between the head and a tail that starts with an assistant message", () => {

@@ -174,7 +174,7 @@ describe("ContextManager.fit", () => {
       history,
       async (messages, instructions) => {
         seen = messages.length
-        expect(instructions).toContain("## Next steps")
+        expect(instructions).toContain("## Open items")
         return "## Goal\nRefactor the budget.\n## Progress\n- tests pass\n## Files\n- src/a.ts"
       },
       { now: 5, keepTail: 4 },
@@ -186,7 +186,14 @@ describe("ContextManager.fit", () => {
     const summary = view[2]!
     expect(summary.role).toBe("user")
     const text = JSON.stringify(summary.content)
-    for (const h of ["## Goal", "## Constraints", "## Progress", "## Decisions", "## Next steps", "## Files"])
+    for (const h of [
+      "## Task (verbatim)",
+      "## Constraints",
+      "## Progress",
+      "## Decisions",
+      "## Files",
+      "## Open items",
+    ])
       expect(text).toContain(h)
     expect(text).toContain("src/a.ts")
     expect(view[3]!.role).toBe("assistant")

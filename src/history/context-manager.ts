@@ -5,11 +5,13 @@ import { wireFormatOf } from "../models/wire.js"
 import { type Budget, budgetFor } from "./budget.js"
 import { ChangeLog } from "./change-log.js"
 import { CHARS_PER_TOKEN, clipEdits } from "./clip.js"
-import { compactHistory, type Summarize } from "./compact.js"
+import { compactionEdit, compactionRange, completeSummary, type Summarize } from "./compact.js"
 import { dedupFileReads } from "./dedup.js"
-import type { Edit } from "./edits.js"
+import type { CompactionEdit, Edit } from "./edits.js"
+import { maskToolResults } from "./mask.js"
 import type { Message } from "./message.js"
 import { pruneToolOutputs } from "./prune.js"
+import { COMPACTION_DEFAULTS, type CompactionOptions, planSummary, reinjectEdits, type SummaryPlan } from "./staged.js"
 import { OVERHEADS, type Overhead, TokenCounter } from "./tokens.js"
 import { type Cut, cutEdits, cutToFit, headLength, plannedCut, type TruncationStrategy } from "./truncate.js"
 
@@ -33,6 +35,8 @@ export interface ContextManagerOptions {
   prune?: { keepRecent: number; minFree: number }
   /** User additions and overrides of the model catalog. */
   models?: readonly ModelInfo[]
+  /** Staged compaction (mask old tool results, then summarize) before truncation; off when absent. */
+  compaction?: CompactionOptions
 }
 
 /** A tool definition as far as counting goes. */
@@ -61,6 +65,15 @@ export interface FitRequest {
   usage?: { promptTokens: number; messages: number }
 }
 
+/** How far our estimate for a model is off: the moving ratio of reported to counted prompt tokens. */
+export interface Calibration {
+  ratio: number
+  samples: number
+}
+
+/** The weight of a new sample in the moving ratio. */
+const CALIBRATION_WEIGHT = 0.3
+
 /** Token figures of a fit. */
 export interface FitTokens {
   /** Prompt tokens before any edit of this call (system, tools and messages). */
@@ -72,6 +85,10 @@ export interface FitTokens {
   budget: Budget
   /** Whether `before` rests on reported usage (true) or on counting alone. */
   fromUsage: boolean
+  /** Our own count of what is returned (before calibration), to compare with what the provider reports. */
+  local: number
+  /** The calibration applied to `before` when no usage was given: reported ÷ counted for this model. */
+  ratio?: number
 }
 
 /** What `fit` returns: the messages to send, why, and the edits it made. */
@@ -82,6 +99,8 @@ export interface FitResult {
   /** Edits made by this call (already recorded in the change log). */
   edits: Edit[]
   tokens: FitTokens
+  /** Staged compaction: masking was not enough, a summary should be made (`summarize`) before the next request. */
+  summaryDue?: boolean
 }
 
 /** Fits a conversation into a model's window: dedup, optional pruning, truncation; all recorded as edits. */
@@ -89,6 +108,8 @@ export class ContextManager {
   readonly changeLog: ChangeLog
   readonly counter: TokenCounter
   private readonly options: ContextManagerOptions
+  /** Per model id: the moving ratio of reported to counted prompt tokens. */
+  private readonly calibrations = new Map<string, Calibration>()
   /** The last counted message list and its total, so a grown view costs only its new messages. */
   private last: { key: string; messages: readonly Message[]; total: number } | undefined
   /** The last system prompt and tool list counted, so an unchanged prompt is not hashed every turn. */
@@ -100,6 +121,26 @@ export class ContextManager {
     this.counter = counter
     this.options = options
     this.changeLog = options.changeLog ?? new ChangeLog()
+  }
+
+  /**
+   * Calibrates the estimate for a model from a request's reported (or exactly counted) prompt tokens:
+   * a moving ratio of reported ÷ our count, applied to later fits that have no usage to go on.
+   */
+  observe(fit: Pick<FitResult, "model" | "tokens">, reported: number): Calibration | undefined {
+    const local = fit.tokens.local
+    if (!(local > 0 && reported > 0)) return this.calibrations.get(fit.model.id)
+    const sample = reported / local
+    const was = this.calibrations.get(fit.model.id)
+    const ratio = was ? was.ratio + CALIBRATION_WEIGHT * (sample - was.ratio) : sample
+    const next = { ratio, samples: (was?.samples ?? 0) + 1 }
+    this.calibrations.set(fit.model.id, next)
+    return next
+  }
+
+  /** The calibration of a model's estimate so far, if any request was observed. */
+  calibration(model: string): Calibration | undefined {
+    return this.calibrations.get(model)
   }
 
   /** Loads the tokenizer and returns a manager. */
@@ -127,29 +168,63 @@ export class ContextManager {
     const usage = request.usage
     const fromUsage = usage !== undefined && usage.messages <= view.length
     const counted = countLocal(view)
+    const ratio = fromUsage ? undefined : this.calibrations.get(model.id)?.ratio
     const before = fromUsage
       ? usage.promptTokens + this.counter.countMessages(view.slice(usage.messages), family, overhead) - overhead.request
-      : counted
+      : // A ratio below 1 is reported but not applied: our own count stays the safe side.
+        Math.ceil(counted * Math.max(1, ratio ?? 1))
     // When the provider counted more than we do (an estimate that ran low, or an overflow it reported),
     // every later check scales our count by that ratio, so a reported overflow leads to a real cut.
     const scale = counted > 0 ? Math.max(1, before / counted) : 1
     const count = (msgs: readonly Message[]) => Math.ceil(countLocal(msgs) * scale)
     const made: Edit[] = []
+    let summaryDue = false
     const result = (): FitResult => ({
       messages: view,
       model,
       diagnostics,
       edits: made,
-      tokens: { before, after: made.length ? count(view) : before, system, tools, budget, fromUsage },
+      tokens: {
+        before,
+        after: made.length ? count(view) : before,
+        system,
+        tools,
+        budget,
+        fromUsage,
+        local: made.length ? countLocal(view) : counted,
+        ...(ratio !== undefined ? { ratio } : {}),
+      },
+      ...(summaryDue ? { summaryDue } : {}),
     })
-    if (before <= budget.effective) return result()
+    const staged = this.options.compaction && { ...COMPACTION_DEFAULTS, ...this.options.compaction }
+    const threshold = staged ? Math.floor(budget.effective * staged.threshold) : budget.effective
+    if (before <= threshold) return result()
 
-    // 1. Dedup of repeated file contents.
     const record = (edits: readonly Edit[]) => {
       this.changeLog.add(edits)
       made.push(...edits)
       view = this.changeLog.view(history)
     }
+    // 0. Staged compaction, stage 1: old tool results masked; a summary is due if that is not enough.
+    if (staged) {
+      const { edits, freed } = maskToolResults(view, this.counter, family, overhead, {
+        keepTurns: staged.keepTurns,
+        now: request.now,
+      })
+      if (edits.length > 0) {
+        record(edits)
+        diagnostics.push(
+          diagnostic("info", "context-masked", `masked ${edits.length} old tool results (${freed} tokens freed)`),
+        )
+      }
+      const after = count(view)
+      summaryDue = after > budget.effective * staged.target && this.worthSummary(view, family, overhead, staged, budget)
+      if (summaryDue)
+        diagnostics.push(diagnostic("info", "context-summary-due", `${after} tokens after masking; a summary is due`))
+      if (after <= budget.effective) return result()
+    }
+
+    // 1. Dedup of repeated file contents.
     const dedup = dedupFileReads(view, { now: request.now, readTools: this.options.readTools })
     if (dedup.length > 0) {
       record(dedup)
@@ -232,19 +307,79 @@ export class ContextManager {
     return result()
   }
 
-  /** Condenses the view with the caller's model call; records and returns the compaction edit. */
-  async compact(
+  /**
+   * Plans staged compaction's summary for the view: the range to condense and the summarizing request,
+   * fitted to the model's budget beside `system` (the summarizing prompt). Undefined when nothing can be condensed.
+   */
+  planSummary(
     history: readonly Message[],
-    summarize: Summarize,
-    options: { now: number; keepTail?: number },
-  ): Promise<Edit | undefined> {
-    const edit = await compactHistory(this.changeLog.view(history), summarize, options)
-    if (edit) this.changeLog.add([edit])
+    request: Pick<FitRequest, "model" | "system" | "tools" | "wireFormat"> & { keepTail?: number },
+  ): SummaryPlan | undefined {
+    const model = this.modelOf(request.model, [])
+    const family = model.tokenizer
+    const overhead = OVERHEADS[request.wireFormat ?? wireFormatOf(model)]
+    const budget = budgetFor(model, this.options.reserve)
+    const system = this.countFixed(request, family, overhead).reduce((a, b) => a + b, 0)
+    const keepTail = request.keepTail ?? this.options.compaction?.keepTail ?? COMPACTION_DEFAULTS.keepTail
+    return planSummary({
+      history,
+      view: this.changeLog.view(history),
+      edits: this.changeLog.edits,
+      keepTail,
+      room: budget.effective - system,
+      count: (msgs) => this.counter.countMessages(msgs, family, overhead),
+      mask: (msgs) => maskToolResults(msgs, this.counter, family, overhead, { keepTurns: 0, now: 0 }).edits,
+    })
+  }
+
+  /**
+   * Records a summary for a plan: the task and latest request verbatim, files and last error completed,
+   * project instructions of the condensed range put back. Its timestamp follows every earlier edit, so
+   * `undo` can take it back alone.
+   */
+  applySummary(plan: SummaryPlan, answer: Parameters<typeof completeSummary>[0], now: number): CompactionEdit {
+    const summary = completeSummary(answer, plan.source, plan.condensed, plan.previous)
+    const ts = Math.max(now, (this.changeLog.head ?? now - 1) + 1)
+    const edit = compactionEdit(plan.from, plan.to, summary, ts)
+    this.changeLog.add([edit, ...reinjectEdits(edit, plan, this.options.instructionPattern)])
     return edit
   }
 
+  /** Condenses the view with the caller's model call (stage 2 of staged compaction); records and returns the edit. */
+  async compact(
+    history: readonly Message[],
+    summarize: Summarize,
+    options: { now: number; keepTail?: number; model?: ModelInfo | string; system?: string },
+  ): Promise<CompactionEdit | undefined> {
+    const plan = this.planSummary(history, {
+      model: options.model ?? unbounded(),
+      ...(options.system ? { system: options.system } : {}),
+      ...(options.keepTail !== undefined ? { keepTail: options.keepTail } : {}),
+    })
+    if (!plan) return undefined
+    return this.applySummary(plan, await summarize(plan.messages, plan.instructions), options.now)
+  }
+
+  /** Whether a summary would condense enough to matter: at least a tenth of the budget. */
+  private worthSummary(
+    view: readonly Message[],
+    family: ModelInfo["tokenizer"],
+    overhead: Overhead,
+    staged: Required<CompactionOptions>,
+    budget: Budget,
+  ): boolean {
+    const range = compactionRange(view, staged.keepTail)
+    if (!range) return false
+    const condensed = view.slice(range.start, range.end + 1).filter((m) => !m.id.startsWith("summary-"))
+    return this.counter.countMessages(condensed, family, overhead) >= budget.effective * 0.1
+  }
+
   /** Tokens of the system prompt and the tool definitions, remembered while they stay the same. */
-  private countFixed(request: FitRequest, family: ModelInfo["tokenizer"], overhead: Overhead): [number, number] {
+  private countFixed(
+    request: Pick<FitRequest, "system" | "tools">,
+    family: ModelInfo["tokenizer"],
+    overhead: Overhead,
+  ): [number, number] {
     const key = `${family}/${overhead.tool}/${overhead.toolsPreamble}`
     const memo = this.fixedMemo
     if (memo && memo.key === key && memo.system === request.system && memo.tools === request.tools) return memo.counts
@@ -289,6 +424,12 @@ export class ContextManager {
     const tokens = view.map((m) => this.counter.countMessage(m, family, overhead))
     return cutToFit(view, tokens, Math.max(0, room * (this.options.keepFraction ?? 0.3)))
   }
+}
+
+/** A model with an unbounded window, for compaction without a model to fit to. */
+function unbounded(): ModelInfo {
+  const { maxInput: _, ...model } = resolveModel("unbounded-summary-model").model
+  return { ...model, contextWindow: Number.MAX_SAFE_INTEGER }
 }
 
 function samePrefix(a: readonly Message[], b: readonly Message[]): boolean {

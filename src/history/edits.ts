@@ -8,11 +8,11 @@ import { type Block, type Message, type TextBlock, textOf } from "./message.js"
  */
 
 /** What an edit does, for explanations and undo. */
-export type EditKind = "dedup" | "notice" | "truncation" | "reinject" | "prune" | "compaction"
+export type EditKind = "dedup" | "notice" | "truncation" | "reinject" | "prune" | "mask" | "compaction"
 
-/** Replaces one block of one message (dedup of a file read, pruning of an old tool output). */
+/** Replaces one block of one message (dedup of a file read, pruning or masking of an old tool output). */
 export interface BlockEdit {
-  kind: "dedup" | "prune"
+  kind: "dedup" | "prune" | "mask"
   ts: number
   messageId: string
   /** Index of the block in the original message. */

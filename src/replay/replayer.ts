@@ -10,7 +10,7 @@ import { geminiFormat } from "./gemini.js"
 import { openAIChatFormat } from "./openai-chat.js"
 import { openAIResponsesFormat, responseId, responseObject } from "./openai-responses.js"
 import { resolveTurn } from "./resolve.js"
-import type { ReplayFault, ReplayScript } from "./script.js"
+import { compilePattern, type ReplayFault, type ReplayScript } from "./script.js"
 import type { ReplayFormat, RequestView } from "./view.js"
 
 /** The handler of each wire format. */
@@ -51,6 +51,10 @@ export interface RecordedRequest {
   outcome: RequestOutcome
   status: number
   problems: string[]
+  /** True when the request was a summarizing request, answered with the script's summary. */
+  summary?: boolean
+  /** For a token-counting request: the count answered. */
+  count?: number
   /**
    * Top-level body fields the format's current API does not define: accepted and ignored, as the real APIs
    * pass over what they do not use, and listed here so a test can see them. Absent when there are none.
@@ -90,6 +94,9 @@ export interface ReplayerOptions {
   chunkSize?: number
 }
 
+/** Where the indexes of summary answers start (far from any turn's). */
+const SUMMARY_INDEX = 1_000_000
+
 const SECRET_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key"])
 
 /** Copies headers, replacing credentials with `[redacted]`. */
@@ -125,6 +132,8 @@ export class Replayer {
   /** Responses API ids that a later request may continue from (store was not false). */
   private readonly stored = new Set<string>()
   private warmups = 0
+  /** Summarizing requests answered so far. */
+  private summaries = 0
   private readonly created: number
   private readonly chunkSize: number
 
@@ -196,6 +205,10 @@ export class Replayer {
       )
     }
     if (format === "openai-responses" && body.generate === false) return this.warmup(record, body, view)
+    const summary = this.script.summary
+    if (summary && compilePattern(summary.when).test(view.lastTurn.text)) {
+      return this.summaryAnswer(record, view, body, handler, summary.text)
+    }
     const index = this.next
     record.turn = index
     const turn = this.script.turns[index]
@@ -228,6 +241,31 @@ export class Replayer {
     record.status = 200
     if (format !== "openai-responses") return { type: "turn", handler, render }
     const id = responseId(render.turn)
+    if (view.store !== false) this.stored.add(id)
+    return { type: "turn", handler, render, responseId: id }
+  }
+
+  /** Answers a summarizing request with the script's summary text; no turn is used. */
+  private summaryAnswer(
+    record: RecordedRequest,
+    view: RequestView,
+    body: Record<string, unknown>,
+    handler: FormatHandler,
+    text: string,
+  ): Answer {
+    // Ids apart from the turns' (the turn index names response and call ids).
+    const index = SUMMARY_INDEX + this.summaries++
+    const turn = resolveTurn({ text }, index, {
+      dialect: view.dialect,
+      callIdPrefix: handler.callIdPrefix,
+      requestChars: JSON.stringify(body).length,
+    })
+    record.outcome = "answered"
+    record.status = 200
+    record.summary = true
+    const render: TurnRender = { turn, view, body, created: this.created, chunkSize: this.chunkSize }
+    if (view.format !== "openai-responses") return { type: "turn", handler, render }
+    const id = responseId(turn)
     if (view.store !== false) this.stored.add(id)
     return { type: "turn", handler, render, responseId: id }
   }

@@ -122,6 +122,14 @@ export const replayScriptSchema = z
     /** The folder the task runs in, relative to the script file, for runners. */
     workspace: z.string().min(1).optional(),
     turns: z.array(turnSchema).min(1, "a script needs at least one turn"),
+    /**
+     * The answer to summarizing requests (staged compaction), served out of turn: a request whose last
+     * user text matches `when` gets `text` and uses no turn of the script.
+     */
+    summary: z
+      .object({ when: pattern.default("Condense the conversation above"), text: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict()
 

@@ -59,6 +59,14 @@ export function routeOf(path: string, query: URLSearchParams): { format: ReplayF
   return undefined
 }
 
+/** The wire format of a token-counting path, or undefined. */
+export function countingFormat(path: string): ReplayFormat | undefined {
+  if (path === "/v1/messages/count_tokens") return "anthropic"
+  if (path === "/v1/responses/input_tokens" || path === "/responses/input_tokens") return "openai-responses"
+  if (/^\/(v1|v1beta|v1alpha)\/models\/[^/:]+:countTokens$/.test(path)) return "gemini"
+  return undefined
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
@@ -158,6 +166,35 @@ export class ReplayServer {
       body = JSON.parse(raw)
     } catch {
       // kept as text in the record
+    }
+    const counting = countingFormat(url.pathname)
+    if (counting && req.method === "POST" && typeof body === "object" && body !== null) {
+      // Token counting: the same estimate the replay's usage uses (a quarter of the body's characters).
+      const tokens = Math.ceil(JSON.stringify(body).length / 4)
+      this.replayer.record({
+        transport: "http",
+        method: "POST",
+        path: url.pathname,
+        query: url.search,
+        headers: redactHeaders(req.headers),
+        body,
+        format: counting,
+      })
+      const record = this.replayer.requests.at(-1)!
+      record.outcome = "answered"
+      record.status = 200
+      record.count = tokens
+      res.writeHead(200, JSON_HEADERS)
+      res.end(
+        JSON.stringify(
+          counting === "gemini"
+            ? { totalTokens: tokens }
+            : counting === "openai-responses"
+              ? { object: "response.input_tokens", input_tokens: tokens }
+              : { input_tokens: tokens },
+        ),
+      )
+      return
     }
     const match = routeOf(url.pathname, url.searchParams)
     const record = this.replayer.record({

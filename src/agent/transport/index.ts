@@ -1,4 +1,5 @@
-/** The agent's transport: the provider registry, one request over HTTP, the Responses WebSocket, retries. */
+/** The agent's transport: the provider registry, one request over HTTP, token counting, the Responses WebSocket, retries. */
+export { COUNTING_FORMATS, countingRequest, countTokens } from "./count.js"
 export * from "./endpoints.js"
 export { type SendOptions, send } from "./http.js"
 export { type ProviderResponse, ResponseConsumedError } from "./response.js"
