@@ -7,7 +7,7 @@ export type ApprovalPolicy = "ask" | "reads" | "all"
 export type ConfirmCall = (summary: string, signal: AbortSignal) => Promise<boolean>
 
 /** Kinds that only read the workspace or the web, or talk to the user: they run under `reads`. */
-const READ_KINDS: ReadonlySet<ToolKind> = new Set([
+export const READ_KINDS: ReadonlySet<ToolKind> = new Set([
   "read",
   "search",
   "list",

@@ -17,7 +17,7 @@ import type { StreamEvent, Usage } from "../providers/stream.js"
 import { withXmlToolCalls } from "../providers/xml-parser.js"
 import { wrapTag } from "../tag-wrap.js"
 import { DeferredTools } from "../tools/search/deferred-tools.js"
-import type { ApprovalPolicy, ConfirmCall } from "./approval.js"
+import { type ApprovalPolicy, type ConfirmCall, READ_KINDS } from "./approval.js"
 import type { AgentEvent } from "./events.js"
 import type { ExecutorEnv } from "./executors/index.js"
 import { addUsage, costOf, figuresOf, ZERO_USAGE } from "./figures.js"
@@ -100,19 +100,7 @@ const NUDGE = AGENT_TEXTS.nudge
  * Tool kinds that only look: a run that called nothing else has changed nothing, so a text answer
  * ends it (a question answered directly). After any other call the completion tool is expected.
  */
-const LOOKING: ReadonlySet<string> = new Set([
-  "read",
-  "search",
-  "list",
-  "definitions",
-  "fetch",
-  "web_search",
-  "mcp_resource",
-  "skill",
-  "ask",
-  "act_respond",
-  "plan_respond",
-])
+const LOOKING: ReadonlySet<string> = new Set<string>([...READ_KINDS, "ask", "act_respond", "plan_respond"])
 
 /** The biggest number in an overflow message is the prompt size the provider counted. */
 function reportedTokens(message: string): number | undefined {
