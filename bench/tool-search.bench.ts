@@ -14,7 +14,7 @@ import type { Benchmark, Metric } from "./harness.js"
 
 function contextWith(servers: McpServerInfo[], mode: "auto" | "never"): PromptContext {
   return createContext({
-    cwd: "/work/project",
+    cwd: "/home/dev/project",
     platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
     date: "2026-12-01",
     model: { id: "claude-sonnet-4-5", provider: "anthropic" },

@@ -34,11 +34,11 @@ describe("compareToolOrder", () => {
 
 describe("lastRunFile", () => {
   it("gives each workspace its own file under the cache folder, named after the folder", () => {
-    const a = lastRunFile("/cache", "/work/shop")
+    const a = lastRunFile("/cache", "/home/dev/shop")
     expect(a.startsWith(join("/cache", "inspect", "shop-"))).toBe(true)
     expect(a.endsWith(".json")).toBe(true)
     expect(lastRunFile("/cache", "/other/shop")).not.toBe(a)
-    expect(lastRunFile("/cache", "/work/shop")).toBe(a)
+    expect(lastRunFile("/cache", "/home/dev/shop")).toBe(a)
     expect(lastRunFile("/cache", '/w/q" evil=<x>')).not.toMatch(/["<>= ]/)
   })
 })
@@ -48,7 +48,7 @@ describe("readLastRuns / saveLastRun", () => {
   let file: string
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "pl-last-run-"))
-    file = lastRunFile(dir, "/work/project")
+    file = lastRunFile(dir, "/home/dev/project")
   })
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true })

@@ -7,7 +7,7 @@ import { ANTHROPIC_TOOL_SEARCH, encodeAnthropic } from "./encode.js"
 
 const built = build(
   createContext({
-    cwd: "/work/project",
+    cwd: "/home/dev/project",
     platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
     date: "2026-12-01",
     model: { id: "claude-sonnet-4-5", provider: "anthropic" },

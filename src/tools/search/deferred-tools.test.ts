@@ -10,7 +10,7 @@ import { stemTerm, toolTerms } from "./tool-index.js"
 
 const built = build(
   createContext({
-    cwd: "/work/project",
+    cwd: "/home/dev/project",
     platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
     date: "2026-12-01",
     model: { id: "claude-sonnet-4-5", provider: "anthropic" },

@@ -11,7 +11,7 @@ const servers = loadToolSearchServers()
 
 function context(overrides: Partial<PromptContextInput> = {}): PromptContext {
   return createContext({
-    cwd: "/work/project",
+    cwd: "/home/dev/project",
     platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
     date: "2026-12-01",
     model: { id: "claude-sonnet-4-5", provider: "anthropic" },
