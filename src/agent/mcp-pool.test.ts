@@ -7,16 +7,10 @@ import { gather } from "../context/gather.js"
 import type { McpServerConfig } from "../context/mcp/config.js"
 import { processesRunning, shellScript, stdioConfig } from "../context/mcp/test-helpers.js"
 import { EVERYTHING_SERVER } from "../context/test-helpers/workspace.js"
-import { ContextManager } from "../history/context-manager.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { parseReplayScript } from "../replay/script.js"
-import { type ReplayServer, startReplayServer } from "../replay/server.js"
-import type { AgentEvent } from "./events.js"
-import { Agent } from "./loop.js"
 import { McpPool } from "./mcp-pool.js"
-import { Session } from "./session.js"
-import { endpointFor } from "./transport/endpoints.js"
-import { send } from "./transport/http.js"
+import { runReplayAgent } from "./test-helpers/replay-agent.js"
 
 const cleanup: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -55,36 +49,17 @@ describe("MCP tools in the agent loop", () => {
         },
       ],
     })
-    const server: ReplayServer = await startReplayServer({ script })
     const pool = new McpPool(gathered.mcpConfigs, context.cwd)
-    cleanup.push(
-      () => server.close(),
-      () => pool.close(),
-    )
-    const endpoint = endpointFor({ provider: "anthropic", env: {}, baseUrl: server.urls.anthropic, apiKey: "replay" })
-    const events: AgentEvent[] = []
-    let clock = 0
-    const agent = new Agent({
+    cleanup.push(() => pool.close())
+    const { result, events, server } = await runReplayAgent({
       context,
       builder,
-      manager: await ContextManager.create(),
-      send: (r) => send(endpoint, { format: r.format, body: r.body, model: r.model.id, signal: r.signal }),
-      session: await Session.create(cwd, {
-        id: "mcp",
-        created: 0,
-        cwd,
-        model: "m",
-        provider: "anthropic",
-        task: "Echo.",
-      }),
-      approve: "all",
+      script,
+      pool,
+      session: { id: "mcp", task: "Echo." },
       maxTurns: 5,
-      now: () => ++clock,
-      today: () => "2026-11-29",
-      executor: { mcp: pool },
-      onEvent: (e) => events.push(e),
     })
-    const result = await agent.run()
+    cleanup.push(() => server.close())
     expect(server.divergences).toEqual([])
     expect(result.reason).toBe("completed")
     expect(events.find((e) => e.type === "tool_result")).toMatchObject({ isError: false })

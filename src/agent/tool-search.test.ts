@@ -4,16 +4,10 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { gather } from "../context/gather.js"
 import { EVERYTHING_SERVER } from "../context/test-helpers/workspace.js"
-import { ContextManager } from "../history/context-manager.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { parseReplayScript } from "../replay/script.js"
-import { startReplayServer } from "../replay/server.js"
-import type { AgentEvent } from "./events.js"
-import { Agent } from "./loop.js"
 import { McpPool } from "./mcp-pool.js"
-import { Session } from "./session.js"
-import { endpointFor } from "./transport/endpoints.js"
-import { send } from "./transport/http.js"
+import { runReplayAgent } from "./test-helpers/replay-agent.js"
 
 const cleanup: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -64,36 +58,17 @@ describe.each(["native", "xml"] as const)("tool search in the agent loop (%s dia
         },
       ],
     })
-    const server = await startReplayServer({ script })
     const pool = new McpPool(gathered.mcpConfigs, context.cwd)
-    cleanup.push(
-      () => server.close(),
-      () => pool.close(),
-    )
-    const endpoint = endpointFor({ provider: "anthropic", env: {}, baseUrl: server.urls.anthropic, apiKey: "replay" })
-    const events: AgentEvent[] = []
-    let clock = 0
-    const agent = new Agent({
+    cleanup.push(() => pool.close())
+    const { result, events, server } = await runReplayAgent({
       context,
       builder,
-      manager: await ContextManager.create(),
-      send: (r) => send(endpoint, { format: r.format, body: r.body, model: r.model.id, signal: r.signal }),
-      session: await Session.create(cwd, {
-        id: "ts",
-        created: 0,
-        cwd,
-        model: "m",
-        provider: "anthropic",
-        task: "Add.",
-      }),
-      approve: "all",
+      script,
+      pool,
+      session: { id: "ts", task: "Add." },
       maxTurns: 6,
-      now: () => ++clock,
-      today: () => "2026-11-29",
-      executor: { mcp: pool },
-      onEvent: (e) => events.push(e),
     })
-    const result = await agent.run()
+    cleanup.push(() => server.close())
     expect(server.divergences).toEqual([])
     expect(result.reason).toBe("completed")
     const results = events.filter((e) => e.type === "tool_result")
