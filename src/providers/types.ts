@@ -9,7 +9,7 @@ import type { ModelInfo, ReasoningEffort, WireFormat } from "../models/types.js"
 import type { EnabledTool } from "../tools/spec.js"
 import type { ToolCalling } from "../tools/tool-calling.js"
 import type { CacheBreakpoint, CacheSettings } from "./cache.js"
-import type { DecodeOptions, PayloadDecoder, StreamEvent } from "./stream.js"
+import type { DecodeOptions, PayloadDecoder, ProviderErrorKind, StreamEvent } from "./stream.js"
 
 /** Who made a block that does not name its model: the target model, or some other model. */
 export type Origin = "target" | "other"
@@ -103,7 +103,8 @@ export interface EncodeResult<Body> {
  * (formats.ts). `Body` is the request body type; `Speaks` is the format whose wire shape it uses (its own
  * name, or the format it extends: DeepSeek speaks OpenAI Chat).
  */
-export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat> {
+export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat>
+  extends Partial<WireFormatServer> {
   /** The format's name, equal to its key in the table. */
   readonly format: string
   /** The format whose request and stream shapes this one uses. */
@@ -124,3 +125,87 @@ export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = Wi
 
 /** The request body type of a format module. */
 export type BodyOf<M> = M extends WireFormatModule<infer Body> ? Body : never
+
+/** What the URL of a request says that its body does not (Gemini puts the model and the streaming mode there). */
+export interface RequestRoute {
+  model?: string
+  stream?: boolean
+  /** Gemini: `alt=sse` was asked for (otherwise a streamed answer is one JSON array). */
+  sse?: boolean
+}
+
+/**
+ * A request body a client sent, read back into promptline's terms: the inverse of `encode`. Message ids are
+ * `m1`, `m2`, … and `ts` is 0 (the body has neither). Client tools become `EnabledTool`s of kind `client`.
+ */
+export interface DecodedRequest {
+  /** The model the client asked for. */
+  model: string
+  prompt: PromptInput
+  messages: Message[]
+  /** Output limit, temperature, thinking, tool choice, parallel calls, cache hints, stream, store, compat. */
+  options: EncodeOptions
+  /**
+   * What the body holds that promptline does not model, as JSON paths (`metadata`, `context_management`,
+   * `messages[3].content[0]` for an unknown block type, `tools[2]` for a server tool): passed through untouched in
+   * same-format mode, dropped (and named) when translating.
+   */
+  unmodeled: string[]
+  /** Things changed on the way in (a block read in a lossy way), as data. */
+  diagnostics: Diagnostic[]
+}
+
+/** What a stream encoder stamps into the answer it writes. */
+export interface StreamEncodeOptions {
+  /** The model name the client sees. */
+  model: string
+  /** The response id (`msg_…`, `chatcmpl-…`, `resp_…`); derived deterministically when absent. */
+  id?: string
+  /** Unix seconds for `created` fields (the caller supplies it: encoders read no clock). */
+  created?: number
+  /** OpenAI Chat: the request asked for a usage chunk (`stream_options.include_usage`). */
+  includeUsage?: boolean
+  /** Gemini: server-sent events (`alt=sse`) rather than one JSON array. */
+  sse?: boolean
+}
+
+/**
+ * Writes normalized stream events as this format's streamed answer (server-sent events, or Gemini's JSON array).
+ * Stateful; one per response. Each call returns the text to send now (possibly empty).
+ */
+export interface StreamEncoder {
+  push(event: StreamEvent): string
+  /** The answer ended: closing frames (and the terminator, such as `data: [DONE]`). */
+  end(): string
+}
+
+/** An answer that is an error, in this format's shape. */
+export interface ErrorResponse {
+  status: number
+  headers: Record<string, string>
+  body: unknown
+}
+
+/** An error to put in a format's shape: the normalized kind, the message, and the wait a rate limit asks for. */
+export interface ErrorInput {
+  kind: ProviderErrorKind | "not-found"
+  message: string
+  retryAfterMs?: number
+  /** The request field at fault, when known. */
+  param?: string
+}
+
+/**
+ * The half of a format module that serves clients (the gateway, the replay server): request decoding and
+ * answer encoding. Optional in `WireFormatModule` until every format has it.
+ */
+export interface WireFormatServer {
+  /** Reads a request body a client sent. Throws a `ProviderError` (`invalid-request`) naming the field at fault. */
+  decodeRequest(body: unknown, route?: RequestRoute): DecodedRequest
+  /** A fresh stream encoder for one answer. */
+  createStreamEncoder(options: StreamEncodeOptions): StreamEncoder
+  /** The whole (non-streamed) answer body for the events of one response. */
+  encodeResponse(events: readonly StreamEvent[], options: StreamEncodeOptions): unknown
+  /** An error answer in this format's shape and status. */
+  encodeError(error: ErrorInput): ErrorResponse
+}

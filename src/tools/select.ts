@@ -64,6 +64,7 @@ const ALL_KINDS: readonly ToolKind[] = [
   "mcp",
   "tool_search",
   "tool_call",
+  "client",
 ]
 
 function applyPatch(spec: ToolSpec, variant: string): Omit<SelectedTool, "name"> {

@@ -30,6 +30,8 @@ export type ToolKind =
   | "tool_search"
   /** Calls a deferred tool by name (tool search). */
   | "tool_call"
+  /** A tool the client application defines and runs itself (decoded from a request the gateway received). */
+  | "client"
 
 /** The JSON Schema subset tool parameters use. Unknown keywords pass through untouched. */
 export interface JsonSchema {
