@@ -188,7 +188,7 @@ export interface ErrorResponse {
 
 /** An error to put in a format's shape: the normalized kind, the message, and the wait a rate limit asks for. */
 export interface ErrorInput {
-  kind: ProviderErrorKind | "not-found"
+  kind: ProviderErrorKind | "not-found" | "overloaded"
   message: string
   retryAfterMs?: number
   /** The request field at fault, when known. */
