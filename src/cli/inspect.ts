@@ -1,7 +1,9 @@
 import { Command, InvalidArgumentError, Option } from "commander"
 import { DEFAULT_MAX_SHARE } from "../inspect/report.js"
 import { MIN_TEXT_WIDTH } from "../inspect/text.js"
+import type { ConversationFormat } from "../providers/request-detect.js"
 import { type ContextFlags, contextOptions } from "./context-options.js"
+import { fromOption, HISTORY_HELP } from "./conversation-option.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
 
@@ -15,6 +17,7 @@ export interface InspectFlags extends ContextFlags {
   color?: boolean
   width?: number
   history?: string
+  from?: ConversationFormat
 }
 
 /** The width of the terminal report when stdout is not a terminal and no `--width` is given. */
@@ -72,7 +75,8 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
         "columns of the terminal report (default: the terminal's width, else 100)",
       ).argParser(parseWidth),
     )
-    .option("--history <file>", "place this conversation (a history file) in the context-window view, counted by kind")
+    .option("--history <file>", `place this conversation in the context-window view, counted by kind; ${HISTORY_HELP}`)
+    .addOption(fromOption())
     .option("--color", "color the terminal report (default: when stdout is a terminal)")
     .option("--no-color", "never color")
     .action(async (flags: InspectFlags) => {
