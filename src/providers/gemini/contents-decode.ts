@@ -33,7 +33,7 @@ export function decodeContents(value: unknown, key: string, sink: ContentsSink):
   if (!Array.isArray(value)) throw invalidRequest(key, "must be a list")
   if (value.length === 0) throw invalidRequest(key, "at least one content is required")
   const reader = new ContentsReader(sink)
-  value.forEach((content, i) => reader.content(recordAt(content, `${key}[${i}]`), `${key}[${i}]`))
+  for (const [i, content] of value.entries()) reader.content(recordAt(content, `${key}[${i}]`), `${key}[${i}]`)
   if (reader.orphans > 0)
     sink.diagnostics.push(
       diagnostic(
