@@ -129,8 +129,8 @@ function generation(request: RecordOf, options: EncodeOptions, unmodeled: string
 
 /**
  * thinkingConfig as thinking options: a budget of 0 is thinking off, -1 (dynamic) and `includeThoughts` alone are
- * thinking on at the provider's default, a level is an effort. Hidden thoughts (`includeThoughts: false` with
- * thinking on) are unmodeled: promptline always asks to see them.
+ * thinking on at the provider's default, a level is an effort. Hidden thoughts (`includeThoughts` false or absent
+ * with thinking on) are unmodeled: promptline always asks to see them.
  */
 function thinkingOptions(config: RecordOf, path: string, unmodeled: string[]): ThinkingOptions | false | undefined {
   unmodeled.push(...otherKeys(config, new Set(["thinkingBudget", "thinkingLevel", "includeThoughts"]), path))
@@ -149,6 +149,7 @@ function thinkingOptions(config: RecordOf, path: string, unmodeled: string[]): T
     else unmodeled.push(`${path}.${keyIn(config, "thinkingLevel")}`)
   }
   if (budget === undefined && level === undefined && include !== true) return undefined
-  if (include === false) unmodeled.push(`${path}.${includeKey}`)
+  // Thinking on with its thoughts hidden (Gemini's default): promptline would ask to see them.
+  if (include !== true) unmodeled.push(includeKey === undefined ? path : `${path}.${includeKey}`)
   return out
 }

@@ -66,8 +66,8 @@ export function fromGeminiSchema(schema: Record<string, unknown>): JsonSchema {
     }
   }
   if (nullable) {
+    // A typed schema says it as a `null` type; elsewhere `nullable` stays (JSON Schema validators ignore it).
     if (typeof out.type === "string") out.type = [out.type, "null"]
-    else if (out.anyOf) out.anyOf = [...(out.anyOf as JsonSchema[]), { type: "null" }]
     else out.nullable = true
   }
   return out
