@@ -129,6 +129,7 @@ export class AnswerChunks {
       case "error":
         // A call's bad arguments were already replaced by `{}` in its end event; other errors end the answer.
         if (event.kind === "invalid-arguments") return
+        this.#flushSignature()
         this.#closed = true
         this.#emit(
           geminiErrorBody({

@@ -66,9 +66,10 @@ export function encodeGeminiResponse(events: readonly StreamEvent[], options: St
 }
 
 /**
- * Adds a part, joining it to the previous one when both are text of the same kind and the previous carries no
- * signature (nor the new one, unless it is a thought). Empty text is dropped unless it carries a signature; a signature-only part stays on its own (a
- * signature on a text part would move before that text when read back).
+ * Adds a part, joining it to the previous one when both are text of the same kind: thoughts while the previous
+ * carries no signature, other text while the new one carries none (a signature on a text part is read as an
+ * empty thinking block before that text, so it must stay at the start). Empty text without a signature is
+ * dropped; a signature-only part joins the text after it.
  */
 function merge(parts: AnswerPart[], part: AnswerPart): void {
   if (part.text === "" && part.thoughtSignature === undefined) return
@@ -79,8 +80,8 @@ function merge(parts: AnswerPart[], part: AnswerPart): void {
     typeof part.text === "string" &&
     part.text !== "" &&
     prev.thought === part.thought &&
-    (part.thoughtSignature === undefined || part.thought === true) &&
-    prev.thoughtSignature === undefined
+    // A thought's signature closes its block; a text's signature stands for an empty block before the text.
+    (part.thought === true ? prev.thoughtSignature === undefined : part.thoughtSignature === undefined)
   if (!joinable) {
     parts.push({ ...part })
     return
