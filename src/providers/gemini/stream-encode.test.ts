@@ -206,19 +206,19 @@ describe("Gemini stream encoding", () => {
       fc.property(answer, (a) => {
         const events = eventsOf(a)
         const body = encodeGeminiResponse(events, options)
-        const merged = (list: StreamEvent[]) =>
-          list.reduce<StreamEvent[]>((acc, e) => {
-            const prev = acc.at(-1)
-            const joinable = (x: StreamEvent | undefined): x is Extract<StreamEvent, { type: "text" | "thinking" }> =>
-              x !== undefined && (x.type === "text" || x.type === "thinking") && x.delta !== ""
+        const merged = (list: StreamEvent[]) => {
+          const out: StreamEvent[] = []
+          const joinable = (x: StreamEvent | undefined): x is Extract<StreamEvent, { type: "text" | "thinking" }> =>
+            x !== undefined && (x.type === "text" || x.type === "thinking") && x.delta !== ""
+          for (const e of list) {
+            const prev = out.at(-1)
             if (joinable(prev) && joinable(e) && prev.type === e.type && !("signature" in prev)) {
-              if (e.type === "text" && "signature" in e) return [...acc, e]
               const { index: _i, ...rest } = e
-              acc[acc.length - 1] = { ...prev, ...rest, delta: prev.delta + e.delta }
-              return acc
-            }
-            return [...acc, e]
-          }, [])
+              out[out.length - 1] = { ...prev, ...rest, delta: prev.delta + e.delta }
+            } else out.push(e)
+          }
+          return out
+        }
         // An answer that failed is the error's body alone.
         const failed = events.some((e) => e.type === "error")
         const want = merged(expected(events)).filter((e) => !failed || e.type === "error" || e.type === "stop")
