@@ -22,15 +22,15 @@ const STATUS: Record<ErrorInput["kind"], [number, string]> = {
 const GEMINI_OVERFLOW = /input token count.*exceeds the maximum number of tokens allowed/i
 
 /**
- * An overflow message in Gemini's wording. Another provider's message that names the two counts (prompt tokens,
- * then the limit) keeps them; otherwise the original follows the sentence.
+ * An overflow message in Gemini's wording. Another provider's message that names two counts keeps them (the larger
+ * as the input count, the smaller as the limit: an overflow's count exceeds its limit); otherwise the original
+ * follows the sentence.
  */
 export function geminiOverflowMessage(message: string): string {
   if (GEMINI_OVERFLOW.test(message)) return message
-  const numbers = [...message.matchAll(/\d+/g)].map((m) => Number(m[0]))
-  const [count, limit] = numbers.filter((n) => n >= 1000)
-  if (count !== undefined && limit !== undefined && count > limit)
-    return `The input token count (${count}) exceeds the maximum number of tokens allowed (${limit}).`
+  const [a, b] = [...message.matchAll(/\d+/g)].map((m) => Number(m[0])).filter((n) => n >= 1000)
+  if (a !== undefined && b !== undefined && a !== b)
+    return `The input token count (${Math.max(a, b)}) exceeds the maximum number of tokens allowed (${Math.min(a, b)}).`
   return `The input token count exceeds the maximum number of tokens allowed. ${message}`.trim()
 }
 
