@@ -111,6 +111,16 @@ function events(render: TurnRender): unknown[] {
     .map((frame) => JSON.parse(frame.slice("data: ".length)) as unknown)
 }
 
+/** The stream as one JSON array, as the stream encoder writes it without `alt=sse`. */
+function array(render: TurnRender): string {
+  const encoder = geminiModule.createStreamEncoder({ ...encodeOptions(render), sse: false })
+  return (
+    replayEvents(render)
+      .map((e) => encoder.push(e))
+      .join("") + encoder.end()
+  )
+}
+
 function complete(render: TurnRender): unknown {
   return geminiModule.encodeResponse(replayEvents(render), encodeOptions(render))
 }
@@ -150,6 +160,7 @@ export const geminiFormat: FormatHandler = {
   view,
   events,
   sse: (evs) => evs.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`),
+  array,
   complete,
   error,
 }
