@@ -19,11 +19,11 @@ import type { Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
 import { type Fitted, fitBudget, fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
-import { toGeminiTools } from "../../tools/native.js"
 import { prepareHistory } from "../portability.js"
 import { systemReminder, systemText } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort, ThinkingOptions } from "../types.js"
+import { toGeminiTools } from "./tools.js"
 
 /** A generateContent request body (REST form), built from the official SDK's types. */
 export interface GeminiRequest {
