@@ -89,7 +89,9 @@ function history(exchanges: fc.RecordValue<typeof exchange>[], last: Block[]): M
     if (x.redacted) assistant.push({ type: "redacted_thinking", data: "ZW5j" })
     if (x.text !== undefined) assistant.push({ type: "text", text: x.text })
     open = x.calls.map((_, k) => `toolu_${i}_${k}`)
-    x.calls.forEach((c, k) => assistant.push({ type: "tool_use", id: open[k]!, name: c.name, input: c.input }))
+    x.calls.forEach((c, k) => {
+      assistant.push({ type: "tool_use", id: open[k]!, name: c.name, input: c.input })
+    })
     if (assistant.length === 0) assistant.push({ type: "text", text: "ok" })
     push("assistant", assistant)
   })
