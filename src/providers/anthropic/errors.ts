@@ -26,8 +26,27 @@ const ERRORS: Record<AnthropicErrorKind, [number, string]> = {
   malformed: [502, "api_error"],
 }
 
-/** The Anthropic error type for an error kind (`api_error` when the kind is unknown). */
-export function anthropicErrorType(kind: AnthropicErrorKind | undefined): string {
+/** The error types of the Messages API. */
+const ERROR_TYPES = new Set([
+  "invalid_request_error",
+  "authentication_error",
+  "billing_error",
+  "permission_error",
+  "not_found_error",
+  "request_too_large",
+  "rate_limit_error",
+  "api_error",
+  "timeout_error",
+  "overloaded_error",
+])
+
+/**
+ * The Anthropic error type of an error: the one its message opens with when it came from an Anthropic error
+ * (`overloaded_error: Overloaded`, as the decoder words it), else the one of its kind.
+ */
+export function anthropicErrorType(kind: AnthropicErrorKind | undefined, message = ""): string {
+  const named = /^([a-z_]+): /.exec(message)?.[1]
+  if (named !== undefined && ERROR_TYPES.has(named)) return named
   return ERRORS[kind ?? "server"]?.[1] ?? "api_error"
 }
 

@@ -52,7 +52,7 @@ function foldPayloads(payloads: readonly AnthropicStreamPayload[]): unknown {
   }
   for (const [index, text] of args) content[index]!.input = text.trim() === "" ? {} : parseOr(text)
   // The key order of the API's own answers: content before the stop fields and usage.
-  const { id, type, role, model, stop_reason, stop_sequence, usage, ...rest } = message
+  const { id, type, role, model, content: _empty, stop_reason, stop_sequence, usage, ...rest } = message
   return { id, type, role, model, content, stop_reason, stop_sequence, ...rest, usage }
 }
 

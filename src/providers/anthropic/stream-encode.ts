@@ -106,7 +106,7 @@ export class AnthropicStreamWriter {
       case "error":
         // Warnings (arguments that are not JSON, a skipped payload) are the reader's notes, not the provider's words.
         if (!isErrorLevel(event)) return
-        this.#error(anthropicErrorType(event.kind), event.message, out)
+        this.#error(anthropicErrorType(event.kind, event.message), event.message, out)
         return
       case "stop":
         this.#stop(event, out)
