@@ -68,7 +68,9 @@ const exchange = fc.record({
   calls: fc.array(fc.record({ name: fc.constantFrom(...toolNames), input }), { maxLength: 3 }),
 })
 
-function history(exchanges: fc.RecordValue<typeof exchange>[], last: Block[]): Message[] {
+type Exchange = typeof exchange extends fc.Arbitrary<infer T> ? T : never
+
+function history(exchanges: Exchange[], last: Block[]): Message[] {
   const messages: Message[] = []
   let open: string[] = []
   const push = (role: Message["role"], content: Block[]) =>

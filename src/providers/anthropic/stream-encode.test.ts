@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { StreamDecoder } from "../decode.js"
-import type { StopReason, StreamEvent } from "../stream.js"
+import type { StopReason, StreamErrorKind, StreamEvent } from "../stream.js"
 import { anthropicResponseEvents } from "./decode.js"
 import { encodeAnthropicResponse } from "./response-encode.js"
 import { createAnthropicStreamEncoder } from "./stream-encode.js"
@@ -26,7 +26,8 @@ const text = fc.string({ maxLength: 12, unit: fc.constantFrom("a", "b", " ", "\n
 const nonEmpty = text.filter((s) => s !== "")
 
 type Piece =
-  | { kind: "text" | "thinking"; deltas: string[]; signature?: string }
+  | { kind: "text"; deltas: string[] }
+  | { kind: "thinking"; deltas: string[]; signature?: string }
   | { kind: "redacted"; data: string }
   | { kind: "tool"; name: string; input: Record<string, unknown>; cuts: number[] }
 
@@ -70,7 +71,7 @@ const ending = fc.oneof(
   }),
   fc.record({
     kind: fc.constant("error" as const),
-    error: fc.constantFrom(
+    error: fc.constantFrom<[StreamErrorKind, string]>(
       ["server", "overloaded_error: Overloaded"],
       ["server", "api_error: Internal server error"],
       ["rate-limit", "rate_limit_error: Number of requests has exceeded your rate limit"],
@@ -81,7 +82,9 @@ const ending = fc.oneof(
   }),
 )
 
-function eventsOf(pieces: Piece[], end: fc.RecordValue<typeof ending>): StreamEvent[] {
+type Ending = typeof ending extends fc.Arbitrary<infer T> ? T : never
+
+function eventsOf(pieces: Piece[], end: Ending): StreamEvent[] {
   const out: StreamEvent[] = []
   pieces.forEach((p, index) => {
     if (p.kind === "text") for (const delta of p.deltas) out.push({ type: "text", delta, index })
@@ -102,7 +105,7 @@ function eventsOf(pieces: Piece[], end: fc.RecordValue<typeof ending>): StreamEv
   const content = out.length > 0
   if (end.kind === "error") {
     const [kind, message] = end.error
-    out.push({ type: "error", kind: kind as "server", message })
+    out.push({ type: "error", kind, message })
     out.push({ type: "usage", input: 0, output: 0, cacheRead: 0, cacheWrite: 0 })
     out.push({ type: "stop", reason: "error" })
     return content ? [{ type: "start", id: ID, model: MODEL }, ...out] : out
