@@ -123,6 +123,18 @@ describe("the official Anthropic SDK reads the encoders' answers", () => {
     expect(seen.at(-1)).toMatchObject({ options: { stream: true, thinking: { budgetTokens: 1024 } }, unmodeled: [] })
   })
 
+  it("serves the beta client, listing the beta fields it does not model", async () => {
+    const message = await client()
+      .beta.messages.stream({
+        ...params("go"),
+        betas: ["context-management-2025-06-27"],
+        context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
+      })
+      .finalMessage()
+    expect(message.content).toEqual(EXPECTED_CONTENT)
+    expect(seen.at(-1)!.unmodeled).toEqual(["context_management"])
+  })
+
   it("streams the raw events in Anthropic's order (create with stream: true)", async () => {
     const stream = await client().messages.create({ ...params("go"), stream: true })
     const types: string[] = []
