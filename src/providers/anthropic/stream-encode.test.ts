@@ -211,6 +211,23 @@ describe("Anthropic stream encoder", () => {
     ])
   })
 
+  it("writes every call that was still open or waiting when the stop came", () => {
+    const events: StreamEvent[] = [
+      { type: "tool_call_start", id: "a", name: "read_file" },
+      { type: "tool_call_start", id: "b", name: "bash" },
+      { type: "tool_call_start", id: "c", name: "grep" },
+      { type: "tool_call_delta", id: "c", argsDelta: '{"q":1}' },
+      { type: "tool_call_delta", id: "b", argsDelta: '{"command":"ls"}' },
+      { type: "stop", reason: "tool_use" },
+    ]
+    const ends = decode([new TextEncoder().encode(encode(events))]).filter((e) => e.type === "tool_call_end")
+    expect(ends).toEqual([
+      { type: "tool_call_end", id: "a", input: {} },
+      { type: "tool_call_end", id: "b", input: { command: "ls" } },
+      { type: "tool_call_end", id: "c", input: { q: 1 } },
+    ])
+  })
+
   it("sends a call whose arguments never streamed in one piece, and leaves out the reader's warnings", () => {
     const text = encode([
       { type: "tool_call_start", id: "c", name: "read_file" },

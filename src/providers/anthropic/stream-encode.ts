@@ -231,12 +231,14 @@ export class AnthropicStreamWriter {
       this.#error("api_error", event.message ?? "the response failed", out)
       return
     }
-    // A call still open ends here (its arguments are what arrived), then whatever waited for it.
-    const open = this.#open
-    if (open?.kind === "tool") open.ended = true
-    this.#closeBlock(out)
-    this.#flushWaiting(out)
-    this.#closeBlock(out)
+    // A call still open ends here (its arguments are what arrived), then whatever waited for it, which may be
+    // another call that never ended; each round closes one call, so this ends.
+    while (this.#open !== undefined || this.#waiting.length > 0) {
+      const open = this.#open
+      if (open?.kind === "tool") open.ended = true
+      this.#closeBlock(out)
+      this.#flushWaiting(out)
+    }
     this.#start(out)
     this.#ping(out)
     const raw = event.raw !== undefined && RAW_STOPS[event.raw] === event.reason ? event.raw : undefined
