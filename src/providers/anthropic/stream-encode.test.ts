@@ -211,6 +211,63 @@ describe("Anthropic stream encoder", () => {
     ])
   })
 
+  it("writes calls whose events interleave in any order as whole blocks, in the order they started", () => {
+    const call = fc.record({
+      input: fc.dictionary(fc.stringMatching(/^[a-z]{1,4}$/), fc.integer(), { maxKeys: 3 }),
+      cuts: fc.array(fc.nat(30), { maxLength: 3 }),
+    })
+    fc.assert(
+      fc.property(
+        fc.array(call, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (calls, picks) => {
+          // Each call's own events in order; the calls' event lists merged by the picks.
+          const lists = calls.map((c, i): StreamEvent[] => {
+            const id = `call_${i}`
+            const args = JSON.stringify(c.input)
+            const cuts = [...new Set([0, ...c.cuts.map((x) => x % (args.length + 1)), args.length])].sort(
+              (a, b) => a - b,
+            )
+            const deltas = cuts
+              .slice(1)
+              .map((to, k): StreamEvent => ({ type: "tool_call_delta", id, argsDelta: args.slice(cuts[k], to) }))
+            return [
+              { type: "tool_call_start", id, name: "t" },
+              ...deltas,
+              { type: "tool_call_end", id, input: c.input },
+            ]
+          })
+          const merged: StreamEvent[] = []
+          let k = 0
+          while (lists.some((l) => l.length > 0)) {
+            const open = lists.filter((l) => l.length > 0)
+            merged.push(open[(picks[k++] ?? 0) % open.length]!.shift()!)
+          }
+          const starts = merged.filter((e) => e.type === "tool_call_start").map((e) => (e as { id: string }).id)
+          const decoded = decode([new TextEncoder().encode(encode([...merged, { type: "stop", reason: "tool_use" }]))])
+          const expected = starts.flatMap((id) => {
+            const i = Number(id.slice(5))
+            const args = JSON.stringify(calls[i]!.input)
+            return [
+              { type: "tool_call_start", id, name: "t" },
+              { joined: args },
+              { type: "tool_call_end", id, input: calls[i]!.input },
+            ]
+          })
+          // Deltas are compared joined per call (each call's pieces keep their order).
+          const grouped: unknown[] = []
+          for (const e of decoded) {
+            if (e.type === "tool_call_start") grouped.push(e, { joined: "" })
+            else if (e.type === "tool_call_delta") (grouped.at(-1) as { joined: string }).joined += e.argsDelta
+            else if (e.type === "tool_call_end") grouped.push(e)
+          }
+          expect(grouped).toEqual(expected)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
   it("writes every call that was still open or waiting when the stop came", () => {
     const events: StreamEvent[] = [
       { type: "tool_call_start", id: "a", name: "read_file" },
