@@ -19,6 +19,8 @@ import { clientTool } from "./tools.js"
  * - options: maxTokens, stream, toolChoice, parallelToolCalls and thinking equal, except that `none` carries no
  *   parallel setting (the API has no field for it), parallel calls turned off without a choice read back with
  *   the choice `auto` (the field that turns them off is inside `tool_choice`), and thinking is generated only where the encoder keeps it;
+ * - not generated, because the body cannot tell them apart: a context message (it becomes the first user
+ *   message's first text), the XML dialect (its tools are system text), temperature (the encoder does not send it);
  * - cache: the settings the encoder's *placed* breakpoints describe (the encoder leaves out breakpoints on a
  *   prefix too small to cache), `false` when none was placed.
  */
