@@ -214,7 +214,8 @@ function isLoopback(url: string): boolean {
   }
 }
 
-const QUOTA = /insufficient_quota|exceeded your current quota|quota exceeded|credit balance is too low|payment required/
+const QUOTA =
+  /insufficient_quota|billing_error|exceeded your current quota|quota exceeded|credit balance is too low|payment required/
 const AUTH =
   /authentication_error|permission_error|invalid api key|invalid_api_key|api key not valid|api_key_invalid|unauthenticated|permission_denied/
 const RATE = /rate_limit|rate limit|resource_exhausted|too many requests/
