@@ -5,7 +5,7 @@ import { OpenAIResponsesDecoder, responsesResponseEvents } from "./decode.js"
 import { encodeOpenAIResponses, type OpenAIResponsesRequest } from "./encode.js"
 import { encodeResponsesError } from "./errors.js"
 import { decodeOpenAIResponsesRequest } from "./request-decode.js"
-import { encodeResponsesResponse, ResponsesStreamEncoder } from "./stream-encode.js"
+import { encodeResponsesResponse, type ResponsesStreamEncodeOptions, ResponsesStreamEncoder } from "./stream-encode.js"
 import { toOpenAIResponsesTools } from "./tools.js"
 
 /** The OpenAI Responses API (`POST /responses`). */
@@ -19,7 +19,7 @@ export const openAIResponsesFormat = {
   nativeTools: (tools) => toOpenAIResponsesTools(tools),
   overhead: OVERHEADS["openai-responses"],
   decodeRequest: decodeOpenAIResponsesRequest,
-  createStreamEncoder: (options) => new ResponsesStreamEncoder(options),
+  createStreamEncoder: (options: ResponsesStreamEncodeOptions) => new ResponsesStreamEncoder(options),
   encodeResponse: encodeResponsesResponse,
   encodeError: encodeResponsesError,
 } as const satisfies WireFormatModule<OpenAIResponsesRequest, "openai-responses">

@@ -106,7 +106,8 @@ class InputReader {
       throw invalid(`${path}.role`, 'must be "user", "assistant", "system" or "developer"')
     const side = OPENAI_RESPONSES_ROLES[role as keyof typeof OPENAI_RESPONSES_ROLES]
     const parts = this.#parts(item.content, `${path}.content`)
-    if (side === "assistant" && item.phase !== undefined && item.phase !== null) this.out.unmodeled.push(`${path}.phase`)
+    if (side === "assistant" && item.phase !== undefined && item.phase !== null)
+      this.out.unmodeled.push(`${path}.phase`)
     if (side === "system") {
       const images = parts.filter((p) => p.type === "image").length
       if (images > 0) throw invalid(`${path}.content`, "a system or developer message holds text only")

@@ -88,7 +88,14 @@ export function decodeOpenAIResponsesRequest(body: unknown, route?: RequestRoute
         "previous_response_id: the earlier turns are stored by the provider, not in this request; only same-format pass-through keeps them",
       ),
     )
-  return { model, prompt: { text: system, tools: tools.tools }, messages: input.messages, options, unmodeled, diagnostics }
+  return {
+    model,
+    prompt: { text: system, tools: tools.tools },
+    messages: input.messages,
+    options,
+    unmodeled,
+    diagnostics,
+  }
 }
 
 /** `reasoning`: the effort (`none` turns thinking off); a summary other than `auto` and other keys are unmodeled. */

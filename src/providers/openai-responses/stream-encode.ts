@@ -133,6 +133,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       case "error": {
         // A call's arguments that are not JSON reach the client as the text they are.
         if (event.kind === "invalid-arguments" || event.toolCallId !== undefined || this.#error) return
+        // The items written so far end before the error, as in OpenAI's own failed streams.
+        this.#closeAll()
         const fields = openAIErrorFields(event.kind ?? "server", event.message, { retryAfterMs: event.retryAfterMs })
         this.#error = { code: fields.code ?? fields.type, message: fields.message }
         this.#emit({ type: "error", error: fields })
@@ -202,14 +204,24 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       const at = this.#at(item, "content")
       this.#emit({ type: "response.output_text.done", ...at, text: item.text, logprobs: [] })
       this.#emit({ type: "response.content_part.done", ...at, part: textPart(item.text) })
-      const done = { id: item.id, type: "message", status: "completed", content: [textPart(item.text)], role: "assistant" }
+      const done = {
+        id: item.id,
+        type: "message",
+        status: "completed",
+        content: [textPart(item.text)],
+        role: "assistant",
+      }
       this.#item(item.index, done)
       return
     }
     if (item.text !== "") {
       const at = this.#at(item, "summary")
       this.#emit({ type: "response.reasoning_summary_text.done", ...at, text: item.text })
-      this.#emit({ type: "response.reasoning_summary_part.done", ...at, part: { type: "summary_text", text: item.text } })
+      this.#emit({
+        type: "response.reasoning_summary_part.done",
+        ...at,
+        part: { type: "summary_text", text: item.text },
+      })
     }
     const done = reasoningItem(item.upstream ?? item.id, item.text)
     if (item.signature !== undefined) done.encrypted_content = item.signature
@@ -221,7 +233,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const call: Call = { index: this.#output.length, itemId: this.#itemId("fc"), callId, name, args: "" }
     this.#output.push(undefined)
     this.#calls.set(callId, call)
-    this.#emit({ type: "response.output_item.added", output_index: call.index, item: this.#callItem(call, "in_progress") })
+    this.#emit({
+      type: "response.output_item.added",
+      output_index: call.index,
+      item: this.#callItem(call, "in_progress"),
+    })
     return call
   }
 
@@ -237,7 +253,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   /** Closes everything open and writes the terminal event; `incomplete` names why a response stopped early. */
-  #finish(status: "completed" | "incomplete" | "failed", incomplete?: string): void {
+  /** Ends every open item: the text or reasoning being written and the calls not ended yet. */
+  #closeAll(): void {
     this.#closeOpen()
     for (const call of [...this.#calls.values()]) {
       this.#emit({
@@ -249,6 +266,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       this.#item(call.index, this.#callItem(call, "completed"))
     }
     this.#calls.clear()
+  }
+
+  #finish(status: "completed" | "incomplete" | "failed", incomplete?: string): void {
+    this.#closeAll()
     const output = this.#output.filter((item) => item !== undefined)
     const usage = this.#usage ? responsesUsageObject(this.#usage) : null
     const state: ResponseState = { status, output, usage }
