@@ -4,7 +4,6 @@ import { fixtureModel, mixedHistory } from "../../../test/fixtures/providers/req
 import { anyHistory } from "../../../test/fixtures/providers/requests/sequence-rules.js"
 import type { Message } from "../../history/message.js"
 import type { EnabledTool } from "../../tools/spec.js"
-import { ProviderError } from "../errors.js"
 import type { EncodeOptions } from "../types.js"
 import { encodeOpenAIResponses } from "./encode.js"
 import { decodeOpenAIResponsesRequest as decode } from "./request-decode.js"
@@ -58,7 +57,7 @@ describe("OpenAI Responses request decoder: the inverse of the encoder", () => {
           options: decoded.options,
         })
         expect(again.body).toEqual(first.body)
-        decoded.messages.forEach((m, i) => expect([m.id, m.ts]).toEqual([`m${i + 1}`, 0]))
+        expect(decoded.messages.map((m) => [m.id, m.ts])).toEqual(decoded.messages.map((_, i) => [`m${i + 1}`, 0]))
       }),
       { numRuns: 300 },
     )
@@ -93,7 +92,9 @@ describe("OpenAI Responses request decoder: the inverse of the encoder", () => {
           assistant.push({ type: "thinking", text: t.reasoning, id: `rs_${i}`, signature: `enc_${i}` })
         if (t.answer !== undefined) assistant.push({ type: "text", text: t.answer })
         pending = t.calls.map(() => `call_${n++}`)
-        t.calls.forEach((input, j) => assistant.push({ type: "tool_use", id: pending[j]!, name: "read_file", input }))
+        t.calls.forEach((input, j) => {
+          assistant.push({ type: "tool_use", id: pending[j]!, name: "read_file", input })
+        })
         if (assistant.length > 0)
           messages.push({ id: `m${messages.length + 1}`, role: "assistant", content: assistant, ts: 0 })
         else pending = []
