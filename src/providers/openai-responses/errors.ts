@@ -34,13 +34,13 @@ const SHAPES: Record<Kind, [status: number, type: string, code: string | null]> 
   "not-found": [404, "invalid_request_error", null],
   "rate-limit": [429, "requests", "rate_limit_exceeded"],
   quota: [429, "insufficient_quota", "insufficient_quota"],
-  server: [500, "server_error", "server_error"],
-  network: [502, "server_error", "server_error"],
+  server: [500, "server_error", null],
+  network: [502, "server_error", null],
   overloaded: [503, "server_error", "overloaded"],
-  truncated: [502, "server_error", "server_error"],
-  malformed: [502, "server_error", "server_error"],
-  "partial-call": [502, "server_error", "server_error"],
-  "invalid-arguments": [502, "server_error", "server_error"],
+  truncated: [502, "server_error", null],
+  malformed: [502, "server_error", null],
+  "partial-call": [502, "server_error", null],
+  "invalid-arguments": [502, "server_error", null],
 }
 
 /** The error fields for a kind and message; a wait is written into the message the way OpenAI words it. */
