@@ -5,7 +5,8 @@ import { OpenAIResponsesDecoder, responsesResponseEvents } from "./decode.js"
 import { encodeOpenAIResponses, type OpenAIResponsesRequest } from "./encode.js"
 import { encodeResponsesError } from "./errors.js"
 import { decodeOpenAIResponsesRequest } from "./request-decode.js"
-import { encodeResponsesResponse, type ResponsesStreamEncodeOptions, ResponsesStreamEncoder } from "./stream-encode.js"
+import { encodeResponsesResponse } from "./response-encode.js"
+import { type ResponsesStreamEncodeOptions, ResponsesStreamEncoder } from "./stream-encode.js"
 import { toOpenAIResponsesTools } from "./tools.js"
 
 /** The OpenAI Responses API (`POST /responses`). */

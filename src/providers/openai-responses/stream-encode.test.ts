@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest"
 import { StreamDecoder } from "../decode.js"
 import type { StreamErrorKind, StreamEvent } from "../stream.js"
 import { openAIResponsesFormat } from "./index.js"
-import { encodeResponsesResponse, ResponsesStreamEncoder } from "./stream-encode.js"
+import { encodeResponsesResponse } from "./response-encode.js"
+import { ResponsesStreamEncoder } from "./stream-encode.js"
 
 const options = { model: "gpt-5", id: "resp_test", created: 1_767_225_600 }
 

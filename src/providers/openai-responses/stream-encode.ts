@@ -311,14 +311,3 @@ function textPart(text: string): Record<string, unknown> {
 function reasoningItem(id: string, text: string): Record<string, unknown> {
   return { id, type: "reasoning", summary: text === "" ? [] : [{ type: "summary_text", text }] }
 }
-
-/** The whole (non-streamed) response object for the events of one response. */
-export function encodeResponsesResponse(
-  events: readonly StreamEvent[],
-  options: ResponsesStreamEncodeOptions,
-): Record<string, unknown> {
-  const encoder = new ResponsesStreamEncoder(options)
-  for (const event of events) encoder.push(event)
-  encoder.end()
-  return encoder.final!
-}
