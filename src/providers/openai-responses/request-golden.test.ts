@@ -138,9 +138,10 @@ describe("OpenAI Responses request decoder: real-shaped bodies", () => {
     const decoded = decode({
       model: "gpt-5",
       previous_response_id: "resp_123",
+      a_field_newer_than_the_sdk: { on: true },
       input: [{ type: "function_call_output", call_id: "call_1", output: [{ type: "input_text", text: "ok" }] }],
     })
-    expect(decoded.unmodeled).toEqual(["previous_response_id"])
+    expect(decoded.unmodeled).toEqual(["previous_response_id", "a_field_newer_than_the_sdk"])
     expect(decoded.diagnostics.map((d) => d.code)).toEqual(["previous-response-unmodeled"])
     expect(decoded.messages).toEqual([
       {
