@@ -2,13 +2,14 @@ import { ANTHROPIC_REQUEST_FIELDS } from "../providers/anthropic/request-shape.j
 import { geminiUnknownFields } from "../providers/gemini/request-shape.js"
 import { OPENAI_CHAT_REQUEST_FIELDS } from "../providers/openai-chat/request-shape.js"
 import { OPENAI_RESPONSES_REQUEST_FIELDS } from "../providers/openai-responses/request-shape.js"
+import { responseObject, responsesUsageObject } from "../providers/openai-responses/response-object.js"
 import { unknownFields } from "../providers/request-shape.js"
 import { anthropicFormat } from "./anthropic.js"
 import { checkTurn } from "./expect.js"
 import type { Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
 import { geminiFormat } from "./gemini.js"
 import { openAIChatFormat } from "./openai-chat.js"
-import { openAIResponsesFormat, responseId, responseObject } from "./openai-responses.js"
+import { openAIResponsesFormat, responseId } from "./openai-responses.js"
 import { resolveTurn } from "./resolve.js"
 import { compilePattern, type ReplayFault, type ReplayScript } from "./script.js"
 import type { ReplayFormat, RequestView } from "./view.js"
@@ -275,20 +276,16 @@ export class Replayer {
     if (view.store !== false) this.stored.add(id)
     record.outcome = "warmup"
     record.status = 200
-    const usage = { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0 }
+    const usage = responsesUsageObject({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 })
+    const model = typeof body.model === "string" ? body.model : ""
+    const state = (status: "in_progress" | "completed") => ({
+      status,
+      output: [],
+      usage: status === "completed" ? usage : null,
+    })
     const events = [
-      {
-        type: "response.created",
-        response: responseObject(id, body, this.created, { status: "in_progress", output: [], usage: null }),
-      },
-      {
-        type: "response.completed",
-        response: responseObject(id, body, this.created, {
-          status: "completed",
-          output: [],
-          usage: { ...usage, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
-        }),
-      },
+      { type: "response.created", response: responseObject(id, model, body, this.created, state("in_progress")) },
+      { type: "response.completed", response: responseObject(id, model, body, this.created, state("completed")) },
     ].map((event, sequence_number) => ({ ...event, sequence_number }))
     return { type: "warmup", handler: FORMAT_HANDLERS["openai-responses"], events, responseId: id }
   }

@@ -7,11 +7,10 @@
 import type { Tool as AnthropicTool } from "@anthropic-ai/sdk/resources/messages"
 import type { FunctionDeclaration, Schema as GeminiSchema, Tool as GeminiTool, Type as GeminiType } from "@google/genai"
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions"
-import type { FunctionTool as ResponsesFunctionTool } from "openai/resources/responses/responses"
 import type { WireFormat } from "../models/types.js"
 import type { EnabledTool, JsonSchema } from "./spec.js"
 
-export type { AnthropicTool, ChatCompletionFunctionTool, GeminiTool, ResponsesFunctionTool }
+export type { AnthropicTool, ChatCompletionFunctionTool, GeminiTool }
 
 /** OpenAI options: `strict` turns on structured-output checking of arguments (schema rewritten to fit). */
 export interface OpenAIToolOptions {
@@ -55,18 +54,19 @@ export function toOpenAIChatTools(
   }))
 }
 
-/** Tools as OpenAI Responses `tools` entries (`{type: "function", name, parameters, strict}`). */
-export function toOpenAIResponsesTools(
-  tools: readonly EnabledTool[],
+/**
+ * The fields an OpenAI function tool declares (name, description, parameters), shared by the OpenAI formats'
+ * tool conversions (the Responses one lives in providers/openai-responses/tools.ts).
+ */
+export function openAIFunctionFields(
+  tool: EnabledTool,
   options: OpenAIToolOptions = {},
-): ResponsesFunctionTool[] {
-  return tools.map((t) => ({
-    type: "function",
-    name: t.name,
-    description: t.description,
-    parameters: (options.strict ? toStrictSchema(t.parameters) : clone(t.parameters)) as Record<string, unknown>,
-    strict: options.strict === true,
-  }))
+): { name: string; description: string; parameters: Record<string, unknown> } {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: (options.strict ? toStrictSchema(tool.parameters) : clone(tool.parameters)) as Record<string, unknown>,
+  }
 }
 
 /** Tools as Gemini `tools`: one entry holding every function declaration (empty list when no tools). */
@@ -292,7 +292,8 @@ export function toNativeTools(tools: readonly EnabledTool[], format: WireFormat)
     case "deepseek":
       return toOpenAIChatTools(tools)
     case "openai-responses":
-      return toOpenAIResponsesTools(tools)
+      // The Responses shape (providers/openai-responses/tools.ts); this layer cannot import it.
+      return tools.map((t) => ({ type: "function", ...openAIFunctionFields(t), strict: false }))
     case "gemini":
       return toGeminiTools(tools)
   }

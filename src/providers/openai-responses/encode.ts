@@ -14,12 +14,12 @@ import type {
 } from "openai/resources/responses/responses"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { ImageBlock, Message, TextBlock } from "../../history/message.js"
-import { toOpenAIResponsesTools } from "../../tools/native.js"
 import { applyPromptCache, assistantImagesDropped, effortFor } from "../openai-chat/encode.js"
 import { prepareHistory } from "../portability.js"
 import { systemText } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeOptions, EncodeResult } from "../types.js"
+import { toOpenAIResponsesTools } from "./tools.js"
 
 /** A Responses API request body, as the official SDK types it. */
 export type OpenAIResponsesRequest = ResponseCreateParamsBase
