@@ -92,7 +92,8 @@ export class ChatStreamEncoder implements StreamEncoder {
         // DeepSeek's first delta depends on whether the answer reasons: it waits for the first content.
         return this.#flavour === "openai-chat" ? this.#open(false) : ""
       case "thinking":
-        if (event.delta === "") return ""
+        // An empty reasoning delta still says the answer reasons (DeepSeek's first delta shows it).
+        if (event.delta === "") return this.#open(true)
         return (
           this.#open(true) +
           this.#chunk(
