@@ -106,40 +106,30 @@ const historyArb = (images: boolean) =>
     return messages
   })
 
-const optionsArb = (tools: readonly EnabledTool[], flavour: Flavour): fc.Arbitrary<EncodeOptions> =>
-  fc.record(
-    {
-      maxTokens: fc.integer({ min: 1, max: 100_000 }),
-      temperature: fc.double({ min: 0, max: 2, noNaN: true }),
-      stream: fc.boolean(),
-      ...(tools.length > 0
-        ? {
-            toolChoice: fc.oneof(
-              fc.constantFrom("auto" as const, "none" as const, "required" as const),
-              fc.constantFrom(...tools.map((t) => ({ name: t.name }))),
-            ),
-            parallelToolCalls: fc.boolean(),
-          }
-        : {}),
-      ...(flavour === "deepseek"
-        ? {
-            thinking: fc.oneof(
-              fc.constant(false as const),
-              fc.record({ effort: fc.constantFrom("low" as const, "medium" as const, "high" as const) }),
-            ),
-          }
-        : {
-            cache: fc.record(
-              {
-                sessionId: fc.string({ minLength: 1, maxLength: 8 }),
-                retention: fc.constantFrom("in_memory" as const, "24h" as const),
-              },
-              { requiredKeys: ["sessionId"] },
-            ),
-          }),
-    },
-    { requiredKeys: ["maxTokens"] },
-  )
+const efforts = fc.constantFrom("low" as const, "medium" as const, "high" as const)
+
+const optionsArb = (tools: readonly EnabledTool[], flavour: Flavour): fc.Arbitrary<EncodeOptions> => {
+  const arbs: Record<string, fc.Arbitrary<unknown>> = {
+    maxTokens: fc.integer({ min: 1, max: 100_000 }),
+    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+    stream: fc.boolean(),
+  }
+  if (tools.length > 0) {
+    arbs.toolChoice = fc.oneof(
+      fc.constantFrom("auto" as const, "none" as const, "required" as const),
+      fc.constantFrom(...tools.map((t) => ({ name: t.name }))),
+    )
+    arbs.parallelToolCalls = fc.boolean()
+  }
+  // DeepSeek takes the thinking switch and no cache hints; gpt-4.1 (no reasoning) takes cache hints.
+  if (flavour === "deepseek") arbs.thinking = fc.oneof(fc.constant(false), fc.record({ effort: efforts }))
+  else
+    arbs.cache = fc.record(
+      { sessionId: fc.string({ minLength: 1, maxLength: 8 }), retention: fc.constantFrom("in_memory", "24h") },
+      { requiredKeys: ["sessionId"] },
+    )
+  return fc.record(arbs, { requiredKeys: ["maxTokens"] }) as fc.Arbitrary<EncodeOptions>
+}
 
 /** The history as the Chat wire carries it (see the file comment). */
 function wireView(messages: readonly Message[], flavour: Flavour): Omit<Message, "id" | "ts">[] {
