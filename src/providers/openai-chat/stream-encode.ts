@@ -34,24 +34,32 @@ export function chatResponseId(model: string): string {
   return `chatcmpl-${h.toString(16).padStart(8, "0")}`
 }
 
-/** Chat Completions usage for our usage: the prompt includes cache reads and writes; DeepSeek adds hit and miss. */
+/**
+ * Chat Completions usage for our usage: the prompt includes cache reads and writes. OpenAI lists every detail
+ * field; DeepSeek lists cached and reasoning tokens only (reasoning when there was any) and adds its cache hit
+ * and miss counts.
+ */
 export function chatUsageOf(usage: Usage, flavour: ChatStreamFlavour): Record<string, unknown> {
   const prompt = usage.input + usage.cacheRead + usage.cacheWrite
+  const reasoning = usage.reasoning ?? 0
   const figures: Record<string, unknown> = {
     prompt_tokens: prompt,
     completion_tokens: usage.output,
     total_tokens: prompt + usage.output,
-    prompt_tokens_details: { cached_tokens: usage.cacheRead, audio_tokens: 0 },
-    completion_tokens_details: {
-      reasoning_tokens: usage.reasoning ?? 0,
-      audio_tokens: 0,
-      accepted_prediction_tokens: 0,
-      rejected_prediction_tokens: 0,
-    },
   }
   if (flavour === "deepseek") {
+    figures.prompt_tokens_details = { cached_tokens: usage.cacheRead }
+    if (reasoning > 0) figures.completion_tokens_details = { reasoning_tokens: reasoning }
     figures.prompt_cache_hit_tokens = usage.cacheRead
     figures.prompt_cache_miss_tokens = usage.input + usage.cacheWrite
+    return figures
+  }
+  figures.prompt_tokens_details = { cached_tokens: usage.cacheRead, audio_tokens: 0 }
+  figures.completion_tokens_details = {
+    reasoning_tokens: reasoning,
+    audio_tokens: 0,
+    accepted_prediction_tokens: 0,
+    rejected_prediction_tokens: 0,
   }
   return figures
 }
