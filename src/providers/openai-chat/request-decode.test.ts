@@ -254,6 +254,8 @@ describe("Chat Completions request decoding", () => {
   it("reads the output limit from either field, thinking off as `none`, and n of 1 as nothing dropped", () => {
     const d = decodeChatRequest({ model: "m", messages: [], max_tokens: 100, reasoning_effort: "none", n: 1 })
     expect(d.options).toMatchObject({ maxTokens: 100, thinking: false, compat: { maxTokensField: "max_tokens" } })
+    // Chat answers whole unless `stream: true`; promptline's encoders stream unless told not to.
+    expect(d.options.stream).toBe(false)
     expect(d.unmodeled).toEqual([])
   })
 

@@ -114,7 +114,8 @@ function readThinking(
 }
 
 function readStream(b: Record<string, unknown>, options: EncodeOptions, compat: OpenAICompat, unmodeled: string[]) {
-  if (typeof b.stream === "boolean") options.stream = b.stream
+  // Chat answers whole unless asked to stream (promptline's encoders stream unless told not to).
+  options.stream = b.stream === true
   const streamOptions = obj(b.stream_options)
   if (!streamOptions) return
   if (streamOptions.include_usage === true) compat.streamUsage = true
