@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import fc from "fast-check"
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions"
 import { describe, expect, it } from "vitest"
 import { FIXTURE_DIR, fixtureModel } from "../../../test/fixtures/providers/requests/load.js"
@@ -166,6 +167,30 @@ describe("Chat Completions request decoding", () => {
       ].sort(),
     )
     expect(decoded.diagnostics.map((d) => d.code)).toEqual(["system-messages-joined"])
+  })
+
+  it("never refuses a field it does not know: each one with a value is listed, at the top and in messages", () => {
+    const known = new Set([...Object.keys(everything), "tools", "functions", "function_call", "thinking", "__proto__"])
+    const extras = fc.dictionary(
+      fc.stringMatching(/^[a-z_]{1,12}$/).filter((k) => !known.has(k)),
+      fc.oneof(fc.jsonValue(), fc.constant(null)),
+      { maxKeys: 4 },
+    )
+    const messageKnown = new Set(["role", "content", "tool_calls", "function_call", "reasoning_content", "refusal"])
+    fc.assert(
+      fc.property(extras, extras, (top, inMessage) => {
+        const fields = Object.fromEntries(Object.entries(inMessage).filter(([k]) => !messageKnown.has(k)))
+        const body = { ...top, model: "m", messages: [{ role: "user", content: "x", ...fields }] }
+        const listed = decodeChatRequest(body).unmodeled
+        const expected = [
+          ...Object.keys(top).filter((k) => top[k] !== null),
+          ...Object.keys(fields)
+            .filter((k) => fields[k] !== null)
+            .map((k) => `messages[0].${k}`),
+        ]
+        expect([...listed].sort()).toEqual(expected.sort())
+      }),
+    )
   })
 
   it.each([
