@@ -1,6 +1,8 @@
 /**
- * The events of one response written as a whole `chat.completion` body (a request made without streaming).
- * Text and reasoning are joined; tool calls keep their streamed argument text (or their input as JSON).
+ * The events of one response written as a whole `chat.completion` body (a request made without streaming),
+ * shaped as OpenAI's or DeepSeek's. Text and reasoning are joined; tool calls keep their streamed argument text
+ * (or their input as JSON). A failed response is the caller's to answer with `encodeError`: here an error stop
+ * becomes the finish reason its content fits.
  */
 import type { StopReason, StreamEvent, Usage } from "../stream.js"
 import type { StreamEncodeOptions } from "../types.js"
@@ -39,10 +41,15 @@ export function encodeChatResponse(
       usage = figures
     } else if (e.type === "stop") stop = e.reason
   }
-  const message: Record<string, unknown> = { role: "assistant", content: text === "" ? null : text, refusal: null }
+  const deepseek = flavour === "deepseek"
+  // OpenAI: null content when there is none, `refusal` and `annotations`; DeepSeek: "" and indexed calls.
+  const message: Record<string, unknown> = deepseek
+    ? { role: "assistant", content: text }
+    : { role: "assistant", content: text === "" ? null : text, refusal: null, annotations: [] }
   if (thinking !== undefined) message.reasoning_content = thinking
   if (calls.size > 0)
-    message.tool_calls = [...calls.values()].map((c) => ({
+    message.tool_calls = [...calls.values()].map((c, index) => ({
+      ...(deepseek ? { index } : {}),
       id: c.id,
       type: "function",
       function: { name: c.name, arguments: c.args === "" ? JSON.stringify(c.input ?? {}) : c.args },

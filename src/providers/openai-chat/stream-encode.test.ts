@@ -215,3 +215,25 @@ describe("Chat stream encoding against recorded streams", () => {
     expect(ours).toEqual(chunks)
   })
 })
+
+describe("whole answers against recorded bodies", () => {
+  it.each([
+    ["deepseek", "deepseek/deepseek-tool-call.json"],
+    ["deepseek", "deepseek/deepseek-reasoning.json"],
+    ["openai-chat", "openai-chat/openai-text.json"],
+  ] as const)("%s: re-encoding the events of %s writes the recorded body", (flavour, file) => {
+    const {
+      system_fingerprint: _f,
+      service_tier: _t,
+      ...body
+    } = JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8")) as Record<string, unknown> & {
+      id: string
+      model: string
+      created: number
+    }
+    const events = MODULES[flavour].responseEvents(body)
+    expect(MODULES[flavour].encodeResponse(events, { model: body.model, id: body.id, created: body.created })).toEqual(
+      body,
+    )
+  })
+})
