@@ -21,7 +21,7 @@ const READ: Record<string, ReadonlySet<string>> = {
   developer: COMMON,
   user: COMMON,
   assistant: new Set(["role", "content", "tool_calls", "function_call", "reasoning_content", "refusal"]),
-  tool: new Set(["role", "content", "tool_call_id"]),
+  tool: new Set(["role", "content", "tool_call_id", "name"]),
   function: new Set(["role", "content", "name"]),
 }
 
@@ -34,6 +34,8 @@ export class ChatHistoryReader {
   system = ""
   /** The role the leading system messages used. */
   systemRole: "system" | "developer" | undefined
+  /** Tool messages carried the tool's `name` (what some compatible servers want). */
+  toolResultName = false
   readonly messages: Message[] = []
   readonly #sink: { unmodeled: string[]; diagnostics: Diagnostic[] }
   #leading = true
@@ -139,6 +141,7 @@ export class ChatHistoryReader {
     if (role === "tool") {
       id = str(m.tool_call_id)
       if (!id) throw invalidAt(`${path}.tool_call_id`, "a tool message needs the id of the call it answers")
+      if (typeof m.name === "string") this.toolResultName = true
     } else {
       const name = str(m.name)
       if (!name) throw invalidAt(`${path}.name`, "a function message needs the function's name")

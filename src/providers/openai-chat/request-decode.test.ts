@@ -215,7 +215,7 @@ describe("Chat Completions request decoding", () => {
           tool_calls: [{ id: "a", type: "function", function: { name: "r", arguments: "" } }],
         },
         { role: "tool", tool_call_id: "a", content: "Error: no such file" },
-        { role: "tool", tool_call_id: "b", content: [{ type: "text", text: "x" }] },
+        { role: "tool", tool_call_id: "b", name: "r", content: [{ type: "text", text: "x" }] },
         { role: "user", content: [{ type: "text", text: "and?" }] },
       ],
     })
@@ -238,6 +238,9 @@ describe("Chat Completions request decoding", () => {
         ],
       ],
     ])
+    // The tool's name on a tool message (some compatible servers want it) is a compat setting, not a drop.
+    expect(decoded.unmodeled).toEqual([])
+    expect(decoded.options.compat).toEqual({ toolResultName: true })
   })
 
   it("pairs legacy function calls with their function messages, and reads `functions` and `function_call`", () => {

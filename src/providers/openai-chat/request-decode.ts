@@ -64,6 +64,7 @@ export function decodeChatRequest(body: unknown, flavour: ChatRequestFlavour = "
   readCache(b, options, compat, unmodeled)
   if (typeof b.n === "number" && b.n !== 1) unmodeled.push("n")
   if (history.systemRole) compat.systemRole = history.systemRole
+  if (history.toolResultName) compat.toolResultName = true
   if (Object.keys(compat).length > 0) options.compat = compat
   return {
     model,
