@@ -11,7 +11,6 @@ import type { ChatCompletionContentPart } from "openai/resources/chat/completion
 import type { Diagnostic } from "../../diagnostics.js"
 import { diagnostic } from "../../diagnostics.js"
 import type { ModelInfo } from "../../models/types.js"
-import { toOpenAIChatTools } from "../../tools/native.js"
 import {
   applyStream,
   CHAT_TURNS,
@@ -22,6 +21,7 @@ import {
   encodeChatMessages,
   type OpenAIChatRequest,
 } from "../openai-chat/encode.js"
+import { toOpenAIChatTools } from "../openai-chat/tools.js"
 import { prepareHistory } from "../portability.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeResult } from "../types.js"

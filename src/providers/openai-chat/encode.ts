@@ -17,7 +17,6 @@ import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
-import { toOpenAIChatTools } from "../../tools/native.js"
 import { prepareHistory } from "../portability.js"
 import { systemText } from "../system-message.js"
 import { repairTurns, type TurnRole } from "../turns.js"
@@ -29,6 +28,7 @@ import type {
   ReasoningEffort,
   ThinkingOptions,
 } from "../types.js"
+import { toOpenAIChatTools } from "./tools.js"
 
 /** One Chat Completions message, with the fields some compatible servers add. */
 export type ChatMessage = ChatCompletionMessageParam & { reasoning_content?: string; name?: string }
