@@ -2,7 +2,7 @@ import { deepseekFormat } from "../providers/deepseek/index.js"
 import { openAIChatFormat as chatModule } from "../providers/openai-chat/index.js"
 import { checkOpenAIChatRequest, openAIChatToolNames } from "../providers/openai-chat/request-shape.js"
 import type { ErrorInput } from "../providers/types.js"
-import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
+import type { ErrorAnswer, Failure, FormatHandler, TurnRender } from "./format.js"
 import { turnEvents } from "./turn-events.js"
 import {
   asArray,
