@@ -7,7 +7,7 @@ export type { ProviderErrorKind } from "./stream.js"
 const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["rate-limit", "server", "network"])
 
 /** A failed provider call, classified. `code` equals `kind`. */
-export class ProviderError extends PromptlineError {
+export class ProviderError extends PromptlineError<ProviderErrorKind> {
   readonly kind: ProviderErrorKind
   /** HTTP status, when the failure came with one. */
   readonly status: number | undefined

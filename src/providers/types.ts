@@ -101,9 +101,9 @@ export interface EncodeResult<Body> {
 /**
  * Everything about one wire format, exported by its folder's `index.ts` and listed once in the table
  * (formats.ts). `Body` is the request body type; `Speaks` is the format whose wire shape it uses (its own
- * name, or the format it extends: DeepSeek speaks OpenAI Chat).
+ * name, or the format it extends: DeepSeek speaks OpenAI Chat); `Tool` is its native tool definition type.
  */
-export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat>
+export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat, Tool = unknown>
   extends Partial<WireFormatServer> {
   /** The format's name, equal to its key in the table. */
   readonly format: string
@@ -118,7 +118,7 @@ export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = Wi
   /** What the decoder of the answer to an encoded request body must know. */
   decodeOptions(body: unknown): DecodeOptions
   /** The enabled tools in this format's native definition shape. */
-  nativeTools(tools: readonly EnabledTool[]): unknown[]
+  nativeTools(tools: readonly EnabledTool[]): Tool[]
   /** Fixed token costs this format adds around the content. */
   readonly overhead: Overhead
 }

@@ -2,18 +2,6 @@
  * Anthropic Messages API request bodies: system as text blocks, tools with `input_schema`, content blocks
  * close to our own, thinking with its signature, and `cache_control` breakpoints chosen by cache.ts.
  */
-import type {
-  ToolChoice as AnthropicToolChoice,
-  Base64ImageSource,
-  CacheControlEphemeral,
-  ContentBlockParam,
-  ImageBlockParam,
-  MessageCreateParamsBase,
-  MessageParam,
-  TextBlockParam,
-  ThinkingConfigParam,
-  ToolResultBlockParam,
-} from "@anthropic-ai/sdk/resources/messages"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
@@ -23,11 +11,21 @@ import { systemReminder } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort } from "../types.js"
 import { ANTHROPIC_TOOL_SEARCH, toAnthropicToolChoice, toAnthropicTools } from "./tools.js"
+import type {
+  AnthropicRequest,
+  AnthropicToolChoice,
+  Base64ImageSource,
+  CacheControlEphemeral,
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageParam,
+  TextBlockParam,
+  ThinkingConfigParam,
+  ToolResultBlockParam,
+} from "./wire-types.js"
 
+export type { AnthropicRequest } from "./wire-types.js"
 export { ANTHROPIC_TOOL_SEARCH }
-
-/** An Anthropic Messages request body, as the official SDK types it. */
-export type AnthropicRequest = MessageCreateParamsBase
 
 const MEDIA_TYPES = new Set<string>(["image/jpeg", "image/png", "image/gif", "image/webp"])
 

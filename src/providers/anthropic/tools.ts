@@ -2,12 +2,13 @@
  * Anthropic tool definitions and tool choice, both ways: promptline's tools and choice as `tools` entries and
  * `tool_choice`, and a client's `tools` and `tool_choice` read back as client tools and options.
  */
-import type { ToolChoice as AnthropicToolChoice } from "@anthropic-ai/sdk/resources/messages"
+
 import { toAnthropicTools } from "../../tools/native.js"
 import type { EnabledTool } from "../../tools/spec.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
 import type { EncodeOptions, ToolChoice } from "../types.js"
+import type { AnthropicToolChoice } from "./wire-types.js"
 
 /**
  * The enabled tools as `tools` entries. The conversion itself stays in tools/native.ts: the prompt builder

@@ -5,6 +5,7 @@
  * client tools, with `parameters` in Gemini's subset turned back into JSON Schema.
  */
 import { toGeminiTools } from "../../tools/native.js"
+import type { GeminiTool } from "../../tools/native-types.js"
 import type { EnabledTool, JsonSchema } from "../../tools/spec.js"
 import { camelCase, invalidRequest, otherKeys, type RecordOf, recordAt, stringAt } from "./fields.js"
 import { geminiField, snakeCase } from "./request-shape.js"
@@ -12,7 +13,7 @@ import { geminiField, snakeCase } from "./request-shape.js"
 export { toGeminiTools }
 
 /** Tools in Gemini's native declaration shape (the module's `nativeTools`). */
-export const geminiNativeTools = (tools: readonly EnabledTool[]): unknown[] => toGeminiTools(tools)
+export const geminiNativeTools = (tools: readonly EnabledTool[]): GeminiTool[] => toGeminiTools(tools)
 
 /** Subset type names → JSON Schema type names (`TYPE_UNSPECIFIED` has none). */
 const TYPES: Record<string, string> = {

@@ -2,16 +2,6 @@
  * OpenAI Chat Completions request bodies, for OpenAI and the servers that copy its API (Ollama, vLLM,
  * LM Studio, llama.cpp, OpenRouter, xAI). Where those servers differ, `OpenAICompat` says how.
  */
-import type {
-  ChatCompletionAssistantMessageParam,
-  ChatCompletionContentPart,
-  ChatCompletionContentPartText,
-  ChatCompletionCreateParamsBase,
-  ChatCompletionMessageParam,
-  ChatCompletionMessageToolCall,
-  ChatCompletionToolChoiceOption,
-  ChatCompletionToolMessageParam,
-} from "openai/resources/chat/completions"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
@@ -29,14 +19,19 @@ import type {
   ThinkingOptions,
 } from "../types.js"
 import { toOpenAIChatTools } from "./tools.js"
-
-/** One Chat Completions message, with the fields some compatible servers add. */
-export type ChatMessage = ChatCompletionMessageParam & { reasoning_content?: string; name?: string }
-
-/** A Chat Completions request body: the official SDK's type, messages widened by the compatible fields. */
-export type OpenAIChatRequest = Omit<ChatCompletionCreateParamsBase, "messages"> & { messages: ChatMessage[] }
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
+  ChatCompletionContentPartText,
+  ChatCompletionMessageToolCall,
+  ChatCompletionToolChoiceOption,
+  ChatCompletionToolMessageParam,
+  ChatMessage,
+  OpenAIChatRequest,
+} from "./wire-types.js"
 
 export type { OpenAICompat } from "../types.js"
+export type { ChatMessage, OpenAIChatRequest } from "./wire-types.js"
 
 const LOCAL = new Set(["ollama", "lmstudio", "llamacpp", "llama.cpp", "vllm"])
 

@@ -3,8 +3,7 @@
  * `tools` and `tool_choice` read back into enabled tools of kind `client` and a tool choice. Hosted tools (web
  * search, file search, MCP, custom and namespaced tools, …) have no enabled-tool form and are named as unmodeled.
  */
-import type { FunctionTool as ResponsesFunctionTool } from "openai/resources/responses/responses"
-import { type OpenAIToolOptions, openAIFunctionFields } from "../../tools/native.js"
+import type { ResponsesFunctionTool } from "../../tools/native-types.js"
 import type { EnabledTool, JsonSchema } from "../../tools/spec.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
@@ -14,13 +13,8 @@ export type { ResponsesFunctionTool }
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
 
-/** Tools as OpenAI Responses `tools` entries (`{type: "function", name, parameters, strict}`). */
-export function toOpenAIResponsesTools(
-  tools: readonly EnabledTool[],
-  options: OpenAIToolOptions = {},
-): ResponsesFunctionTool[] {
-  return tools.map((t) => ({ type: "function", ...openAIFunctionFields(t, options), strict: options.strict === true }))
-}
+/** The way out: the tools layer writes the Responses shape (the prompt builder needs it too). */
+export { toOpenAIResponsesTools } from "../../tools/native.js"
 
 /** The client tools a request declares, and the paths of the entries promptline does not model. */
 export interface DecodedTools {
