@@ -13,6 +13,9 @@ import type { EnabledTool } from "../tools/spec.js"
 import { formatModule } from "./formats.js"
 import { type ConversationFormat, detectConversation, wrap } from "./request-detect.js"
 
+/** The model lent to a request body that names none. */
+const NO_MODEL = "(none)"
+
 /** A conversation read from a file. */
 export interface Conversation {
   format: ConversationFormat
@@ -56,12 +59,11 @@ export function parseConversation(raw: string, file: string, from?: Conversation
       diagnostics: [],
     }
   }
-  const decode = formatModule(guess.format).decodeRequest
-  if (!decode)
-    throw new PromptlineError("invalid-history", `${file}: reading ${guess.format} requests is not supported`)
-  let decoded: ReturnType<typeof decode>
+  const module = formatModule(guess.format)
+  let decoded: ReturnType<typeof module.decodeRequest>
   try {
-    decoded = decode(guess.body)
+    // A bare history names no model; the decoders want one, so the reader lends one and drops it again.
+    decoded = module.decodeRequest(guess.body, { model: NO_MODEL })
   } catch (error) {
     if (error instanceof PromptlineError) {
       throw new FileError("invalid-history", file, `read as ${guess.format} (${guess.evidence}): ${error.message}`, {
@@ -78,7 +80,7 @@ export function parseConversation(raw: string, file: string, from?: Conversation
     diagnostics: decoded.diagnostics,
   }
   if (decoded.prompt.text !== "") conversation.system = decoded.prompt.text
-  if (decoded.model !== "") conversation.model = decoded.model
+  if (decoded.model !== "" && decoded.model !== NO_MODEL) conversation.model = decoded.model
   return conversation
 }
 

@@ -40,6 +40,10 @@ export const WIRE_FORMAT_MODULE_FIELDS = [
   "decodeOptions",
   "nativeTools",
   "overhead",
+  "decodeRequest",
+  "createStreamEncoder",
+  "encodeResponse",
+  "encodeError",
 ] as const satisfies readonly (keyof WireFormatModule)[]
 
 /** The module of a format, or the module itself when one is given (a format not in the table, e.g. in a test). */

@@ -104,7 +104,7 @@ export interface EncodeResult<Body> {
  * name, or the format it extends: DeepSeek speaks OpenAI Chat); `Tool` is its native tool definition type.
  */
 export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat, Tool = unknown>
-  extends Partial<WireFormatServer> {
+  extends WireFormatServer {
   /** The format's name, equal to its key in the table. */
   readonly format: string
   /** The format whose request and stream shapes this one uses. */
@@ -197,7 +197,7 @@ export interface ErrorInput {
 
 /**
  * The half of a format module that serves clients (the gateway, the replay server): request decoding and
- * answer encoding. Optional in `WireFormatModule` until every format has it.
+ * answer encoding.
  */
 export interface WireFormatServer {
   /** Reads a request body a client sent. Throws a `ProviderError` (`invalid-request`) naming the field at fault. */

@@ -23,7 +23,7 @@ export const deepseekFormat = {
   decodeOptions: chatDecodeOptions,
   nativeTools: (tools) => toOpenAIChatTools(tools),
   overhead: OVERHEADS.deepseek,
-  decodeRequest: (body) => decodeChatRequest(body, "deepseek"),
+  decodeRequest: (body, route) => decodeChatRequest(body, "deepseek", route),
   createStreamEncoder: (options) => new ChatStreamEncoder(options, "deepseek"),
   encodeResponse: (events, options) => encodeChatResponse(events, options, "deepseek"),
   encodeError: (error) => encodeChatError(error, "deepseek"),

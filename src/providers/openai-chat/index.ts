@@ -31,7 +31,7 @@ export const openAIChatFormat = {
   decodeOptions: chatDecodeOptions,
   nativeTools: (tools) => toOpenAIChatTools(tools),
   overhead: OVERHEADS["openai-chat"],
-  decodeRequest: (body) => decodeChatRequest(body, "openai-chat"),
+  decodeRequest: (body, route) => decodeChatRequest(body, "openai-chat", route),
   createStreamEncoder: (options) => new ChatStreamEncoder(options, "openai-chat"),
   encodeResponse: (events, options) => encodeChatResponse(events, options, "openai-chat"),
   encodeError: (error) => encodeChatError(error, "openai-chat"),

@@ -6,7 +6,14 @@
 import type { Diagnostic } from "../../diagnostics.js"
 import type { CacheSettings } from "../cache.js"
 import { obj, str } from "../stream.js"
-import type { DecodedRequest, EncodeOptions, OpenAICompat, ReasoningEffort, ThinkingOptions } from "../types.js"
+import type {
+  DecodedRequest,
+  EncodeOptions,
+  OpenAICompat,
+  ReasoningEffort,
+  RequestRoute,
+  ThinkingOptions,
+} from "../types.js"
 import { ChatHistoryReader } from "./history-decode.js"
 import { fromChatToolChoice, fromOpenAIChatTools, invalidAt } from "./tools.js"
 
@@ -36,10 +43,14 @@ const MODELED = new Set([
 const EFFORTS: ReadonlySet<string> = new Set<ReasoningEffort>(["minimal", "low", "medium", "high", "xhigh", "max"])
 
 /** Reads a Chat Completions request body. Throws `ProviderError("invalid-request")` naming the path at fault. */
-export function decodeChatRequest(body: unknown, flavour: ChatRequestFlavour = "openai-chat"): DecodedRequest {
+export function decodeChatRequest(
+  body: unknown,
+  flavour: ChatRequestFlavour = "openai-chat",
+  route?: RequestRoute,
+): DecodedRequest {
   const b = obj(body)
   if (!b) throw invalidAt("body", "a Chat Completions request must be a JSON object")
-  const model = b.model
+  const model = b.model ?? route?.model
   if (typeof model !== "string" || model === "") throw invalidAt("model", "a model id is required")
   if (!Array.isArray(b.messages)) throw invalidAt("messages", "must be a list of messages")
   const unmodeled: string[] = []
