@@ -3,8 +3,10 @@
  * what the difference is (a tool added, removed, reordered or edited; a system section changed; a message
  * edited, deduplicated, dropped or re-serialized). One pass over the units, so the cost is linear.
  */
+
+import { MASK_PREFIX } from "../history/mask.js"
 import type { TokenCounter } from "../history/tokens.js"
-import { TRUNCATION_NOTICE } from "../notices.js"
+import { dedupNotice, prunedNotice, TRUNCATION_NOTICE } from "../notices.js"
 import type { CacheLayout, LayoutSegment } from "./cache-layout.js"
 
 /** The first differing bytes of a unit, with some text either side. */
@@ -40,6 +42,17 @@ export interface LayoutComparison {
 }
 
 const CONTEXT = 40
+
+/** The fixed starts of promptline's stubs (dedup, prune, mask, truncation notices). */
+const NOTICE_MARKERS = [
+  dedupNotice("\u0000").split("\u0000")[0]!,
+  prunedNotice("\u0000").split("\u0000")[0]!,
+  MASK_PREFIX,
+  TRUNCATION_NOTICE.slice(0, 60),
+]
+
+/** Block kinds that carry a tool's result. */
+const TOOL_RESULT_KINDS = new Set(["tool_result", "function_call_output", "functionResponse"])
 
 /** Compares the current layout with the previous one of its conversation. */
 export function compareLayouts(previous: CacheLayout, current: CacheLayout, counter: TokenCounter): LayoutComparison {
@@ -130,14 +143,28 @@ function messageChange(
     s?.part !== "messages" ? "" : other && s.text === other.text ? s.bytes : s.text
   const excerpt = excerptOf(text(was, now), text(now, was))
   // Messages dropped: the current message is a later message of the previous request, or there is none.
-  const hash = current.messageHashes.get(message)
-  const laterIndex = [...previous.messageHashes].find(([i, h]) => i > message && h === hash)
-  if (now?.part !== "messages" || laterIndex) return { ...base, change: "truncation", excerpt }
+  if (now?.part !== "messages" || droppedBefore(previous, current, message))
+    return { ...base, change: "truncation", excerpt }
   if (was?.part !== "messages") return { ...base, change: "edit", excerpt }
   if (canonical(was.bytes) === canonical(now.bytes)) return { ...base, change: "reserialization", excerpt }
-  const shrunk = now.text.length < was.text.length / 2
-  if (shrunk || now.text.includes(TRUNCATION_NOTICE.slice(0, 40))) return { ...base, change: "dedup", excerpt }
+  // Dedup: a tool result (or any block) that became one of promptline's stubs, or a tool result cut to under half.
+  const stub = NOTICE_MARKERS.some((m) => now.text.includes(m) && !was.text.includes(m))
+  const result = TOOL_RESULT_KINDS.has(now.kind) || now.role === "tool"
+  if (stub || (result && now.text.length < was.text.length / 2)) return { ...base, change: "dedup", excerpt }
   return { ...base, change: "edit", excerpt }
+}
+
+/** Messages of the previous request are missing at `message`: one of the next few current messages is a later previous one. */
+function droppedBefore(previous: CacheLayout, current: CacheLayout, message: number): boolean {
+  const at = new Map<string, number>()
+  for (const [i, h] of previous.messageHashes) if (i >= message) at.set(h, i)
+  for (let k = 0; k < 6; k++) {
+    const hash = current.messageHashes.get(message + k)
+    if (hash === undefined) break
+    const was = at.get(hash)
+    if (was !== undefined && was > message + k) return true
+  }
+  return false
 }
 
 /** A value's meaning without its serialization: JSON (also inside strings) with sorted keys, whitespace collapsed. */

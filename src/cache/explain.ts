@@ -64,6 +64,11 @@ export interface CacheVerdict {
   missedTokens: number
   /** US dollars the miss added against the counterfactual hit (0 when the catalog has no prices). */
   addedCost: number
+  /**
+   * The first difference from the previous request, whether or not it cost anything (an edit after the last
+   * cached unit is a hit, and still named here).
+   */
+  difference?: Extract<MissCause, { kind: "tools-changed" | "system-changed" | "message-changed" }>
   /** Milliseconds since the previous request of the conversation, and the cache lifetime that applied. */
   gapMs?: number
   lifetimeMs: number
@@ -196,6 +201,7 @@ function verdictOf(
     ...base,
     verdict: cause ? "miss" : "hit",
     ...(cause ? { cause } : {}),
+    ...(cmp.change ? { difference: causeOfChange(cmp) } : {}),
     tokens,
     cachedShare: share,
     gapMs,
@@ -229,7 +235,7 @@ function predict(
       write: 0,
       counterfactual: automaticRead(scheme, minimum, reach),
       entry: prev.segments.length - 1,
-      unlimited: Math.floor(reach / scheme.unit) * scheme.unit,
+      unlimited: Math.min(cmp.sharedTokens, reach),
     }
   }
   // Breakpoints: the previous request wrote an entry at each of its breakpoints past the minimum.
@@ -248,7 +254,7 @@ function predict(
     write: writable > 0 ? writable - read : 0,
     counterfactual: entry >= 0 ? prev.ends[entry]! : 0,
     entry,
-    unlimited: anyEntry !== undefined ? prev.ends[anyEntry]! : 0,
+    unlimited: anyEntry !== undefined ? prev.ends[anyEntry]! : cmp.sharedTokens,
   }
 }
 
@@ -267,14 +273,13 @@ function causeOf(
     return { kind: "no-breakpoint", prefixTokens: cmp.sharedTokens }
   }
   if (p.counterfactual > 0) return undefined
-  if (cur.scheme.mode === "breakpoints" && cur.breakpoints.length === 0) {
-    if (cmp.sharedTokens >= minimum) return { kind: "no-breakpoint", prefixTokens: cmp.sharedTokens }
-  }
+  if (cur.scheme.mode === "breakpoints" && cur.breakpoints.length === 0 && cmp.sharedTokens >= minimum)
+    return { kind: "no-breakpoint", prefixTokens: cmp.sharedTokens }
   if (p.unlimited > 0 && p.unlimited < minimum) return { kind: "below-minimum", prefixTokens: p.unlimited, minimum }
   return undefined
 }
 
-function causeOfChange(cmp: LayoutComparison): MissCause {
+function causeOfChange(cmp: LayoutComparison): NonNullable<CacheVerdict["difference"]> {
   const change = cmp.change!
   if (change.part === "tools")
     return { kind: "tools-changed", change: change.change, tool: change.tool, path: change.path }
