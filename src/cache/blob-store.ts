@@ -3,7 +3,8 @@
  * every top-level list (messages, tools, contents, input, system blocks) is a reference to a list node and
  * every long string a reference to a blob. A list node holds the hashes of its new items and a reference to
  * the longest stored prefix of itself, so a conversation's growing message list costs each message once:
- * a 200-turn session stores its prefix once, not 200 times. Files are written atomically.
+ * a 200-turn session stores its prefix once, not 200 times. Files are written atomically (a reader sees a whole
+ * file or none) but not flushed one by one: a crash may lose the newest records, never tear one.
  */
 import { createHash } from "node:crypto"
 import { access, mkdir, readdir, readFile, rm, stat } from "node:fs/promises"
@@ -55,7 +56,7 @@ export class BlobStore {
 
   private async put(hash: string, text: string): Promise<void> {
     if (await this.has(hash)) return
-    await writeFileAtomic(this.path(hash), text, { createFolders: true })
+    await writeFileAtomic(this.path(hash), text, { createFolders: true, durable: false })
     this.known.add(hash)
   }
 

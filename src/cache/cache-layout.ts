@@ -11,6 +11,9 @@ import { CACHE_SCHEMES, type CacheScheme, type RequestPart } from "./schemes.js"
 import { splitSections } from "./sections.js"
 import { readWireParts, type WireParts } from "./wire-layout.js"
 
+/** Token counts of units by the hash of their bytes, kept across the requests of a conversation. */
+export type TokenMemo = Map<string, number>
+
 /** One unit of the layout. */
 export interface LayoutSegment {
   part: RequestPart
@@ -102,13 +105,27 @@ export function countedText(value: unknown): string {
 const hashOf = (bytes: string) => createHash("sha1").update(bytes).digest("base64")
 
 /** Lays an encoded body out in its format's caching order, with exact token counts from `counter`. */
-export function cacheLayout(format: WireFormat, body: unknown, model: ModelInfo, counter: TokenCounter): CacheLayout {
+export function cacheLayout(
+  format: WireFormat,
+  body: unknown,
+  model: ModelInfo,
+  counter: TokenCounter,
+  memo?: TokenMemo,
+): CacheLayout {
   const module = WIRE_FORMAT_MODULES[format]
   const scheme = CACHE_SCHEMES[format]
   const overhead = module.overhead
   const family = model.tokenizer
   const parts = readWireParts(module.speaks, body)
   const count = (text: string) => (text ? counter.countText(text, family) : 0)
+  const tokensOf = (s: Omit<LayoutSegment, "hash" | "tokens">, hash: string) => {
+    const key = `${family}:${hash}`
+    const known = memo?.get(key)
+    if (known !== undefined) return known
+    const n = count(s.text)
+    memo?.set(key, n)
+    return n
+  }
   const byPart: Record<RequestPart, Omit<LayoutSegment, "hash" | "tokens">[]> = {
     tools: toolSegments(parts),
     system: systemSegments(parts),
@@ -118,14 +135,15 @@ export function cacheLayout(format: WireFormat, body: unknown, model: ModelInfo,
   const messageHashes = new Map<number, string>()
   for (const part of scheme.order) {
     byPart[part].forEach((s, i) => {
-      let tokens = count(s.text)
+      const hash = hashOf(s.bytes)
+      let tokens = tokensOf(s, hash)
       if (part === "tools") tokens += overhead.tool + (i === 0 ? overhead.toolsPreamble : 0)
       if (part === "messages") {
         if (s.block === 0) tokens += overhead.message
         if (IMAGE_KINDS.has(s.kind)) tokens += overhead.image
         if (TOOL_KINDS.has(s.kind)) tokens += overhead.toolBlock
       }
-      segments.push({ ...s, hash: hashOf(s.bytes), tokens })
+      segments.push({ ...s, hash, tokens })
     })
   }
   const perMessage = new Map<number, string[]>()

@@ -8,7 +8,7 @@ import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import type { Usage } from "../providers/stream.js"
 import { compareLayouts, type Excerpt, type LayoutComparison } from "./cache-compare.js"
-import { type CacheLayout, cacheLayout } from "./cache-layout.js"
+import { type CacheLayout, cacheLayout, type TokenMemo } from "./cache-layout.js"
 import { addedCost } from "./cost.js"
 import { automaticRead, lifetimeMs, minimumTokens } from "./schemes.js"
 
@@ -83,9 +83,13 @@ export interface ExplainOptions {
   models?: readonly ModelInfo[]
 }
 
+/** Units whose token counts an explainer remembers before it starts over. */
+const MEMO_LIMIT = 200_000
+
 /** Explains requests, remembering each body's layout so a conversation is laid out once per request. */
 export class CacheExplainer {
   private readonly layouts = new WeakMap<object, CacheLayout>()
+  private readonly memo: TokenMemo = new Map()
 
   constructor(private readonly options: ExplainOptions) {}
 
@@ -96,7 +100,8 @@ export class CacheExplainer {
     if (known) return known
     const id = request.model ?? modelIdOf(request.body) ?? "unknown"
     const model = resolveModel(id, { models: this.options.models ?? [] }).model
-    const layout = cacheLayout(request.format, request.body, model, this.options.counter)
+    if (this.memo.size > MEMO_LIMIT) this.memo.clear()
+    const layout = cacheLayout(request.format, request.body, model, this.options.counter, this.memo)
     if (key) this.layouts.set(key, layout)
     return layout
   }

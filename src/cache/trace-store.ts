@@ -150,7 +150,10 @@ export class TraceStore {
     conversation.lines.push(JSON.stringify(line))
     conversation.last = request
     conversation.lastAt = input.at
-    await writeFileAtomic(this.fileOf(key), `${conversation.lines.join("\n")}\n`, { createFolders: true })
+    await writeFileAtomic(this.fileOf(key), `${conversation.lines.join("\n")}\n`, {
+      createFolders: true,
+      durable: false,
+    })
     await this.retain(input.at)
     return { conversation: key, index: line.n, verdict, header: cacheHeader(verdict) }
   }
