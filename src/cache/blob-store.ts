@@ -16,9 +16,39 @@ export interface BlobRef {
   $blob: string
 }
 
-/** A reference to a stored list (a chain of list nodes). */
+/**
+ * A reference to a stored list (a chain of list nodes). Cache markers (`cache_control`) move from request to
+ * request, so items are stored without them and the markers ride in the reference: item index, path, value.
+ */
 export interface ListRef {
   $list: string
+  $marks?: [number, string, unknown][]
+}
+
+const MARKER = "cache_control"
+
+/** An item without its cache markers, and the markers (path inside the item, value). */
+function withoutMarkers(item: unknown): { item: unknown; marks: [string, unknown][] } {
+  const marks: [string, unknown][] = []
+  const strip = (v: unknown, path: string, depth: number): unknown => {
+    if (depth > 4 || v === null || typeof v !== "object") return v
+    if (Array.isArray(v)) return v.map((x, i) => strip(x, `${path}${path ? "." : ""}${i}`, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) {
+      if (k === MARKER) marks.push([path, x])
+      else out[k] = strip(x, `${path}${path ? "." : ""}${k}`, depth + 1)
+    }
+    return out
+  }
+  const stripped = strip(item, "", 0)
+  return { item: marks.length > 0 ? stripped : item, marks }
+}
+
+/** Puts a marker back at its path inside an item (keys are inserted last, where encoders put them). */
+function putMarker(item: unknown, path: string, value: unknown): void {
+  let at = item as Record<string, unknown>
+  for (const step of path ? path.split(".") : []) at = at[step] as Record<string, unknown>
+  if (at && typeof at === "object") at[MARKER] = value
 }
 
 /** One node of a stored list: the node of its prefix, and the items after it. */
@@ -89,8 +119,18 @@ export class BlobStore {
     if (body === null || typeof body !== "object" || Array.isArray(body)) return body
     const out: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(body)) {
-      if (Array.isArray(value)) out[key] = { $list: await this.putList(value) } satisfies ListRef
-      else if (typeof value === "string" && value.length >= LONG_STRING)
+      if (Array.isArray(value)) {
+        const marks: [number, string, unknown][] = []
+        const items = value.map((v, i) => {
+          const split = withoutMarkers(v)
+          for (const [path, mark] of split.marks) marks.push([i, path, mark])
+          return split.item
+        })
+        out[key] = {
+          $list: await this.putList(items),
+          ...(marks.length > 0 ? { $marks: marks } : {}),
+        } satisfies ListRef
+      } else if (typeof value === "string" && value.length >= LONG_STRING)
         out[key] = { $blob: await this.putValue(value) } satisfies BlobRef
       else out[key] = value
     }
@@ -121,8 +161,11 @@ export class BlobStore {
     if (skeleton === null || typeof skeleton !== "object" || Array.isArray(skeleton)) return skeleton
     const out: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(skeleton)) {
-      if (isRef(value, "$list")) out[key] = await this.getList(value.$list)
-      else if (isRef(value, "$blob")) out[key] = await this.getValue(value.$blob)
+      if (isRef(value, "$list")) {
+        const items = await this.getList(value.$list)
+        for (const [i, path, mark] of (value as ListRef).$marks ?? []) putMarker(items[i], path, mark)
+        out[key] = items
+      } else if (isRef(value, "$blob")) out[key] = await this.getValue(value.$blob)
       else out[key] = value
     }
     return out
