@@ -35,9 +35,11 @@ function timeline(entries: readonly TimelineEntry[], current: number): string {
   const max = Math.max(1, ...entries.map((t) => t.total))
   const bars = entries.map((t) => {
     const h = (n: number) => ((100 * n) / max).toFixed(3)
+    // The layers are shares of the request's own bar.
+    const part = (n: number) => (t.total > 0 ? (100 * n) / t.total : 0).toFixed(3)
     const label = `#${t.n} ${t.verdict}: ${num(t.total)} tokens, ${num(t.read)} cached, ${num(t.write)} written, ${num(t.uncached)} uncached${t.cause ? ` — ${t.cause}` : ""}`
     const classes = ["req", t.verdict, ...(t.n === current ? ["current"] : [])].join(" ")
-    return `<div class="${classes}" data-n="${t.n}" data-verdict="${t.verdict}"${t.cause ? ` data-cause="${e(t.cause)}"` : ""} title="${e(label)}" aria-label="${e(label)}" style="height:${h(t.total)}%"><div class="read" style="height:${h(t.read)}%"></div><div class="write" style="height:${h(t.write)}%"></div><div class="uncached" style="flex:1 1 auto"></div></div>`
+    return `<div class="${classes}" data-n="${t.n}" data-verdict="${t.verdict}"${t.cause ? ` data-cause="${e(t.cause)}"` : ""} title="${e(label)}" aria-label="${e(label)}" style="height:${h(t.total)}%"><div class="read" style="height:${part(t.read)}%"></div><div class="write" style="height:${part(t.write)}%"></div><div class="uncached" style="flex:1 1 auto"></div></div>`
   })
   const misses = entries
     .filter((t) => t.verdict === "miss")
