@@ -49,6 +49,16 @@ describe("promptline run --trace", () => {
     expect(JSON.stringify(lines)).not.toContain("sk-ant-secret")
   })
 
+  it("goes on when the trace cannot be written, and says so once", async () => {
+    const { cwd, replay } = await setup()
+    await writeFile(join(cwd, "taken"), "a file, not a folder\n")
+    const args = ["run", "--no-mcp", "--cwd", cwd, "--base-url", replay.urls.anthropic, "--trace", "taken", "go"]
+    const r = await runCli(args, { cwd, env: ENV })
+    expect(r.code).toBe(0)
+    expect(r.stderr.match(/\[trace-unwritable\]/g)).toHaveLength(1)
+    expect(r.stderr).toMatch(/^warning cannot write the trace in taken: .*ENOTDIR/m)
+  })
+
   it("prints the verdicts as cache JSON lines with --json", async () => {
     const { cwd, replay } = await setup()
     const args = ["run", "--no-mcp", "--cwd", cwd, "--base-url", replay.urls.anthropic, "--json", "--trace", "t", "go"]

@@ -20,6 +20,7 @@ export function tracingSend(
   target: TraceTarget,
   now: () => number,
   onRecord: (record: TraceRecord) => void,
+  onError: (error: Error) => void,
 ): SendRequest {
   return async (request) => {
     const at = now()
@@ -36,19 +37,21 @@ export function tracingSend(
           yield event
         }
       } finally {
-        const record = await store.record({
-          at,
-          durationMs: now() - at,
-          ...(firstByte !== undefined ? { firstByteMs: firstByte } : {}),
-          clientApi: "promptline",
-          upstream: { format: request.format, provider: target.provider, url: target.baseUrl },
-          model: request.model.id,
-          conversation: target.session,
-          sent: { body: request.body },
-          ...(usage ? { usage: withoutType(usage) } : {}),
-          ...(error !== undefined ? { error } : {}),
-        })
-        onRecord(record)
+        // A trace that cannot be written never stops the run.
+        await store
+          .record({
+            at,
+            durationMs: now() - at,
+            ...(firstByte !== undefined ? { firstByteMs: firstByte } : {}),
+            clientApi: "promptline",
+            upstream: { format: request.format, provider: target.provider, url: target.baseUrl },
+            model: request.model.id,
+            conversation: target.session,
+            sent: { body: request.body },
+            ...(usage ? { usage: withoutType(usage) } : {}),
+            ...(error !== undefined ? { error } : {}),
+          })
+          .then(onRecord, (e: unknown) => onError(e instanceof Error ? e : new Error(String(e))))
       }
     }
     return traced()

@@ -126,8 +126,9 @@ function messageParts(
   const sizes = new Map<WindowPartId, number>()
   const add = (id: WindowPartId, n: number) => sizes.set(id, (sizes.get(id) ?? 0) + n)
   const decode = formatModule(layout.format).decodeRequest
-  if (decode) {
-    const decoded = decode(body)
+  // A body the decoder refuses is still shown, from its units.
+  const decoded = decode ? tryDecode(() => decode(body)) : undefined
+  if (decoded) {
     const overhead = formatModule(layout.format).overhead
     const family = layout.model.tokenizer
     for (const m of decoded.messages as Message[])
@@ -141,6 +142,14 @@ function messageParts(
   for (const s of layout.segments)
     if (s.part === "messages") add(partOf(s.kind, s.role === "model" ? "assistant" : s.role, s.text), s.tokens)
   return { sizes, from: "layout" }
+}
+
+function tryDecode<T>(run: () => T): T | undefined {
+  try {
+    return run()
+  } catch {
+    return undefined
+  }
 }
 
 /** The inspect report of request `request` of a trace. */
