@@ -100,8 +100,7 @@ export class BlobStore {
 
   /** Stores a list as a chain of nodes sharing every prefix already stored; returns the hash of the whole list. */
   async putList(items: readonly unknown[]): Promise<string> {
-    const hashes: string[] = []
-    for (const item of items) hashes.push(await this.putValue(item))
+    const hashes = await Promise.all(items.map((item) => this.putValue(item)))
     // Prefix hashes: p[k] names the list of the first k items.
     const prefix: string[] = [sha("list:")]
     for (const h of hashes) prefix.push(sha(`${prefix.at(-1)!}:${h}`))

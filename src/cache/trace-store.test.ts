@@ -66,6 +66,18 @@ describe("the trace store", () => {
     expect(await bodyOf(file, lines[1]!)).toEqual(input(2, 20_000).sent.body)
   })
 
+  it("previews the verdict before the answer (for the header) without writing, and records it after", async () => {
+    const store = new TraceStore(dir, { counter })
+    await store.record({ ...input(1, 0), usage: undefined })
+    const next = { ...input(2, 20_000), usage: undefined }
+    const preview = await store.preview(next)
+    expect(preview.header).toMatch(/^hit; cached=0\.\d\d$/)
+    const [file] = await readdir(join(dir, "conversations"))
+    expect((await readTraceFile(join(dir, "conversations", file!))).length).toBe(1)
+    const record = await store.record(next)
+    expect(record).toMatchObject({ conversation: preview.conversation, index: 2, header: preview.header })
+  })
+
   it("stores a long conversation's prefix once, not once per request", async () => {
     const store = new TraceStore(dir, { counter })
     let whole = 0

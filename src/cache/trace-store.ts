@@ -111,16 +111,38 @@ export class TraceStore {
     return next
   }
 
+  /**
+   * The verdict a request gets before its answer (no usage yet), for a header sent before the answer streams;
+   * nothing is written. `record` with the usage comes after and reuses the layout.
+   */
+  preview(
+    input: Pick<TraceInput, "at" | "upstream" | "model" | "conversation" | "sent">,
+  ): Promise<Omit<TraceRecord, "index">> {
+    const next = this.queue.then(async () => {
+      await this.load()
+      const request = requestOf(input)
+      const { key } = this.keyOf(request, input.conversation)
+      const conversation = this.conversations.get(key)
+      const previous = conversation ? (conversation.last ?? (await this.lastRequest(conversation))) : undefined
+      const verdict = this.explainer.explain(previous, request)
+      return { conversation: key, verdict, header: cacheHeader(verdict) }
+    })
+    this.queue = next.catch(() => undefined)
+    return next
+  }
+
+  /** The conversation a request belongs to: its exact key if known, else one found by its first user message. */
+  private keyOf(request: CacheRequest, explicit?: string): { key: string; loose?: string } {
+    const keys = conversationKeys(this.explainer.layout(request), explicit)
+    const key = this.conversations.has(keys.key) ? keys.key : (keys.loose && this.byLoose.get(keys.loose)) || keys.key
+    return { key, ...(keys.loose ? { loose: keys.loose } : {}) }
+  }
+
   private async recordNow(input: TraceInput): Promise<TraceRecord> {
     await this.load()
-    const request: CacheRequest = {
-      format: input.upstream.format,
-      body: input.sent.body,
-      at: input.at,
-      model: input.model,
-    }
-    const keys = conversationKeys(this.explainer.layout(request), input.conversation)
-    const key = this.conversations.has(keys.key) ? keys.key : (keys.loose && this.byLoose.get(keys.loose)) || keys.key
+    const request = requestOf(input)
+    const keys = this.keyOf(request, input.conversation)
+    const key = keys.key
     let conversation = this.conversations.get(key)
     if (!conversation) {
       conversation = { key, lines: [], lastAt: input.at, ...(keys.loose ? { loose: keys.loose } : {}) }
@@ -231,6 +253,10 @@ export class TraceStore {
       }
     await this.blobs.sweep(keep)
   }
+}
+
+function requestOf(input: Pick<TraceInput, "at" | "upstream" | "model" | "sent">): CacheRequest {
+  return { format: input.upstream.format, body: input.sent.body, at: input.at, model: input.model }
 }
 
 /** Bytes of every file under a folder. */
