@@ -80,4 +80,17 @@ describe("promptline inspect --trace", () => {
     const bad = await runCli(["inspect", "--trace", file, "--request", "0"], { cwd: dir, env: { HOME: dir } })
     expect(bad.stderr).toContain("expected a request number from 1")
   })
+
+  it("names the file and line of a line that is not a trace line, without a stack trace", async () => {
+    const { writeFile } = await import("node:fs/promises")
+    const torn = join(dir, "torn.jsonl")
+    const first = (await readFile(file, "utf8")).split("\n")[0]!
+    await writeFile(torn, `${first}\n{"v":1,"n":2,"sent":\n`)
+    const r = await runCli(["inspect", "--trace", "torn.jsonl"], { cwd: dir, env: { HOME: dir } })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`promptline: ${torn}:2: not a JSON line\n`)
+    await writeFile(torn, `${first}\n{"v":2}\n`)
+    const other = await runCli(["inspect", "--trace", "torn.jsonl"], { cwd: dir, env: { HOME: dir } })
+    expect(other.stderr).toMatch(/torn\.jsonl:2: not a promptline trace line/)
+  })
 })
