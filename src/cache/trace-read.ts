@@ -38,7 +38,7 @@ export async function readTraceFile(file: string): Promise<TraceLine[]> {
     text = await readFile(file, "utf8")
   } catch (error) {
     throw new FileError(
-      "trace-unreadable",
+      "file-unreadable",
       file,
       `cannot read the trace (${(error as NodeJS.ErrnoException).code ?? error})`,
     )
@@ -50,11 +50,11 @@ export async function readTraceFile(file: string): Promise<TraceLine[]> {
     try {
       parsed = JSON.parse(line)
     } catch {
-      throw new FileError("trace-invalid", file, "not a JSON line", { line: i + 1 })
+      throw new FileError("invalid-json", file, "not a JSON line", { line: i + 1 })
     }
     const entry = parsed as Partial<TraceLine>
     if (entry.v !== 1 || typeof entry.n !== "number" || !entry.verdict || !entry.sent)
-      throw new FileError("trace-invalid", file, "not a promptline trace line (v 1 with n, sent and verdict)", {
+      throw new FileError("invalid-input", file, "not a promptline trace line (v 1 with n, sent and verdict)", {
         line: i + 1,
       })
     out.push(entry as TraceLine)
@@ -92,7 +92,7 @@ export async function summarizeTraces(dir: string, models: readonly ModelInfo[] 
   try {
     names = (await readdir(folder)).filter((n) => n.endsWith(".jsonl")).sort()
   } catch {
-    throw new FileError("traces-missing", dir, "no trace folder here (expected a conversations/ folder)")
+    throw new FileError("file-unreadable", dir, "no trace folder here (expected a conversations/ folder)")
   }
   const out: ConversationSummary[] = []
   for (const name of names) {

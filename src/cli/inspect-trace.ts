@@ -17,12 +17,12 @@ import { printJson } from "./print.js"
 export async function inspectTraceAction(flags: InspectFlags & { trace: string }, io: CliIO): Promise<number> {
   const file = resolve(io.cwd, flags.trace)
   const lines = await readTraceFile(file)
-  if (lines.length === 0) throw new FileError("trace-empty", file, "the trace has no requests")
+  if (lines.length === 0) throw new FileError("invalid-input", file, "the trace has no requests")
   const request = flags.request ?? lines.at(-1)!.n
   const line = lines.find((l) => l.n === request)
   if (!line)
     throw new PromptlineError(
-      "trace-request-missing",
+      "invalid-option",
       `${file} has requests 1 to ${lines.length}; there is no request ${request}`,
     )
   const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
