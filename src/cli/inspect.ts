@@ -18,6 +18,10 @@ export interface InspectFlags extends ContextFlags {
   width?: number
   history?: string
   from?: ConversationFormat
+  /** A trace file: report on a traced request instead of a build. */
+  trace?: string
+  /** 1-based request of the trace (default: the last). */
+  request?: number
 }
 
 /** The width of the terminal report when stdout is not a terminal and no `--width` is given. */
@@ -45,6 +49,14 @@ export function parseShare(value: string): number {
   if (!Number.isFinite(share) || share <= 0 || share > 1)
     throw new InvalidArgumentError("expected a share of the window: a fraction in (0, 1] or a percentage like 10%")
   return share
+}
+
+/** Parses `--request`: a request number from 1. */
+export function parseRequest(value: string): number {
+  const n = Number(value)
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError("expected a request number from 1")
+  return n
 }
 
 /** Whether to color terminal output: the flag, else a terminal without NO_COLOR. */
@@ -77,9 +89,18 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     )
     .option("--history <file>", `place this conversation in the context-window view, counted by kind; ${HISTORY_HELP}`)
     .addOption(fromOption())
+    .option("--trace <file>", "report on a request recorded in this trace file (from traffic alone)")
+    .addOption(
+      new Option("--request <n>", "with --trace: the request to show (default: the last)").argParser(parseRequest),
+    )
     .option("--color", "color the terminal report (default: when stdout is a terminal)")
     .option("--no-color", "never color")
     .action(async (flags: InspectFlags) => {
+      if (flags.trace) {
+        const { inspectTraceAction } = await import("./inspect-trace.js")
+        setExit(await inspectTraceAction({ ...flags, trace: flags.trace }, io))
+        return
+      }
       const { inspectAction } = await import("./inspect-action.js")
       setExit(await inspectAction(flags, io))
     })

@@ -12,6 +12,7 @@ import { type CliIO, processIO } from "./io.js"
 import { promptCommand } from "./prompt.js"
 import { requestCommand } from "./request.js"
 import { runCommand } from "./run.js"
+import { tracesCommand } from "./traces.js"
 import { variantsCommand } from "./variants.js"
 
 /** A command module: adds one subcommand to the program. Actions return the exit code. */
@@ -25,6 +26,7 @@ const commands: CommandFactory[] = [
   runCommand,
   doctorCommand,
   inspectCommand,
+  tracesCommand,
   diffCommand,
   requestCommand,
   decodeCommand,

@@ -41,6 +41,17 @@ const modelRow = z
   })
   .strict()
 
+/** Where request traces go and how long they are kept (the gateway and `promptline run --trace`). */
+const tracesSection = z
+  .object({
+    /** The trace folder; relative paths are taken from the config file's folder. */
+    dir: z.string().min(1).optional(),
+    maxConversations: z.number().int().positive().optional(),
+    maxBytes: z.number().int().positive().optional(),
+    maxAgeDays: z.number().positive().optional(),
+  })
+  .strict()
+
 /** The file's schema. Unknown keys are errors, so a typo is named rather than ignored. */
 export const configSchema = z
   .object({
@@ -55,8 +66,13 @@ export const configSchema = z
     trustedFolders: z.array(z.string().min(1)).optional(),
     /** User file only: folders whose owner answered no when asked; they are not asked again. */
     declinedFolders: z.array(z.string().min(1)).optional(),
+    /** Request traces: folder and retention. */
+    traces: tracesSection.optional(),
   })
   .strict()
+
+/** The `traces` section in force. */
+export type TracesConfig = z.infer<typeof tracesSection>
 
 /** One config file as written. */
 export type ConfigFileContent = z.infer<typeof configSchema>
@@ -69,6 +85,8 @@ export interface PromptlineConfig {
   models: ModelInfo[]
   trustedFolders: string[]
   declinedFolders: string[]
+  /** Trace folder (absolute) and retention; project values win field by field. */
+  traces?: TracesConfig
   /** The files read, user first. */
   files: string[]
   /** Where the user file is (read or not), for messages and for recording trust answers. */
@@ -135,6 +153,19 @@ function completeRow(row: z.infer<typeof modelRow>, file: string): ModelInfo {
   if (local) out.local = true
   if (row.prices) out.prices = row.prices
   return out
+}
+
+/** The traces section in force: the project's fields over the user's, each `dir` resolved from its file's folder. */
+function tracesOf(
+  user: TracesConfig | undefined,
+  userFile: string,
+  project: TracesConfig | undefined,
+  projectFile: string | undefined,
+): { traces?: TracesConfig } {
+  if (!user && !project) return {}
+  const resolved = (section: TracesConfig | undefined, file: string | undefined) =>
+    section?.dir && file ? { ...section, dir: resolve(dirname(file), section.dir) } : section
+  return { traces: { ...resolved(user, userFile), ...resolved(project, projectFile) } }
 }
 
 /** Reads one file; a missing file is undefined, anything else wrong is a FileError naming it. */
@@ -215,6 +246,7 @@ export async function loadConfig(at: ConfigLocation): Promise<{ config: Promptli
     ],
     trustedFolders: absolute(user?.trustedFolders, "trustedFolders"),
     declinedFolders: absolute(user?.declinedFolders, "declinedFolders"),
+    ...tracesOf(user?.traces, userFile, project?.traces, projectFile),
     files,
     userFile,
   }

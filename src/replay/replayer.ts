@@ -98,18 +98,8 @@ export interface ReplayerOptions {
 /** Where the indexes of summary answers start (far from any turn's). */
 const SUMMARY_INDEX = 1_000_000
 
-const SECRET_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key"])
-
-/** Copies headers, replacing credentials with `[redacted]`. */
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const key of Object.keys(headers).sort()) {
-    const value = headers[key]
-    if (value === undefined) continue
-    out[key] = SECRET_HEADERS.has(key.toLowerCase()) ? "[redacted]" : Array.isArray(value) ? value.join(", ") : value
-  }
-  return out
-}
+/** Copies headers, replacing credentials with `[redacted]` (shared with the traces: src/redact.ts). */
+export { redactHeaders } from "../redact.js"
 
 const FAULT_MESSAGES: Record<Exclude<ReplayFault["kind"], "disconnect">, string> = {
   "rate-limit": "Rate limit reached for requests (injected by the replay script).",
