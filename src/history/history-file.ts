@@ -1,66 +1,80 @@
 import { readFile } from "node:fs/promises"
-import { z } from "zod"
 import { FileError, ValidationError } from "../errors.js"
 import { parseJsonDocument } from "../json.js"
+import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
 import type { Message } from "./message.js"
 
-/** The schema of a stored history: an array of messages with content blocks (see message.ts). */
-const textBlock = z.object({ type: z.literal("text"), text: z.string() }).strict()
-const imageBlock = z.object({ type: z.literal("image"), mediaType: z.string(), data: z.string() }).strict()
-const blockSchema = z.discriminatedUnion("type", [
-  textBlock,
-  imageBlock,
-  z
-    .object({
-      type: z.literal("tool_use"),
-      id: z.string().min(1),
-      name: z.string().min(1),
-      input: z.unknown(),
-      signature: z.string().optional(),
-      model: z.string().optional(),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal("tool_result"),
-      toolUseId: z.string().min(1),
-      content: z.union([z.string(), z.array(z.discriminatedUnion("type", [textBlock, imageBlock]))]),
-      isError: z.boolean().optional(),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal("thinking"),
-      text: z.string(),
-      signature: z.string().optional(),
-      model: z.string().optional(),
-      id: z.string().optional(),
-    })
-    .strict(),
-  z.object({ type: z.literal("redacted_thinking"), data: z.string(), model: z.string().optional() }).strict(),
-])
+/** Builds the stored-history schemas with zod (called once, on first use). */
+function buildSchemas(z: typeof import("zod").z) {
+  /** The schema of a stored history: an array of messages with content blocks (see message.ts). */
+  const textBlock = z.object({ type: z.literal("text"), text: z.string() }).strict()
+  const imageBlock = z.object({ type: z.literal("image"), mediaType: z.string(), data: z.string() }).strict()
+  const blockSchema = z.discriminatedUnion("type", [
+    textBlock,
+    imageBlock,
+    z
+      .object({
+        type: z.literal("tool_use"),
+        id: z.string().min(1),
+        name: z.string().min(1),
+        input: z.unknown(),
+        signature: z.string().optional(),
+        model: z.string().optional(),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("tool_result"),
+        toolUseId: z.string().min(1),
+        content: z.union([z.string(), z.array(z.discriminatedUnion("type", [textBlock, imageBlock]))]),
+        isError: z.boolean().optional(),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("thinking"),
+        text: z.string(),
+        signature: z.string().optional(),
+        model: z.string().optional(),
+        id: z.string().optional(),
+      })
+      .strict(),
+    z.object({ type: z.literal("redacted_thinking"), data: z.string(), model: z.string().optional() }).strict(),
+  ])
 
-/** One stored message (a line of a session's `history.jsonl`, an element of a history file). */
-export const messageSchema = z
-  .object({
-    id: z.string().min(1),
-    role: z.enum(["user", "assistant", "system"]),
-    content: z.array(blockSchema),
-    ts: z.number(),
+  /** One stored message (a line of a session's `history.jsonl`, an element of a history file). */
+  const messageSchema = z
+    .object({
+      id: z.string().min(1),
+      role: z.enum(["user", "assistant", "system"]),
+      content: z.array(blockSchema),
+      ts: z.number(),
+    })
+    .strict()
+
+  /** One content block as stored. */
+
+  /** A stored conversation: messages with unique ids. */
+  const historySchema = z.array(messageSchema).superRefine((messages, ctx) => {
+    const seen = new Set<string>()
+    messages.forEach((m, i) => {
+      if (seen.has(m.id)) ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate message id ${m.id}` })
+      seen.add(m.id)
+    })
   })
-  .strict()
+  return { blockSchema, messageSchema, historySchema }
+}
+
+/** zod, loaded on first use: importing this module builds no schema. */
+const zod = lazyModule<typeof import("zod")>("zod")
+const schemas = lazyValue(() => buildSchemas(zod().z))
 
 /** One content block as stored. */
-export { blockSchema }
-
+export const blockSchema = lazyObject(() => schemas().blockSchema)
+/** One stored message (a line of a session's `history.jsonl`, an element of a history file). */
+export const messageSchema = lazyObject(() => schemas().messageSchema)
 /** A stored conversation: messages with unique ids. */
-export const historySchema = z.array(messageSchema).superRefine((messages, ctx) => {
-  const seen = new Set<string>()
-  messages.forEach((m, i) => {
-    if (seen.has(m.id)) ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate message id ${m.id}` })
-    seen.add(m.id)
-  })
-})
+export const historySchema = lazyObject(() => schemas().historySchema)
 
 /** Parses the text of a history file; bad JSON names the line, bad fields are listed by path. */
 export function parseHistory(raw: string, file: string): Message[] {
