@@ -16,9 +16,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const bin = join(root, "bin/promptline.js")
 const dist = join(root, "dist/index.js")
 
-/** Prints the process's peak resident memory (KB) to stderr as it exits. */
+/**
+ * Prints the process's peak resident memory (KB) to stderr as it exits: the kernel's high-water mark of this
+ * program (`VmHWM`, Linux), else `maxRSS`. `maxRSS` alone counts the benchmark process the child was forked
+ * from (the mark carries over the fork), so it read the benchmark's own size for small programs.
+ */
 const MAX_RSS_HOOK = `data:text/javascript,${encodeURIComponent(
-  'import { writeSync } from "node:fs"; process.on("exit", () => writeSync(2, `\\nmaxrss:${process.resourceUsage().maxRSS}\\n`))',
+  'import { readFileSync, writeSync } from "node:fs"; process.on("exit", () => { let kb = process.resourceUsage().maxRSS; try { kb = Number(/VmHWM:\\s*(\\d+)/.exec(readFileSync("/proc/self/status", "utf8"))[1]) } catch {} writeSync(2, `\\nmaxrss:${kb}\\n`) })',
 )}`
 
 interface Run {

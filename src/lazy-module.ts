@@ -13,3 +13,28 @@ export function lazyModule<T>(specifier: string): () => T {
     return loaded
   }
 }
+
+/** A value made on the first call, once (e.g. schemas built from a lazily loaded package). */
+export function lazyValue<T>(make: () => T): () => T {
+  let made: { value: T } | undefined
+  return () => {
+    made ??= { value: make() }
+    return made.value
+  }
+}
+
+/**
+ * An object that stands for the value `make` returns, made on first use of any property: a module can
+ * export it (e.g. a schema) without building it at import. Methods are bound to the real value.
+ */
+export function lazyObject<T extends object>(make: () => T): T {
+  const real = lazyValue(make)
+  return new Proxy({} as T, {
+    get(_, key) {
+      const target = real()
+      const value = Reflect.get(target, key, target)
+      return typeof value === "function" ? value.bind(target) : value
+    },
+    has: (_, key) => Reflect.has(real(), key),
+  })
+}

@@ -1,6 +1,9 @@
-import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { lazyModule } from "./lazy-module.js"
+
+/** node:child_process (and the net and stream modules it loads), required with the first process started. */
+const childProcess = lazyModule<typeof import("node:child_process")>("node:child_process")
 
 /**
  * The processes a command or an MCP server starts, found and stopped as one tree. A child is spawned as
@@ -140,7 +143,7 @@ export function anyRunning(pids: Iterable<number>): boolean {
 /** Sends a signal to the tree's process group and to every other process of the tree; returns those signalled. */
 export function signalTree(tree: ProcessTree, signal: NodeJS.Signals): number[] {
   if (isWindows) {
-    spawn("taskkill", ["/pid", String(tree.pid), "/T", "/F"], { stdio: "ignore", windowsHide: true })
+    childProcess().spawn("taskkill", ["/pid", String(tree.pid), "/T", "/F"], { stdio: "ignore", windowsHide: true })
     return []
   }
   // Looked up before the group is signalled: a descendant that cleared its mark is only found through

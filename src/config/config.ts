@@ -7,12 +7,16 @@
 import { readFile } from "node:fs/promises"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser"
-import { z } from "zod"
+import type * as Zod from "zod"
 import { promptlineUserDir } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
+import { lazyModule } from "../lazy-module.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
+
+/** zod's CommonJS build, the one the context and history schemas load on first use: one zod per process. */
+const { z } = lazyModule<typeof Zod>("zod")()
 
 /** The file name, in the user folder and in a project. */
 export const CONFIG_FILE = "promptline.config.json"
@@ -72,10 +76,10 @@ export const configSchema = z
   .strict()
 
 /** The `traces` section in force. */
-export type TracesConfig = z.infer<typeof tracesSection>
+export type TracesConfig = Zod.infer<typeof tracesSection>
 
 /** One config file as written. */
-export type ConfigFileContent = z.infer<typeof configSchema>
+export type ConfigFileContent = Zod.infer<typeof configSchema>
 
 /** The settings in force: the user's file, then the project's over it. */
 export interface PromptlineConfig {
@@ -136,7 +140,7 @@ export function parseConfig(text: string, file: string): ConfigFileContent {
 }
 
 /** A user row completed into a catalog row: family, tokenizer and provider guessed from the id when absent. */
-function completeRow(row: z.infer<typeof modelRow>, file: string): ModelInfo {
+function completeRow(row: Zod.infer<typeof modelRow>, file: string): ModelInfo {
   const local = row.local ?? false
   const out: ModelInfo = {
     id: row.id,

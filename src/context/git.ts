@@ -1,10 +1,13 @@
-import { spawn } from "node:child_process"
 import { lstat } from "node:fs/promises"
 import { devNull } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { lazyModule } from "../lazy-module.js"
 import { killTree, markEnv, newProcessMark, type ProcessTree, signalTree } from "../process-tree.js"
 import { headAtLineEnd } from "./instructions/budget.js"
+
+/** node:child_process (and the net and stream modules it loads), required with the first process started. */
+const childProcess = lazyModule<typeof import("node:child_process")>("node:child_process")
 
 /** The longest git status summary kept in the context, in characters. */
 export const MAX_GIT_STATUS = 10_000
@@ -47,7 +50,7 @@ function git(
   const limit = options.limit ?? 1 << 20
   return new Promise((done) => {
     const mark = newProcessMark()
-    const child = spawn("git", [...LOCKED_DOWN, ...(options.config ?? []), ...args], {
+    const child = childProcess().spawn("git", [...LOCKED_DOWN, ...(options.config ?? []), ...args], {
       cwd,
       env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C", GIT_TERMINAL_PROMPT: "0", ...markEnv(mark) },
       stdio: ["ignore", "pipe", "ignore"],

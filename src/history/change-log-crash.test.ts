@@ -20,6 +20,7 @@ const work = join(root, `node_modules/.cache/promptline-crash-test-${process.pid
 const SOURCES = [
   "src/errors.ts",
   "src/json.ts",
+  "src/lazy-module.ts",
   "src/atomic-write.ts",
   "src/history/change-log.ts",
   "src/history/change-log-migrate.ts",

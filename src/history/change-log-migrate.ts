@@ -1,5 +1,6 @@
-import { z } from "zod"
+import type { z } from "zod"
 import { PromptlineError } from "../errors.js"
+import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
 import type { Edit } from "./edits.js"
 import type { Message } from "./message.js"
 
@@ -10,30 +11,41 @@ import type { Message } from "./message.js"
  * history the indexes refer to.
  */
 
-const blockSchema = z.looseObject({ type: z.string() })
+/** Builds the change-log schemas with zod (called once, on first use). */
+function buildSchemas(z: typeof import("zod").z) {
+  const blockSchema = z.looseObject({ type: z.string() })
 
-const editSchema = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.enum(["dedup", "prune", "mask"]),
-    ts: z.number(),
-    messageId: z.string(),
-    block: z.number().int().nonnegative(),
-    content: blockSchema,
-    subject: z.string().optional(),
-  }),
-  z.object({ kind: z.enum(["notice", "reinject"]), ts: z.number(), messageId: z.string(), text: z.string() }),
-  z.object({ kind: z.literal("truncation"), ts: z.number(), from: z.string(), to: z.string() }),
-  z.object({ kind: z.literal("compaction"), ts: z.number(), from: z.string(), to: z.string(), summary: z.string() }),
-])
+  const editSchema = z.discriminatedUnion("kind", [
+    z.object({
+      kind: z.enum(["dedup", "prune", "mask"]),
+      ts: z.number(),
+      messageId: z.string(),
+      block: z.number().int().nonnegative(),
+      content: blockSchema,
+      subject: z.string().optional(),
+    }),
+    z.object({ kind: z.enum(["notice", "reinject"]), ts: z.number(), messageId: z.string(), text: z.string() }),
+    z.object({ kind: z.literal("truncation"), ts: z.number(), from: z.string(), to: z.string() }),
+    z.object({ kind: z.literal("compaction"), ts: z.number(), from: z.string(), to: z.string(), summary: z.string() }),
+  ])
 
-const v1Schema = z.object({ schema: z.literal(1), edits: z.array(editSchema) })
+  const v1Schema = z.object({ schema: z.literal(1), edits: z.array(editSchema) })
 
-const v0Schema = z.object({
-  version: z.literal(0),
-  deletedRange: z.tuple([z.number().int(), z.number().int()]).nullable(),
-  truncatedAt: z.number().optional(),
-  updates: z.array(z.tuple([z.number().int(), z.number().int(), z.number(), z.string()])),
-})
+  const v0Schema = z.object({
+    version: z.literal(0),
+    deletedRange: z.tuple([z.number().int(), z.number().int()]).nullable(),
+    truncatedAt: z.number().optional(),
+    updates: z.array(z.tuple([z.number().int(), z.number().int(), z.number(), z.string()])),
+  })
+  return { v1Schema, v0Schema }
+}
+
+/** zod, loaded on first use: importing this module builds no schema. */
+const zod = lazyModule<typeof import("zod")>("zod")
+const schemas = lazyValue(() => buildSchemas(zod().z))
+
+const v1Schema = lazyObject(() => schemas().v1Schema)
+const v0Schema = lazyObject(() => schemas().v0Schema)
 
 function issues(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")

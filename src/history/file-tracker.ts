@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto"
 import { readFile, stat } from "node:fs/promises"
 import { isAbsolute, join } from "node:path"
-import { z } from "zod"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { lazyModule, lazyValue } from "../lazy-module.js"
 import { changedFilesWarning, TAG } from "../notices.js"
 import { wrapTag } from "../tag-wrap.js"
 
@@ -22,13 +22,18 @@ export interface SeenFile {
   at: number
 }
 
-const seenFileSchema = z.object({
-  path: z.string().min(1),
-  hash: z.string(),
-  mtime: z.number(),
-  size: z.number().optional(),
-  via: z.enum(["read", "write"]),
-  at: z.number(),
+/** zod, loaded on first use: importing this module builds no schema. */
+const zod = lazyModule<typeof import("zod")>("zod")
+const seenFileSchema = lazyValue(() => {
+  const { z } = zod()
+  return z.object({
+    path: z.string().min(1),
+    hash: z.string(),
+    mtime: z.number(),
+    size: z.number().optional(),
+    via: z.enum(["read", "write"]),
+    at: z.number(),
+  })
 })
 
 /**
@@ -49,7 +54,7 @@ export function parseSeenFiles(data: unknown, path: string): { files: SeenFile[]
   const files: SeenFile[] = []
   const diagnostics: Diagnostic[] = []
   data.forEach((entry, i) => {
-    const parsed = seenFileSchema.safeParse(entry)
+    const parsed = seenFileSchema().safeParse(entry)
     if (parsed.success) files.push(parsed.data as SeenFile)
     else
       diagnostics.push(

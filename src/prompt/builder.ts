@@ -102,6 +102,27 @@ interface SectionMemo {
 }
 
 /**
+ * The stages that depend only on the context and the registries: the canonical field values, the variant
+ * choices and the tool stages (with their rendered sections). Builders made with the built-in registries
+ * share one set per template strictness, so a new builder in a warm process renders nothing anew.
+ */
+class SharedStages {
+  readonly canon = new ContextCanon<PromptContext>()
+  readonly choices = new BoundedMap<string, Explanation>(256)
+  readonly toolStages = new RecentResults<ToolStage>(16)
+}
+
+/** The stages of the builders that use only the built-in registries, by template strictness. */
+const builtinStages = new Map<TemplateStrictness, SharedStages>()
+
+/** True when a builder uses the built-in variants, components, tools and models unchanged. */
+const usesBuiltins = (options: BuilderOptions): boolean =>
+  options.variants === undefined &&
+  options.components === undefined &&
+  options.tools === undefined &&
+  options.models === undefined
+
+/**
  * Builds system prompts. A builder keeps caches (rendered text, stages keyed by the identity of the
  * context fields they read, equal fields given one identity first), so an agent keeps one for its session. Contexts are
  * immutable values: make a changed one with `{ ...context, date }`, never by mutation.
@@ -113,10 +134,10 @@ export class PromptBuilder {
   readonly #tools: readonly ToolSpec[]
   readonly #models: readonly ModelInfo[] | undefined
   readonly #memo = new WeakMap<PromptContext, BuiltPrompt>()
-  readonly #canon = new ContextCanon<PromptContext>()
+  readonly #canon: ContextCanon<PromptContext>
   readonly #byContent = new RecentResults<BuiltPrompt>(8)
-  readonly #choices = new BoundedMap<string, Explanation>(256)
-  readonly #toolStages = new RecentResults<ToolStage>(16)
+  readonly #choices: BoundedMap<string, Explanation>
+  readonly #toolStages: RecentResults<ToolStage>
   readonly #systemText = new RecentResults<{ text: string; hash: string }>(4)
   readonly #wrapped = new WeakMap<BuiltSection, string>()
   /** The tags of every volatile component: none of them may appear raw inside a wrapped section. */
@@ -124,7 +145,16 @@ export class PromptBuilder {
   readonly #cacheableChoice: boolean
 
   constructor(options: BuilderOptions = {}) {
-    this.#engine = new TemplateEngine(options.templates ?? "report")
+    const strictness = options.templates ?? "report"
+    this.#engine = new TemplateEngine(strictness)
+    let stages = usesBuiltins(options) ? builtinStages.get(strictness) : undefined
+    if (!stages) {
+      stages = new SharedStages()
+      if (usesBuiltins(options)) builtinStages.set(strictness, stages)
+    }
+    this.#canon = stages.canon
+    this.#choices = stages.choices
+    this.#toolStages = stages.toolStages
     this.#variants = [
       ...BUILTIN_VARIANTS.filter((v) => !options.variants?.some((o) => o.id === v.id)),
       ...(options.variants ?? []),

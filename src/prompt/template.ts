@@ -77,6 +77,9 @@ function liquid(): Liquid {
     jsTruthy: true,
     ownPropertyOnly: true,
     greedy: false,
+    // Given, so the engine does not ask Intl for the machine's locale (60-100 ms on first use); a build
+    // reads nothing from the machine, and only date filters read the locale.
+    locale: "en-US",
   })
   return sharedLiquid
 }

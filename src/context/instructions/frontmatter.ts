@@ -1,4 +1,7 @@
-import { parseDocument } from "yaml"
+import { lazyModule } from "../../lazy-module.js"
+
+/** yaml, required on the first frontmatter block read. */
+const yaml = lazyModule<typeof import("yaml")>("yaml")
 
 /** A file split into its YAML frontmatter and the body the model gets. */
 export interface Frontmatter {
@@ -61,7 +64,7 @@ export function splitFrontmatter(text: string): Frontmatter {
     .slice(end + 1)
     .join("\n")
     .replace(/^\n+/, "")
-  const doc = parseDocument(block, { prettyErrors: false, uniqueKeys: false })
+  const doc = yaml().parseDocument(block, { prettyErrors: false, uniqueKeys: false })
   let yamlError: { message: string; offset: number } | undefined
   const first = doc.errors[0]
   if (first) yamlError = { message: first.message, offset: first.pos[0] }

@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path"
 import { findNodeAtLocation, getNodeValue, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser"
-import { z } from "zod"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import { lazyModule, lazyValue } from "../../lazy-module.js"
 import { readTextFile } from "../instructions/read.js"
 import { LinkGuard, linkDiagnostic } from "../link-guard.js"
 import { promptlineUserDir, type UserRoot } from "../user-roots.js"
@@ -38,20 +38,26 @@ export interface McpConfigSource {
   scope: "user" | "project"
 }
 
-const serverSchema = z
-  .object({
-    type: z.string().optional(),
-    transportType: z.string().optional(),
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    cwd: z.string().optional(),
-    url: z.string().min(1).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    disabled: z.boolean().optional(),
-    timeout: z.number().positive().optional(),
-  })
-  .passthrough()
+/** zod, loaded with the first config file read. */
+const zod = lazyModule<typeof import("zod")>("zod")
+/** A server entry as the config files write it (other fields pass through). */
+const serverSchema = lazyValue(() => {
+  const { z } = zod()
+  return z
+    .object({
+      type: z.string().optional(),
+      transportType: z.string().optional(),
+      command: z.string().min(1).optional(),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      cwd: z.string().optional(),
+      url: z.string().min(1).optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+      disabled: z.boolean().optional(),
+      timeout: z.number().positive().optional(),
+    })
+    .passthrough()
+})
 
 const TRANSPORTS: Record<string, McpServerConfig["transport"]> = {
   stdio: "stdio",
@@ -129,7 +135,7 @@ export function parseMcpConfig(
     const [key, valueNode] = property.children ?? []
     if (!key || !valueNode) continue
     const name = String(key.value)
-    const parsed = serverSchema.safeParse(getNodeValue(valueNode))
+    const parsed = serverSchema().safeParse(getNodeValue(valueNode))
     const bad = (message: string) =>
       diagnostics.push(
         diagnostic("error", "mcp-config-invalid", `server \`${name}\`: ${message}; skipped`, at(key.offset)),

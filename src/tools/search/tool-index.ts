@@ -1,4 +1,5 @@
-import MiniSearch from "minisearch"
+import type MiniSearch from "minisearch"
+import { lazyModule } from "../../lazy-module.js"
 import type { EnabledTool } from "../spec.js"
 
 /** One search result: the tool and its score (higher is better). */
@@ -6,6 +7,9 @@ export interface ToolMatch {
   tool: EnabledTool
   score: number
 }
+
+/** minisearch, required when the first index is built. */
+const miniSearch = lazyModule<typeof MiniSearch>("minisearch")
 
 /** Words that say nothing about what a tool does. */
 const STOP_WORDS = new Set(
@@ -197,7 +201,7 @@ export class ToolSearchIndex {
       const stems = toolTerms(t.mcp.server).map(stemTerm)
       this.#servers.set(t.mcp.server, new Set(stems.filter((x): x is string => x !== null)))
     }
-    this.#search = new MiniSearch<Doc>({
+    this.#search = new (miniSearch())<Doc>({
       fields: ["name", "server", "description", "params"],
       tokenize: toolTerms,
       processTerm: stemTerm,

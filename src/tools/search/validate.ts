@@ -1,5 +1,9 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv"
+import { lazyModule } from "../../lazy-module.js"
 import type { EnabledTool } from "../spec.js"
+
+/** Ajv, required when the first checker is made. */
+const ajv = lazyModule<typeof import("ajv")>("ajv")
 
 /** The outcome of checking a call's arguments against the tool's schema. */
 export type ArgumentCheck = { ok: true; value: Record<string, unknown> } | { ok: false; message: string }
@@ -32,7 +36,12 @@ function describe(error: ErrorObject): string {
  * once. A schema Ajv cannot compile is not checked (the server judges the arguments then).
  */
 export class ArgumentChecker {
-  readonly #ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, validateSchema: false })
+  readonly #ajv: Ajv = new (ajv().Ajv)({
+    strict: false,
+    allErrors: true,
+    validateFormats: false,
+    validateSchema: false,
+  })
   readonly #compiled = new WeakMap<EnabledTool, ValidateFunction | null>()
 
   #validatorOf(tool: EnabledTool): ValidateFunction | null {
