@@ -13,6 +13,7 @@ import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
+import { type GatewayConfig, gatewaySchema } from "./gateway.js"
 
 /** The file name, in the user folder and in a project. */
 export const CONFIG_FILE = "promptline.config.json"
@@ -55,6 +56,8 @@ export const configSchema = z
     trustedFolders: z.array(z.string().min(1)).optional(),
     /** User file only: folders whose owner answered no when asked; they are not asked again. */
     declinedFolders: z.array(z.string().min(1)).optional(),
+    /** `promptline serve`: upstreams, routes and limits. */
+    gateway: gatewaySchema.optional(),
   })
   .strict()
 
@@ -69,6 +72,10 @@ export interface PromptlineConfig {
   models: ModelInfo[]
   trustedFolders: string[]
   declinedFolders: string[]
+  /** The gateway section: the project's when it has one, else the user's. */
+  gateway?: GatewayConfig
+  /** The file the gateway section came from. */
+  gatewayFile?: string
   /** The files read, user first. */
   files: string[]
   /** Where the user file is (read or not), for messages and for recording trust answers. */
@@ -94,6 +101,23 @@ function lineOf(text: string, path: (string | number)[]): number | undefined {
   return node ? text.slice(0, node.offset).split("\n").length : undefined
 }
 
+/** The field names of the object schema at `path` inside `schema` (through optionals, arrays and records). */
+function fieldsAt(schema: z.ZodType, path: readonly (string | number)[]): string[] {
+  let node: z.ZodType = schema
+  for (let i = 0; ; ) {
+    if (node instanceof z.ZodOptional || node instanceof z.ZodDefault) node = node.unwrap() as z.ZodType
+    else if (node instanceof z.ZodArray || node instanceof z.ZodRecord) {
+      node = (node instanceof z.ZodArray ? node.element : node.valueType) as z.ZodType
+      i++
+    } else if (node instanceof z.ZodObject && i < path.length) {
+      const next = node.shape[String(path[i])] as z.ZodType | undefined
+      if (!next) return Object.keys(node.shape)
+      node = next
+      i++
+    } else return node instanceof z.ZodObject ? Object.keys(node.shape) : []
+  }
+}
+
 /** Parses and validates one config file's text; errors name the file, the line and the field. */
 export function parseConfig(text: string, file: string): ConfigFileContent {
   const errors: ParseError[] = []
@@ -113,7 +137,7 @@ export function parseConfig(text: string, file: string): ConfigFileContent {
   const where = field.length > 0 ? `field "${field.join(".")}"` : "the file"
   const line = lineOf(text, field)
   const what =
-    unknown.length > 0 ? `unknown field (the fields are: ${Object.keys(configSchema.shape).join(", ")})` : issue.message
+    unknown.length > 0 ? `unknown field (the fields are: ${fieldsAt(configSchema, path).join(", ")})` : issue.message
   throw new FileError("config-invalid", file, `${where}: ${what}`, line ? { line } : {})
 }
 
@@ -217,6 +241,13 @@ export async function loadConfig(at: ConfigLocation): Promise<{ config: Promptli
     declinedFolders: absolute(user?.declinedFolders, "declinedFolders"),
     files,
     userFile,
+  }
+  if (project?.gateway && projectFile) {
+    config.gateway = project.gateway
+    config.gatewayFile = projectFile
+  } else if (user?.gateway) {
+    config.gateway = user.gateway
+    config.gatewayFile = userFile
   }
   const model = project?.model ?? user?.model
   if (model) config.model = model
