@@ -23,6 +23,7 @@ const LAYERS = [
   "config",
   "inspect",
   "agent",
+  "gateway",
   "replay",
   "cli",
   "index",
