@@ -12,6 +12,7 @@ import { type CliIO, processIO } from "./io.js"
 import { promptCommand } from "./prompt.js"
 import { requestCommand } from "./request.js"
 import { runCommand } from "./run.js"
+import { serveCommand } from "./serve.js"
 import { variantsCommand } from "./variants.js"
 
 /** A command module: adds one subcommand to the program. Actions return the exit code. */
@@ -30,6 +31,7 @@ const commands: CommandFactory[] = [
   decodeCommand,
   fitCommand,
   compactCommand,
+  serveCommand,
 ]
 
 /** The package's version, read from its package.json (two folders up from src/cli and from dist/cli). */

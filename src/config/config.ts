@@ -161,6 +161,11 @@ function completeRow(row: z.infer<typeof modelRow>, file: string): ModelInfo {
   return out
 }
 
+/** The model rows of one config file, completed into catalog rows naming the file as their source. */
+export function completeModelRows(rows: readonly z.infer<typeof modelRow>[], file: string): ModelInfo[] {
+  return rows.map((row) => completeRow(row, file))
+}
+
 /** Reads one file; a missing file is undefined, anything else wrong is a FileError naming it. */
 async function readConfigFile(file: string): Promise<ConfigFileContent | undefined> {
   let text: string
