@@ -1,4 +1,6 @@
 /** The gateway: `promptline serve` as a library, putting the context engine between any agent and any provider. */
+
+export type { GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
 export { errorAnswer, GatewayError } from "./errors.js"
 export { logJson, logLine } from "./log.js"
 export { CONVERSATION_HEADER, conversationKey, DROPPED_HEADER, type GatewayRecord, type RecordUsage } from "./record.js"
