@@ -22,6 +22,7 @@ function clientLines(urls: {
     ["Anthropic API", `ANTHROPIC_BASE_URL=${urls.anthropic}`, "Claude Code, Anthropic SDKs (baseURL)"],
     ["OpenAI API", `OPENAI_BASE_URL=${urls.openai}`, "Codex CLI, OpenAI SDKs (baseURL): Chat and Responses"],
     ["Gemini API", `GOOGLE_GEMINI_BASE_URL=${urls.gemini}`, "Gemini CLI; @google/genai httpOptions.baseUrl"],
+    ["Responses WS", urls.responsesWebSocket, "the Responses API's WebSocket mode"],
   ]
 }
 

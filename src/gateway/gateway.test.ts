@@ -301,3 +301,52 @@ describe("safe by default", () => {
     expect(gateway.active).toBe(0)
   })
 })
+
+describe("the Responses WebSocket mode", () => {
+  it("relays response.create frames to the upstream's WebSocket and its events back, one record per response", async () => {
+    const { gateway, replay, records } = await start([finalTurn, finalTurn])
+    const { WebSocket } = await import("ws")
+    const socket = new WebSocket(gateway.urls.responsesWebSocket, {
+      headers: { authorization: `Bearer ${CLIENT_KEY}` },
+    })
+    await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject))
+    const events: Record<string, unknown>[] = []
+    const turn = () =>
+      new Promise<void>((resolve) => {
+        const on = (data: unknown) => {
+          const event = JSON.parse(String(data)) as Record<string, unknown>
+          events.push(event)
+          if (event.type === "response.completed") {
+            socket.off("message", on)
+            resolve()
+          }
+        }
+        socket.on("message", on)
+      })
+    const first = turn()
+    socket.send(JSON.stringify({ type: "response.create", model: "gpt-resp-1", input: "hi", store: false }))
+    await first
+    const id = (events.at(-1)!.response as { id: string }).id
+    const second = turn()
+    socket.send(
+      JSON.stringify({
+        type: "response.create",
+        model: "gpt-resp-1",
+        input: "more",
+        previous_response_id: id,
+        store: false,
+      }),
+    )
+    await second
+    socket.close()
+    expect(replay.requests.map((r) => [r.transport, r.outcome])).toEqual([
+      ["websocket", "answered"],
+      ["websocket", "answered"],
+    ])
+    expect(replay.requests[0]!.headers.authorization).toBe("[redacted]")
+    expect(records.map((r) => [r.transport, r.usage?.input, r.stop])).toEqual([
+      ["websocket", 300, "end"],
+      ["websocket", 300, "end"],
+    ])
+  })
+})

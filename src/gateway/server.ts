@@ -24,6 +24,7 @@ import { generationUrl, upstreamEndpoint, upstreamKey } from "./target.js"
 import { emitSpan } from "./telemetry.js"
 import { translate } from "./translate.js"
 import { callUpstream } from "./upstream.js"
+import { attachGatewaySocket } from "./websocket.js"
 
 /** Options of a gateway. */
 export interface GatewayOptions {
@@ -60,6 +61,7 @@ export class Gateway {
   #seq = 0
   #counter: Promise<TokenCounter> | undefined
   #closing: Promise<void> | undefined
+  #closeSockets: () => void = () => {}
 
   private constructor(
     private readonly http: Server,
@@ -85,6 +87,14 @@ export class Gateway {
     const host = address.includes(":") ? `[${address}]` : address
     const gateway = new Gateway(http, options, { ...settings, port }, `http://${host}:${port}`)
     http.on("request", (req, res) => void gateway.#handle(req, res))
+    gateway.#closeSockets = attachGatewaySocket(http, {
+      settings: gateway.settings,
+      config: options.config,
+      env: options.env,
+      clock: options.clock ?? Date.now,
+      nextSeq: () => ++gateway.#seq,
+      finish: (record) => gateway.#finish(record),
+    })
     return gateway
   }
 
@@ -116,6 +126,7 @@ export class Gateway {
         while (this.#active.size > 0) await new Promise((resolve) => setTimeout(resolve, 20))
       })()
       await Promise.race([drained, deadline])
+      this.#closeSockets()
       this.http.closeAllConnections()
       await closed
     })()
