@@ -350,3 +350,82 @@ describe("the Responses WebSocket mode", () => {
     ])
   })
 })
+
+describe("shutdown and disconnects", () => {
+  /** An upstream that streams a Chat answer in two halves, `pause` ms apart; reports when its client left. */
+  async function slowUpstream(pause: number) {
+    const left: string[] = []
+    raw = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      const chunk = (text: string) =>
+        `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`
+      res.write(chunk("first half, "))
+      const timer = setTimeout(() => {
+        res.write(chunk("second half"))
+        res.end(
+          `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`,
+        )
+      }, pause)
+      res.on("close", () => {
+        clearTimeout(timer)
+        if (!res.writableFinished) left.push(req.url ?? "")
+      })
+    })
+    await new Promise<void>((resolve) => raw!.listen(0, "127.0.0.1", () => resolve()))
+    const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`
+    gateway = await startGateway({
+      config: {
+        port: 0,
+        upstreams: { slow: { provider: "openai", format: "openai-chat", baseUrl: url } },
+        routes: [{ match: "*", upstream: "slow" }],
+      },
+      env: {},
+    })
+    return left
+  }
+  const body = JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hi" }] })
+
+  it("lets a running stream finish on close, and refuses new connections", async () => {
+    await slowUpstream(300)
+    const g = gateway!
+    const res = await fetch(`${g.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    })
+    const closing = g.close(5000)
+    const text = await res.text()
+    expect(text).toContain("second half")
+    expect(text).toContain("[DONE]")
+    await closing
+    await expect(fetch(`${g.url}/v1/models`)).rejects.toThrow()
+  })
+
+  it("cuts running streams when the grace ends", async () => {
+    await slowUpstream(5000)
+    const g = gateway!
+    const res = await fetch(`${g.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    })
+    await g.close(100)
+    await expect(res.text()).rejects.toThrow()
+  })
+
+  it("cancels the upstream request when the client goes away", async () => {
+    const left = await slowUpstream(5000)
+    const abort = new AbortController()
+    const res = await fetch(`${gateway!.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      signal: abort.signal,
+    })
+    const reader = res.body!.getReader()
+    await reader.read()
+    abort.abort()
+    for (let i = 0; i < 100 && left.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(left).toEqual(["/v1/chat/completions"])
+  })
+})
