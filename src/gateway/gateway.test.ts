@@ -184,6 +184,44 @@ describe("same-format mode, official SDKs as clients, the replay server upstream
   })
 })
 
+describe("token counting and model lists", () => {
+  it("forwards count_tokens and countTokens unchanged; lists the routed model names in the client's shape", async () => {
+    const { gateway, replay } = await start([finalTurn])
+    const anthropic = new Anthropic({ apiKey: CLIENT_KEY, baseURL: gateway.urls.anthropic, maxRetries: 0 })
+    const counted = await anthropic.messages.countTokens({
+      model: "claude-x",
+      messages: [{ role: "user", content: "hi" }],
+    })
+    expect(counted.input_tokens).toBeGreaterThan(0)
+    const gemini = new GoogleGenAI({ apiKey: CLIENT_KEY, httpOptions: { baseUrl: gateway.urls.gemini } })
+    const total = await gemini.models.countTokens({ model: "gemini-2.5-pro", contents: "hi" })
+    expect(total.totalTokens).toBeGreaterThan(0)
+    expect(replay.requests.map((r) => r.path)).toEqual([
+      "/v1/messages/count_tokens",
+      "/v1beta/models/gemini-2.5-pro:countTokens",
+    ])
+    const routed = (await fetch(`${gateway.url}/v1/models`).then((r) => r.json())) as { data: { id: string }[] }
+    expect(routed).toMatchObject({ object: "list", data: [] })
+    const named = await startGateway({
+      config: {
+        port: 0,
+        upstreams: { a: { provider: "anthropic", baseUrl: replay.url } },
+        routes: [
+          { match: "claude-local", upstream: "a" },
+          { match: "*", upstream: "a" },
+        ],
+      },
+      env: {},
+    })
+    try {
+      const models = await new Anthropic({ apiKey: "k", baseURL: named.urls.anthropic }).models.list()
+      expect(models.data.map((m) => m.id)).toEqual(["claude-local"])
+    } finally {
+      await named.close(0)
+    }
+  })
+})
+
 describe("bad input and bad upstreams: a clear error in the client's shape, and the server keeps serving", () => {
   const post = (path: string, body: string, headers: Record<string, string> = {}) =>
     fetch(`${gateway!.url}${path}`, {
