@@ -42,6 +42,8 @@ export class Exchange {
   body: unknown
   sent?: RecordedBody
   firstByteAt?: number
+  /** Extra headers for a successful answer, asked just before its headers go out (set by the gateway). */
+  answerHeaders: (early: GatewayRecord) => Record<string, string> = () => ({})
   /** Secrets to keep out of every text the record holds. */
   readonly secrets: (string | undefined)[] = []
 
@@ -63,6 +65,11 @@ export class Exchange {
   /** Whether the answer's first byte was sent (after which no retry and no change of status is possible). */
   get started(): boolean {
     return this.res.headersSent
+  }
+
+  /** The extra headers of a successful answer, from what is known before it (no usage yet). */
+  extraHeaders(): Record<string, string> {
+    return this.answerHeaders(this.record())
   }
 
   /** Marks the first byte sent. */

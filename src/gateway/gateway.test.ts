@@ -51,6 +51,7 @@ async function start(turns: Parameters<typeof scriptOf>, extra: Partial<GatewayC
     config: sameFormatConfig(replay.url, { port: 0, ...extra }),
     env: { UPSTREAM_KEY: KEY },
     onRequest: (r) => records.push(r),
+    answerHeaders: (early) => ({ "x-promptline-test": `${early.seq} ${early.conversationKey === "" ? "-" : "keyed"}` }),
   })
   return { replay, gateway, records }
 }
@@ -110,6 +111,7 @@ describe("same-format mode, official SDKs as clients, the replay server upstream
       const through = await post(gateway.url, body)
       const plain = await post(direct.url, body)
       expect(through.headers.get("content-type")).toBe(plain.headers.get("content-type"))
+      expect(through.headers.get("x-promptline-test")).toMatch(/^1 /)
       expect(Buffer.from(await through.arrayBuffer())).toEqual(Buffer.from(await plain.arrayBuffer()))
       const whole = { ...body, stream: false }
       expect(await (await post(gateway.url, whole)).text()).toBe(await (await post(direct.url, whole)).text())

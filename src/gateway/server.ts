@@ -39,6 +39,11 @@ export interface GatewayOptions {
   models?: readonly ModelInfo[]
   /** Hears of every finished request. */
   onRequest?: (record: GatewayRecord) => void
+  /**
+   * Extra headers for a successful answer (the cache explainer's `x-promptline-cache`), asked just before the
+   * answer's headers go out, with the record as known then (no usage, status or latency yet).
+   */
+  answerHeaders?: (early: GatewayRecord) => Record<string, string> | undefined
   /** Milliseconds since the epoch, for record times and latency (default Date.now). */
   clock?: () => number
 }
@@ -141,6 +146,8 @@ export class Gateway {
     const counting = generation ? undefined : countingRouteOf(url.pathname)
     const format = generation?.format ?? counting?.format ?? modelListFormat(url.pathname, req.headers)
     const ex = new Exchange(req, res, url, ++this.#seq, startedAt, clock, format)
+    const extra = this.options.answerHeaders
+    if (extra) ex.answerHeaders = (early) => extra(early) ?? {}
     this.#active.add(ex)
     if (this.#closing) res.setHeader("connection", "close")
     try {

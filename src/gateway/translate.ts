@@ -147,7 +147,10 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
     ...(input.route.sse !== undefined ? { sse: input.route.sse } : {}),
   }
   const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
-  const dropped = ex.dropped.length > 0 ? { [DROPPED_HEADER]: droppedHeader(ex.dropped) } : {}
+  const dropped = {
+    ...(ex.dropped.length > 0 ? { [DROPPED_HEADER]: droppedHeader(ex.dropped) } : {}),
+    ...ex.extraHeaders(),
+  }
   const events: StreamEvent[] = []
   const note = (batch: readonly StreamEvent[]) => {
     for (const e of batch)
