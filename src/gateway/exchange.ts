@@ -43,7 +43,7 @@ export class Exchange {
   sent?: RecordedBody
   firstByteAt?: number
   /** Extra headers for a successful answer, asked just before its headers go out (set by the gateway). */
-  answerHeaders: (early: GatewayRecord) => Record<string, string> = () => ({})
+  answerHeaders?: (early: GatewayRecord) => Record<string, string>
   /** Secrets to keep out of every text the record holds. */
   readonly secrets: (string | undefined)[] = []
 
@@ -69,7 +69,8 @@ export class Exchange {
 
   /** The extra headers of a successful answer, from what is known before it (no usage yet). */
   extraHeaders(): Record<string, string> {
-    return this.answerHeaders(this.record())
+    // The snapshot costs a record; built only when someone asks.
+    return this.answerHeaders ? this.answerHeaders(this.record()) : {}
   }
 
   /** Marks the first byte sent. */
