@@ -24,6 +24,7 @@ const LAYERS = [
   "cache",
   "inspect",
   "agent",
+  "gateway",
   "replay",
   "cli",
   "index",

@@ -12,6 +12,7 @@ import { type CliIO, processIO } from "./io.js"
 import { promptCommand } from "./prompt.js"
 import { requestCommand } from "./request.js"
 import { runCommand } from "./run.js"
+import { serveCommand } from "./serve.js"
 import { tracesCommand } from "./traces.js"
 import { variantsCommand } from "./variants.js"
 
@@ -32,6 +33,7 @@ const commands: CommandFactory[] = [
   decodeCommand,
   fitCommand,
   compactCommand,
+  serveCommand,
 ]
 
 /** The package's version, read from its package.json (two folders up from src/cli and from dist/cli). */

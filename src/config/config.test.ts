@@ -52,7 +52,45 @@ describe("parseConfig", () => {
   })
 })
 
+describe("the gateway section", () => {
+  const gateway = {
+    port: 0,
+    tokenEnv: "PL_TOKEN",
+    upstreams: { local: { provider: "openai", format: "openai-chat", baseUrl: "http://127.0.0.1:9/v1", keyEnv: "K" } },
+    routes: [{ match: "claude-*", upstream: "local", model: "gpt-5", mode: "translate", cache: "optimize", fit: true }],
+  }
+
+  it("reads upstreams, routes and limits", () => {
+    expect(parseConfig(JSON.stringify({ gateway }), "c.json").gateway).toEqual(gateway)
+  })
+
+  it("names the line and field of a route to an unknown upstream, and lists a nested object's own fields", () => {
+    const text = JSON.stringify({ gateway: { ...gateway, routes: [{ match: "*", upstream: "nowhere" }] } }, null, 2)
+    expect(() => parseConfig(text, "c.json")).toThrow(
+      /c\.json:\d+: field "gateway\.routes\.0\.upstream": no upstream named "nowhere" \(the upstreams are: local\)/,
+    )
+    const typo = JSON.stringify({ gateway: { routes: [{ match: "*", upstream: "x", modle: "y" }] } }, null, 2)
+    expect(() => parseConfig(typo, "c.json")).toThrow(
+      /c\.json:7: field "gateway\.routes\.0\.modle": unknown field \(the fields are: match, upstream, model, mode, cache, fit\)/,
+    )
+    expect(() => parseConfig('{ "gateway": { "port": 70000 } }', "c.json")).toThrow(/field "gateway\.port"/)
+  })
+})
+
 describe("loadConfig", () => {
+  it("takes the project's gateway section over the user's, naming its file", async () => {
+    await writeFile(userFile(), JSON.stringify({ gateway: { port: 1 } }))
+    expect((await loadConfig({ cwd: project, home, env: {} })).config).toMatchObject({
+      gateway: { port: 1 },
+      gatewayFile: userFile(),
+    })
+    await writeFile(join(project, CONFIG_FILE), JSON.stringify({ gateway: { port: 2 } }))
+    expect((await loadConfig({ cwd: project, home, env: {} })).config).toMatchObject({
+      gateway: { port: 2 },
+      gatewayFile: join(project, CONFIG_FILE),
+    })
+  })
+
   it("puts the project's values over the user's and completes model rows", async () => {
     await writeFile(
       userFile(),

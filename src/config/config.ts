@@ -14,6 +14,7 @@ import { FileError } from "../errors.js"
 import { lazyModule } from "../lazy-module.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
+import { type GatewayConfig, gatewaySchema } from "./gateway.js"
 
 /** zod's CommonJS build, the one the context and history schemas load on first use: one zod per process. */
 const { z } = lazyModule<typeof Zod>("zod")()
@@ -72,6 +73,8 @@ export const configSchema = z
     declinedFolders: z.array(z.string().min(1)).optional(),
     /** Request traces: folder and retention. */
     traces: tracesSection.optional(),
+    /** `promptline serve`: upstreams, routes and limits. */
+    gateway: gatewaySchema.optional(),
   })
   .strict()
 
@@ -91,6 +94,10 @@ export interface PromptlineConfig {
   declinedFolders: string[]
   /** Trace folder (absolute) and retention; project values win field by field. */
   traces?: TracesConfig
+  /** The gateway section: the project's when it has one, else the user's. */
+  gateway?: GatewayConfig
+  /** The file the gateway section came from. */
+  gatewayFile?: string
   /** The files read, user first. */
   files: string[]
   /** Where the user file is (read or not), for messages and for recording trust answers. */
@@ -116,6 +123,23 @@ function lineOf(text: string, path: (string | number)[]): number | undefined {
   return node ? text.slice(0, node.offset).split("\n").length : undefined
 }
 
+/** The field names of the object schema at `path` inside `schema` (through optionals, arrays and records). */
+function fieldsAt(schema: Zod.ZodType, path: readonly (string | number)[]): string[] {
+  let node: Zod.ZodType = schema
+  for (let i = 0; ; ) {
+    if (node instanceof z.ZodOptional || node instanceof z.ZodDefault) node = node.unwrap() as Zod.ZodType
+    else if (node instanceof z.ZodArray || node instanceof z.ZodRecord) {
+      node = (node instanceof z.ZodArray ? node.element : node.valueType) as Zod.ZodType
+      i++
+    } else if (node instanceof z.ZodObject && i < path.length) {
+      const next = node.shape[String(path[i])] as Zod.ZodType | undefined
+      if (!next) return Object.keys(node.shape)
+      node = next
+      i++
+    } else return node instanceof z.ZodObject ? Object.keys(node.shape) : []
+  }
+}
+
 /** Parses and validates one config file's text; errors name the file, the line and the field. */
 export function parseConfig(text: string, file: string): ConfigFileContent {
   const errors: ParseError[] = []
@@ -135,7 +159,7 @@ export function parseConfig(text: string, file: string): ConfigFileContent {
   const where = field.length > 0 ? `field "${field.join(".")}"` : "the file"
   const line = lineOf(text, field)
   const what =
-    unknown.length > 0 ? `unknown field (the fields are: ${Object.keys(configSchema.shape).join(", ")})` : issue.message
+    unknown.length > 0 ? `unknown field (the fields are: ${fieldsAt(configSchema, path).join(", ")})` : issue.message
   throw new FileError("config-invalid", file, `${where}: ${what}`, line ? { line } : {})
 }
 
@@ -170,6 +194,11 @@ function tracesOf(
   const resolved = (section: TracesConfig | undefined, file: string | undefined) =>
     section?.dir && file ? { ...section, dir: resolve(dirname(file), section.dir) } : section
   return { traces: { ...resolved(user, userFile), ...resolved(project, projectFile) } }
+}
+
+/** The model rows of one config file, completed into catalog rows naming the file as their source. */
+export function completeModelRows(rows: readonly Zod.infer<typeof modelRow>[], file: string): ModelInfo[] {
+  return rows.map((row) => completeRow(row, file))
 }
 
 /** Reads one file; a missing file is undefined, anything else wrong is a FileError naming it. */
@@ -253,6 +282,13 @@ export async function loadConfig(at: ConfigLocation): Promise<{ config: Promptli
     ...tracesOf(user?.traces, userFile, project?.traces, projectFile),
     files,
     userFile,
+  }
+  if (project?.gateway && projectFile) {
+    config.gateway = project.gateway
+    config.gatewayFile = projectFile
+  } else if (user?.gateway) {
+    config.gateway = user.gateway
+    config.gatewayFile = userFile
   }
   const model = project?.model ?? user?.model
   if (model) config.model = model

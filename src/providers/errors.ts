@@ -125,6 +125,12 @@ export const OVERFLOW_MESSAGES: readonly OverflowMessage[] = [
     pattern: /reached context length of \d+ tokens|cannot truncate prompt with n_keep/i,
     example: "Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)",
   },
+  {
+    // A gateway passing on another provider's overflow that named no sizes keeps Anthropic's opening.
+    provider: "anthropic",
+    pattern: /^prompt is too long: /i,
+    example: "prompt is too long: the input exceeds the upstream model's context window",
+  },
 ]
 
 /** The provider whose overflow message `message` is, or undefined when it is not an overflow. */

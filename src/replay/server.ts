@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { PromptlineError } from "../errors.js"
-import type { RouteInfo } from "./format.js"
+import { countingFormat, routeOf } from "../providers/api-paths.js"
 import {
   type Answer,
   type Divergence,
@@ -12,7 +12,6 @@ import {
   redactHeaders,
 } from "./replayer.js"
 import type { ReplayFault, ReplayScript } from "./script.js"
-import type { ReplayFormat } from "./view.js"
 import { attachResponsesWebSocket, type ResponsesWebSocket } from "./websocket.js"
 
 /** Options of a replay server. */
@@ -41,30 +40,6 @@ export interface ReplayUrls {
   gemini: string
   /** The Responses WebSocket endpoint (`ws://…/v1/responses`). */
   responsesWebSocket: string
-}
-
-const GEMINI_ROUTE = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):(streamGenerateContent|generateContent)$/
-
-/** Which wire format a path speaks, and what the path itself says. */
-export function routeOf(path: string, query: URLSearchParams): { format: ReplayFormat; route: RouteInfo } | undefined {
-  if (path === "/v1/messages") return { format: "anthropic", route: {} }
-  // DeepSeek and some compatible servers are also called without the /v1 prefix.
-  if (path === "/v1/chat/completions" || path === "/chat/completions") return { format: "openai-chat", route: {} }
-  if (path === "/v1/responses" || path === "/responses") return { format: "openai-responses", route: {} }
-  const gemini = GEMINI_ROUTE.exec(path)
-  if (gemini) {
-    const stream = gemini[3] === "streamGenerateContent"
-    return { format: "gemini", route: { model: gemini[2]!, stream, sse: stream && query.get("alt") === "sse" } }
-  }
-  return undefined
-}
-
-/** The wire format of a token-counting path, or undefined. */
-export function countingFormat(path: string): ReplayFormat | undefined {
-  if (path === "/v1/messages/count_tokens") return "anthropic"
-  if (path === "/v1/responses/input_tokens" || path === "/responses/input_tokens") return "openai-responses"
-  if (/^\/(v1|v1beta|v1alpha)\/models\/[^/:]+:countTokens$/.test(path)) return "gemini"
-  return undefined
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -1,0 +1,111 @@
+// The action of `promptline serve`, loaded only when the command runs (see serve.ts for its flags).
+import { readFile } from "node:fs/promises"
+import { isAbsolute, resolve } from "node:path"
+import { completeModelRows, loadConfig, parseConfig } from "../config/config.js"
+import type { GatewayConfig } from "../config/gateway.js"
+import { FileError, PromptlineError } from "../errors.js"
+import { logJson, logLine } from "../gateway/log.js"
+import { startGateway } from "../gateway/server.js"
+import type { ModelInfo } from "../models/types.js"
+import { homeOf } from "./context-options.js"
+import type { CliIO } from "./io.js"
+import type { ServeFlags } from "./serve.js"
+
+/** The settings each well-known client reads its base URL from, per client API. */
+function clientLines(urls: {
+  anthropic: string
+  openai: string
+  gemini: string
+  responsesWebSocket: string
+}): [string, string, string][] {
+  return [
+    ["Anthropic API", `ANTHROPIC_BASE_URL=${urls.anthropic}`, "Claude Code, Anthropic SDKs (baseURL)"],
+    ["OpenAI API", `OPENAI_BASE_URL=${urls.openai}`, "Codex CLI, OpenAI SDKs (baseURL): Chat and Responses"],
+    ["Gemini API", `GOOGLE_GEMINI_BASE_URL=${urls.gemini}`, "Gemini CLI; @google/genai httpOptions.baseUrl"],
+    ["Responses WS", urls.responsesWebSocket, "the Responses API's WebSocket mode"],
+  ]
+}
+
+async function configOf(
+  flags: ServeFlags,
+  io: CliIO,
+): Promise<{ gateway?: GatewayConfig; models: ModelInfo[]; file?: string }> {
+  if (flags.config !== undefined) {
+    const file = isAbsolute(flags.config) ? flags.config : resolve(io.cwd, flags.config)
+    let text: string
+    try {
+      text = await readFile(file, "utf8")
+    } catch (error) {
+      throw new FileError(
+        "config-unreadable",
+        file,
+        `cannot read the config file (${(error as NodeJS.ErrnoException).code ?? error})`,
+      )
+    }
+    const content = parseConfig(text, file)
+    return {
+      ...(content.gateway ? { gateway: content.gateway } : {}),
+      models: completeModelRows(content.models ?? [], file),
+      file,
+    }
+  }
+  const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
+  return {
+    ...(config.gateway ? { gateway: config.gateway } : {}),
+    models: config.models,
+    ...(config.gatewayFile ? { file: config.gatewayFile } : {}),
+  }
+}
+
+/** Runs the gateway until SIGTERM or SIGINT; returns the exit code. */
+export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number> {
+  let port: number | undefined
+  if (flags.port !== undefined) {
+    port = Number(flags.port)
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new PromptlineError(
+        "invalid-option",
+        `--port must be a whole number from 0 to 65535 (got ${JSON.stringify(flags.port)})`,
+      )
+  }
+  const { gateway: config, models, file } = await configOf(flags, io)
+  const gateway = await startGateway({
+    ...(config ? { config } : {}),
+    env: io.env,
+    models,
+    ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(port !== undefined ? { port } : {}),
+    ...(io.now ? { clock: io.now } : {}),
+    onRequest: (record) => io.stdout(`${flags.json ? logJson(record) : logLine(record)}\n`),
+  })
+  const routes = config?.routes ?? []
+  if (flags.json) {
+    io.stdout(
+      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, config: file ?? null, routes: routes.length })}\n`,
+    )
+  } else {
+    io.stdout(`promptline gateway on ${gateway.url}${file ? ` (config: ${file})` : ""}\n`)
+    for (const [api, setting, who] of clientLines(gateway.urls))
+      io.stdout(`  ${api.padEnd(14)}${setting.padEnd(50)}${who}\n`)
+    io.stdout(
+      routes.length === 0
+        ? "  no routes: each request goes to its own provider with the key the client sent\n"
+        : `  ${routes.length} route${routes.length === 1 ? "" : "s"}: ${routes.map((r) => `${r.match} → ${r.upstream}${r.model ? `/${r.model}` : ""}`).join(", ")}\n`,
+    )
+  }
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off("SIGTERM", stop)
+      process.off("SIGINT", stop)
+      done()
+    }
+    process.on("SIGTERM", stop)
+    process.on("SIGINT", stop)
+  })
+  if (!flags.json)
+    io.stdout(
+      `stopping: letting ${gateway.active} running answer(s) finish (at most ${gateway.settings.shutdownGraceMs} ms)\n`,
+    )
+  await gateway.close()
+  return 0
+}

@@ -1,0 +1,159 @@
+/**
+ * One HTTP request through the gateway: reading the client's body within the limit, answering errors in the
+ * client's shape, knowing when the client went away, and building the record once the answer ended.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { ProviderError } from "../providers/errors.js"
+import type { SpokenFormat } from "../providers/formats.js"
+import type { ErrorInput } from "../providers/types.js"
+import { errorAnswer, GatewayError } from "./errors.js"
+import type { GatewayRecord, RecordedBody } from "./record.js"
+import type { GatewayMode, Upstream } from "./routing.js"
+import { redactHeaders, redactText, redactUrl } from "./secrets.js"
+
+/** Response headers that belong to one connection, never forwarded (RFC 9110 §7.6.1, plus the framing ones). */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "content-length",
+  "host",
+])
+
+/** The state of one request, filled in as it travels. */
+export class Exchange {
+  /** Aborted when the client goes away before its answer ended. */
+  readonly abort = new AbortController()
+  clientFormat: SpokenFormat
+  model = ""
+  upstream?: GatewayRecord["upstream"]
+  mode?: GatewayMode
+  usage?: GatewayRecord["usage"]
+  stop?: string
+  error?: GatewayRecord["error"]
+  dropped: string[] = []
+  conversationKey?: string
+  body: unknown
+  sent?: RecordedBody
+  firstByteAt?: number
+  /** Extra headers for a successful answer, asked just before its headers go out (set by the gateway). */
+  answerHeaders?: (early: GatewayRecord) => Record<string, string>
+  /** Secrets to keep out of every text the record holds. */
+  readonly secrets: (string | undefined)[] = []
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly url: URL,
+    readonly seq: number,
+    readonly startedAt: number,
+    readonly clock: () => number,
+    format: SpokenFormat,
+  ) {
+    this.clientFormat = format
+    res.on("close", () => {
+      if (!res.writableFinished) this.abort.abort(new ProviderError("network", "the client went away"))
+    })
+  }
+
+  /** Whether the answer's first byte was sent (after which no retry and no change of status is possible). */
+  get started(): boolean {
+    return this.res.headersSent
+  }
+
+  /** The extra headers of a successful answer, from what is known before it (no usage yet). */
+  extraHeaders(): Record<string, string> {
+    // The snapshot costs a record; built only when someone asks.
+    return this.answerHeaders ? this.answerHeaders(this.record()) : {}
+  }
+
+  /** Marks the first byte sent. */
+  markFirstByte(): void {
+    this.firstByteAt ??= this.clock()
+  }
+
+  /** Reads the body, refusing more than `limit` bytes (413 in the client's shape, thrown as a GatewayError). */
+  async readBody(limit: number): Promise<Buffer> {
+    const declared = Number(this.req.headers["content-length"])
+    const tooLarge = () =>
+      new GatewayError(
+        { kind: "invalid-request", message: `the request body is larger than the gateway's limit of ${limit} bytes` },
+        413,
+      )
+    if (Number.isFinite(declared) && declared > limit) throw tooLarge()
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of this.req as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > limit) throw tooLarge()
+      chunks.push(chunk)
+    }
+    return Buffer.concat(chunks)
+  }
+
+  /** Answers an error in the client's shape (when nothing was sent yet; otherwise the connection is cut). */
+  fail(input: ErrorInput, status?: number): void {
+    const safe = { ...input, message: redactText(input.message, this.secrets) }
+    this.error = { kind: safe.kind, message: safe.message }
+    if (this.res.headersSent) {
+      this.res.destroy()
+      return
+    }
+    const answer = errorAnswer(this.clientFormat, safe, status)
+    const text = JSON.stringify(answer.body)
+    const close = status === 413 ? { connection: "close" } : {}
+    this.res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers, ...close })
+    this.res.end(text)
+  }
+
+  /** Answers a thrown error: a GatewayError or ProviderError in the client's shape, anything else as a server error. */
+  failWith(error: unknown): void {
+    if (error instanceof GatewayError) this.fail(error.input, error.status)
+    else if (error instanceof ProviderError) {
+      const input: ErrorInput = { kind: error.kind, message: error.message }
+      if (error.retryAfterMs !== undefined) input.retryAfterMs = error.retryAfterMs
+      this.fail(input)
+    } else this.fail({ kind: "server", message: `the gateway failed: ${(error as Error)?.message ?? String(error)}` })
+  }
+
+  /** Records where the request goes. */
+  routeTo(upstream: Upstream, model: string, mode: GatewayMode): void {
+    this.upstream = { name: upstream.name, provider: upstream.provider, format: upstream.format, model }
+    this.mode = mode
+  }
+
+  /** The record of the finished exchange. */
+  record(transport: GatewayRecord["transport"] = "http"): GatewayRecord {
+    const end = this.clock()
+    const record: GatewayRecord = {
+      seq: this.seq,
+      startedAt: this.startedAt,
+      latencyMs: Math.max(0, end - this.startedAt),
+      clientFormat: this.clientFormat,
+      transport,
+      model: this.model,
+      status: this.res.statusCode,
+      dropped: this.dropped,
+      conversationKey: this.conversationKey ?? "",
+      received: {
+        url: redactUrl(`${this.url.pathname}${this.url.search}`),
+        headers: redactHeaders(this.req.headers),
+        body: this.body,
+      },
+    }
+    if (this.firstByteAt !== undefined) record.firstByteMs = Math.max(0, this.firstByteAt - this.startedAt)
+    if (this.upstream) record.upstream = this.upstream
+    if (this.mode) record.mode = this.mode
+    if (this.usage) record.usage = this.usage
+    if (this.stop) record.stop = this.stop
+    if (this.error) record.error = this.error
+    if (this.sent) record.sent = this.sent
+    return record
+  }
+}

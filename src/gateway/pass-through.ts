@@ -1,0 +1,135 @@
+/**
+ * Same-format mode: the client's body goes upstream as it came (only the model name is rewritten when a route
+ * names another model), and the upstream's answer comes back byte for byte, its status and end-to-end headers
+ * kept; a copy is decoded on the side for the record. An answer that is not the API's (an HTML page from a
+ * proxy) becomes an error in the client's shape.
+ */
+import type { IncomingHttpHeaders } from "node:http"
+import { classifyHttpError } from "../providers/errors.js"
+import { formatModule } from "../providers/formats.js"
+import type { Exchange } from "./exchange.js"
+import { HOP_BY_HOP } from "./exchange.js"
+import type { RoutePlan } from "./routing.js"
+import { redactHeaders, redactUrl } from "./secrets.js"
+import type { GatewaySettings } from "./settings.js"
+import { forwardHeaders, upstreamEndpoint } from "./target.js"
+import { callUpstream, readText } from "./upstream.js"
+import { UsageTap } from "./usage-tap.js"
+
+/** One same-format call. */
+export interface PassThroughInput {
+  plan: RoutePlan
+  /** The client's body bytes. */
+  raw: Buffer
+  /** The parsed body. */
+  body: Record<string, unknown>
+  /** The upstream URL (built by the caller from the endpoint: generation or counting). */
+  url: (endpoint: ReturnType<typeof upstreamEndpoint>) => string
+  key: string
+  settings: GatewaySettings
+}
+
+/** Whether a content type is one an API answers with (JSON or server-sent events). */
+export function isApiContentType(type: string): boolean {
+  return /application\/(.*\+)?json|text\/event-stream/i.test(type)
+}
+
+/** The end-to-end headers of an upstream answer, to send to the client. */
+function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name) && name !== "set-cookie") out[name] = value
+  return out
+}
+
+/** Forwards one request unchanged and the answer back unchanged; records usage from a copy. */
+export async function passThrough(ex: Exchange, input: PassThroughInput): Promise<void> {
+  const { plan, settings } = input
+  const endpoint = upstreamEndpoint(plan.upstream, input.key)
+  ex.secrets.push(input.key)
+  let payload: Buffer = input.raw
+  let sentBody: unknown = input.body
+  if (typeof input.body.model === "string" && input.body.model !== plan.model) {
+    sentBody = { ...input.body, model: plan.model }
+    payload = Buffer.from(JSON.stringify(sentBody))
+  }
+  const url = input.url(endpoint)
+  const headers = forwardHeaders(ex.req.headers, endpoint)
+  headers["content-length"] = String(payload.length)
+  ex.sent = { url: redactUrl(url), headers: redactHeaders(headers), body: sentBody }
+  const answer = await callUpstream({
+    url,
+    method: "POST",
+    headers,
+    body: payload,
+    signal: ex.abort.signal,
+    connectTimeoutMs: settings.connectTimeoutMs,
+    idleTimeoutMs: settings.idleTimeoutMs,
+  })
+  const type = String(answer.headers["content-type"] ?? "")
+  if (answer.status >= 400 || !isApiContentType(type)) {
+    const text = await readText(answer.body)
+    const failure = classifyHttpError({
+      status: answer.status,
+      body: text,
+      headers: answer.headers as Record<string, string>,
+    })
+    if (isApiContentType(type) && text.trim() !== "") {
+      // The provider's own error, in the client's own format: forwarded as it is.
+      ex.error = { kind: failure.kind, message: failure.message }
+      ex.markFirstByte()
+      ex.res.writeHead(answer.status, answerHeaders(answer.headers))
+      ex.res.end(text)
+      return
+    }
+    const what = type === "" ? "a body without a content type" : type.split(";")[0]
+    const status = answer.status >= 400 ? answer.status : 502
+    ex.fail(
+      {
+        kind: answer.status >= 400 ? failure.kind : "server",
+        message: `the upstream ${plan.upstream.name} answered ${status === answer.status ? `HTTP ${status} with ` : ""}${what}, not the API's JSON: ${failure.message
+          .replace(/^HTTP \d+: /, "")
+          .replace(/<[^>]*>/g, " ")
+          .replace(/\s+/g, " ")
+          .trim()
+          .slice(0, 200)}`,
+      },
+      answer.status >= 400 ? undefined : 502,
+    )
+    return
+  }
+  const tap = new UsageTap(plan.upstream.format, type, formatModule(plan.upstream.format).decodeOptions(sentBody))
+  const extra = ex.extraHeaders()
+  ex.markFirstByte()
+  ex.res.writeHead(answer.status, { ...answerHeaders(answer.headers), ...extra })
+  ex.res.flushHeaders()
+  let cut: string | undefined
+  try {
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      tap.feed(chunk)
+      if (!ex.res.write(chunk))
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            ex.res.off("drain", done)
+            ex.res.off("close", done)
+            resolve()
+          }
+          ex.res.on("drain", done)
+          ex.res.on("close", done)
+        })
+      if (ex.abort.signal.aborted) break
+    }
+  } catch (error) {
+    cut = answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${(error as Error).message}`
+  }
+  const result = tap.end(cut)
+  if (result.usage) ex.usage = result.usage
+  if (result.stop) ex.stop = result.stop
+  if (result.error) ex.error = result.error
+  if (cut !== undefined) {
+    // Bytes were sent: no status can change and nothing is retried; the client sees the stream cut, as the upstream cut it.
+    ex.res.destroy()
+    return
+  }
+  ex.res.end()
+}

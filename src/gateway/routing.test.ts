@@ -1,0 +1,83 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { globPattern, isRefusal, officialProvider, planRoute } from "./routing.js"
+import { clientKey, hasToken, redactText } from "./secrets.js"
+
+describe("routing", () => {
+  it("sends each request to its own provider when there are no routes", () => {
+    expect(officialProvider("anthropic")).toBe("anthropic")
+    expect(officialProvider("openai-chat")).toBe("openai")
+    expect(officialProvider("openai-responses")).toBe("openai")
+    expect(officialProvider("gemini")).toBe("gemini")
+    expect(planRoute("gemini", "gemini-2.5-pro", undefined)).toEqual({
+      upstream: { name: "gemini", provider: "gemini", format: "gemini" },
+      model: "gemini-2.5-pro",
+      mode: "same-format",
+    })
+  })
+
+  it("takes the first matching route; the mode defaults to same-format only between equal wire shapes", () => {
+    const config = {
+      upstreams: {
+        ds: { provider: "deepseek" },
+        claude: { provider: "anthropic", keyEnv: "K" },
+      },
+      routes: [
+        { match: "deepseek-*", upstream: "ds" },
+        { match: "claude-?-opus", upstream: "claude", model: "claude-opus-4-5", cache: "optimize" as const },
+        { match: "*", upstream: "claude", mode: "same-format" as const },
+      ],
+    }
+    expect(planRoute("openai-chat", "deepseek-chat", config)).toMatchObject({
+      mode: "same-format",
+      upstream: { format: "deepseek" },
+      route: 0,
+    })
+    expect(planRoute("anthropic", "deepseek-chat", config)).toMatchObject({ mode: "translate" })
+    expect(planRoute("openai-chat", "claude-4-opus", config)).toMatchObject({
+      mode: "translate",
+      model: "claude-opus-4-5",
+      cache: "optimize",
+      upstream: { name: "claude", keyEnv: "K" },
+    })
+    const refused = planRoute("gemini", "gemini-x", config)
+    expect(isRefusal(refused) && refused.refused).toMatch(
+      /route 3 \("\*"\) forwards unchanged to a anthropic upstream, but this client speaks gemini/,
+    )
+    const none = planRoute("gemini", "x", { ...config, routes: config.routes.slice(0, 2) })
+    expect(none).toEqual({
+      refused: 'no route for model "x" (the routes match: deepseek-*, claude-?-opus)',
+      kind: "not-found",
+    })
+  })
+
+  it("matches globs literally apart from * and ?", () => {
+    fc.assert(
+      fc.property(fc.string(), (name) => {
+        expect(globPattern(name.replace(/[*?]/g, "")).test(name.replace(/[*?]/g, ""))).toBe(true)
+        expect(globPattern("*").test(name)).toBe(true)
+      }),
+    )
+    expect(globPattern("gpt-5.1").test("gpt-5x1")).toBe(false)
+  })
+})
+
+describe("secrets", () => {
+  it("reads the client's key in any provider's style and checks the inbound token", () => {
+    const q = new URLSearchParams()
+    expect(clientKey({ "x-api-key": "a" })).toBe("a")
+    expect(clientKey({ authorization: "Bearer b" })).toBe("b")
+    expect(clientKey({ "x-goog-api-key": "c" })).toBe("c")
+    expect(clientKey({}, new URLSearchParams("key=d"))).toBe("d")
+    expect(hasToken({ authorization: "Bearer tok" }, q, "tok")).toBe(true)
+    expect(hasToken({ "x-api-key": "tok" }, q, "tok")).toBe(true)
+    expect(hasToken({ "x-api-key": "tok2" }, q, "tok")).toBe(false)
+    expect(hasToken({}, q, "tok")).toBe(false)
+  })
+
+  it("redacts every secret from a text", () => {
+    expect(redactText("key sk-12345678 then sk-12345678", ["sk-12345678", undefined])).toBe(
+      "key [redacted] then [redacted]",
+    )
+  })
+})

@@ -1,0 +1,83 @@
+/** The gateway's settings in force: the config's `gateway` section, command-line overrides, and safe defaults. */
+import { endpointFor } from "../agent/transport/endpoints.js"
+import type { GatewayConfig } from "../config/gateway.js"
+import { PromptlineError } from "../errors.js"
+
+/** The port `promptline serve` listens on by default. */
+export const DEFAULT_PORT = 8788
+/** The largest request body accepted by default (32 MiB, Anthropic's own limit). */
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
+
+/** Settings in force. */
+export interface GatewaySettings {
+  host: string
+  port: number
+  /** The token clients must send; absent when none is required (loopback only). */
+  token?: string
+  bodyLimit: number
+  connectTimeoutMs: number
+  idleTimeoutMs: number
+  shutdownGraceMs: number
+}
+
+/** A setting that makes the gateway unsafe or unusable; the message names the field or flag and the fix. */
+export class GatewayConfigError extends PromptlineError {}
+
+/** Whether a host name or address is this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase()
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h)
+}
+
+/**
+ * Resolves the settings; refuses a non-loopback host without an inbound token, a token variable that is not
+ * set, an upstream key variable that is not set, and an upstream that cannot be reached as configured.
+ */
+export function resolveSettings(
+  config: GatewayConfig | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  overrides: { host?: string; port?: number } = {},
+): GatewaySettings {
+  const host = overrides.host ?? config?.host ?? "127.0.0.1"
+  const settings: GatewaySettings = {
+    host,
+    port: overrides.port ?? config?.port ?? DEFAULT_PORT,
+    bodyLimit: config?.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    connectTimeoutMs: config?.connectTimeoutMs ?? 10_000,
+    idleTimeoutMs: config?.idleTimeoutMs ?? 300_000,
+    shutdownGraceMs: config?.shutdownGraceMs ?? 10_000,
+  }
+  if (config?.tokenEnv !== undefined) {
+    const token = env[config.tokenEnv]
+    if (token === undefined || token.trim() === "")
+      throw new GatewayConfigError(
+        "gateway-token-missing",
+        `gateway.tokenEnv names ${config.tokenEnv}, which is not set`,
+      )
+    settings.token = token.trim()
+  }
+  if (!isLoopbackHost(host) && settings.token === undefined)
+    throw new GatewayConfigError(
+      "gateway-unsafe-host",
+      `listening on ${host} lets other machines in: set gateway.tokenEnv to an environment variable holding the token clients must send`,
+    )
+  for (const [name, upstream] of Object.entries(config?.upstreams ?? {})) {
+    if (upstream.keyEnv !== undefined && !env[upstream.keyEnv])
+      throw new GatewayConfigError(
+        "gateway-key-missing",
+        `gateway.upstreams.${name}.keyEnv names ${upstream.keyEnv}, which is not set`,
+      )
+    try {
+      endpointFor({
+        provider: upstream.provider,
+        ...(upstream.format ? { format: upstream.format } : {}),
+        ...(upstream.baseUrl ? { baseUrl: upstream.baseUrl } : {}),
+        env: {},
+        apiKey: "",
+      })
+    } catch (error) {
+      throw new GatewayConfigError("gateway-upstream-invalid", `gateway.upstreams.${name}: ${(error as Error).message}`)
+    }
+  }
+  return settings
+}

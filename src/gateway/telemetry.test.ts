@@ -1,0 +1,55 @@
+import { trace } from "@opentelemetry/api"
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { afterEach, describe, expect, it } from "vitest"
+import { type ReplayServer, startReplayServer } from "../replay/server.js"
+import { finalTurn, scriptOf } from "../replay/test-helpers/fixtures.js"
+import { type Gateway, startGateway } from "./server.js"
+import { TRACER_NAME } from "./telemetry.js"
+
+let replay: ReplayServer | undefined
+let gateway: Gateway | undefined
+afterEach(async () => {
+  trace.disable()
+  await gateway?.close(0)
+  await replay?.close()
+})
+
+describe("OpenTelemetry spans", () => {
+  it("writes one GenAI span per request when the host registered an SDK, with no key in it", async () => {
+    const exporter = new InMemorySpanExporter()
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+    replay = await startReplayServer({ script: scriptOf(finalTurn) })
+    gateway = await startGateway({
+      config: {
+        port: 0,
+        upstreams: { up: { provider: "openai", format: "openai-chat", baseUrl: `${replay.url}/v1`, keyEnv: "K" } },
+        routes: [{ match: "*", upstream: "up", model: "gpt-upstream" }],
+      },
+      env: { K: "sk-fake-key-for-spans-000" },
+    })
+    const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-client-fake-000000" },
+      body: JSON.stringify({ model: "gpt-client", messages: [{ role: "user", content: "hi" }] }),
+    })
+    expect(res.status).toBe(200)
+    await res.text()
+    const spans = exporter.getFinishedSpans()
+    expect(spans).toHaveLength(1)
+    const span = spans[0]!
+    expect(span.name).toBe("chat gpt-client")
+    expect(span.instrumentationScope.name).toBe(TRACER_NAME)
+    expect(span.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": "gpt-client",
+      "gen_ai.response.model": "gpt-upstream",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.usage.input_tokens": 300,
+      "gen_ai.usage.output_tokens": 8,
+      "http.response.status_code": 200,
+      "promptline.mode": "same-format",
+    })
+    expect(JSON.stringify(span.attributes)).not.toMatch(/sk-fake|sk-client/)
+    expect(replay.requests[0]!.body).toMatchObject({ model: "gpt-upstream" })
+  })
+})

@@ -1,0 +1,192 @@
+/**
+ * Translate mode: the client's body is read into promptline's terms (the client format's `decodeRequest`),
+ * fitted and cache-planned when the route asks, encoded for the upstream's format (portability included:
+ * ids, signatures, thinking from other models, orphaned calls), sent, and the upstream's stream decoded and
+ * written again in the client's format. Fields the client sent that promptline does not model are dropped and
+ * named in `x-promptline-dropped`.
+ */
+
+import { ContextManager } from "../history/context-manager.js"
+import type { Message } from "../history/message.js"
+import type { TokenCounter } from "../history/tokens.js"
+import { resolveModel } from "../models/resolve.js"
+import type { ModelInfo } from "../models/types.js"
+import { StreamDecoder } from "../providers/decode.js"
+import { classifyHttpError, providerErrorFromEvent } from "../providers/errors.js"
+import { formatModule } from "../providers/formats.js"
+import type { StreamEvent } from "../providers/stream.js"
+import type { DecodedRequest, EncodeOptions, RequestRoute } from "../providers/types.js"
+import { GatewayError } from "./errors.js"
+import type { Exchange } from "./exchange.js"
+import { isApiContentType } from "./pass-through.js"
+import { DROPPED_HEADER } from "./record.js"
+import type { RoutePlan } from "./routing.js"
+import { redactHeaders, redactUrl } from "./secrets.js"
+import type { GatewaySettings } from "./settings.js"
+import { generationUrl, upstreamEndpoint } from "./target.js"
+import { callUpstream, readText } from "./upstream.js"
+
+/** What translating one request needs besides the exchange. */
+export interface TranslateInput {
+  plan: RoutePlan
+  body: Record<string, unknown>
+  route: RequestRoute
+  key: string
+  settings: GatewaySettings
+  /** User model rows (limits of models the catalog does not know). */
+  models: readonly ModelInfo[]
+  /** The token counter `fit` uses (loaded once per gateway). */
+  counter: () => Promise<TokenCounter>
+}
+
+/** The header value naming dropped fields (bounded; the record keeps the full list). */
+export function droppedHeader(dropped: readonly string[]): string {
+  const text = dropped.join(", ")
+  return text.length > 1000 ? `${text.slice(0, 999)}…` : text
+}
+
+/** The request as the upstream will get it: fitted when asked, with promptline's cache plan when asked. */
+async function prepare(
+  decoded: DecodedRequest,
+  model: ModelInfo,
+  input: TranslateInput,
+  conversation: string | undefined,
+): Promise<{ messages: Message[]; options: EncodeOptions }> {
+  let messages = decoded.messages
+  if (input.plan.fit) {
+    const manager = new ContextManager(await input.counter(), { models: input.models })
+    const tools = decoded.prompt.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+    }))
+    // `now` stamps the fit's edits; the gateway keeps no change log, so a fixed 0 keeps the output deterministic.
+    const fitted = manager.fit(messages, {
+      model,
+      now: 0,
+      system: decoded.prompt.text,
+      tools,
+      wireFormat: input.plan.upstream.format,
+    })
+    messages = fitted.messages
+  }
+  const options: EncodeOptions = { ...decoded.options, stream: true }
+  if (input.plan.cache === "optimize") {
+    const cache = decoded.options.cache === false ? {} : { ...decoded.options.cache }
+    if (cache.sessionId === undefined && conversation !== undefined) cache.sessionId = conversation
+    options.cache = cache
+  }
+  return { messages, options }
+}
+
+/** Translates one request and its answer. `decoded` is the client's body already read by `decodeRequest`. */
+export async function translate(ex: Exchange, decoded: DecodedRequest, input: TranslateInput): Promise<void> {
+  const client = formatModule(ex.clientFormat)
+  const { plan, settings } = input
+  const upstreamModule = formatModule(plan.upstream.format)
+  const model = resolveModel(plan.model, { provider: plan.upstream.provider, models: input.models }).model
+  const { messages, options } = await prepare(decoded, model, input, ex.conversationKey)
+  const encoded = upstreamModule.encode({ prompt: decoded.prompt, messages, model, options })
+  const body = encoded.body as Record<string, unknown>
+  if (typeof body.model === "string") body.model = plan.model
+  ex.dropped = [...decoded.unmodeled]
+  const endpoint = upstreamEndpoint(plan.upstream, input.key)
+  ex.secrets.push(input.key)
+  const url = generationUrl(endpoint, plan.model, true)
+  const headers: Record<string, string> = { ...endpoint.headers, accept: "text/event-stream" }
+  const payload = JSON.stringify(body)
+  headers["content-length"] = String(Buffer.byteLength(payload))
+  ex.sent = { url: redactUrl(url), headers: redactHeaders(headers), body }
+  const answer = await callUpstream({
+    url,
+    method: "POST",
+    headers,
+    body: payload,
+    signal: ex.abort.signal,
+    connectTimeoutMs: settings.connectTimeoutMs,
+    idleTimeoutMs: settings.idleTimeoutMs,
+  })
+  const type = String(answer.headers["content-type"] ?? "")
+  if (answer.status >= 400 || !isApiContentType(type)) {
+    const text = await readText(answer.body)
+    const failure = classifyHttpError({
+      status: answer.status,
+      body: text,
+      headers: answer.headers as Record<string, string>,
+    })
+    // A 2xx page that is not the API's is the upstream failing, not the request.
+    if (answer.status < 400)
+      throw new GatewayError(
+        {
+          kind: "server",
+          message: `the upstream ${plan.upstream.name} answered ${type.split(";")[0] || "without a content type"}, not the API's stream`,
+        },
+        502,
+      )
+    throw failure
+  }
+  const clientStream = input.route.stream ?? decoded.options.stream ?? false
+  const encodeOptions = {
+    model: decoded.model,
+    created: Math.floor(ex.startedAt / 1000),
+    includeUsage: formatModule(ex.clientFormat).decodeOptions(ex.body).expectUsage === true,
+    ...(input.route.sse !== undefined ? { sse: input.route.sse } : {}),
+  }
+  const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
+  const dropped = {
+    ...(ex.dropped.length > 0 ? { [DROPPED_HEADER]: droppedHeader(ex.dropped) } : {}),
+    ...ex.extraHeaders(),
+  }
+  const events: StreamEvent[] = []
+  const note = (batch: readonly StreamEvent[]) => {
+    for (const e of batch)
+      if (e.type === "usage")
+        ex.usage = { input: e.input, output: e.output, cacheRead: e.cacheRead, cacheWrite: e.cacheWrite }
+      else if (e.type === "stop") ex.stop = e.reason
+      else if (e.type === "error") ex.error = { kind: e.kind ?? "server", message: e.message }
+  }
+  const read = async (each: (batch: StreamEvent[]) => void) => {
+    try {
+      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+        const out: StreamEvent[] = []
+        decoder.feed(chunk, out)
+        note(out)
+        each(out)
+        if (ex.abort.signal.aborted) return
+      }
+      const out: StreamEvent[] = []
+      decoder.end(out)
+      note(out)
+      each(out)
+    } catch (error) {
+      const cut = answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${(error as Error).message}`
+      const out: StreamEvent[] = []
+      decoder.fail({ type: "error", kind: "network", message: cut }, out)
+      note(out)
+      each(out)
+    }
+  }
+  if (!clientStream) {
+    await read((batch) => events.push(...batch))
+    const failed = events.find((e) => e.type === "error")
+    const produced = events.some((e) => e.type === "text" || e.type === "tool_call_start" || e.type === "thinking")
+    if (failed && !produced) throw providerErrorFromEvent(failed)
+    ex.markFirstByte()
+    ex.res.writeHead(200, { "content-type": "application/json", ...dropped })
+    ex.res.end(JSON.stringify(client.encodeResponse(events, encodeOptions)))
+    return
+  }
+  const encoder = client.createStreamEncoder(encodeOptions)
+  // Gemini without alt=sse streams one JSON array; every other streamed answer is server-sent events.
+  const contentType =
+    input.route.stream === true && input.route.sse === false ? "application/json" : "text/event-stream; charset=utf-8"
+  ex.markFirstByte()
+  ex.res.writeHead(200, { "content-type": contentType, "cache-control": "no-cache", ...dropped })
+  ex.res.flushHeaders()
+  await read((batch) => {
+    let text = ""
+    for (const event of batch) text += encoder.push(event)
+    if (text !== "") ex.res.write(text)
+  })
+  ex.res.end(encoder.end())
+}

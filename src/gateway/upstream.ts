@@ -1,0 +1,107 @@
+/**
+ * One call to an upstream over node:http(s): the raw answer bytes (no decompression, so a same-format
+ * answer is forwarded as it came), with a connect timeout, an idle timeout (no byte for that long, before the
+ * headers or between chunks) and cancellation when the client goes away.
+ */
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from "node:http"
+import { request as httpsRequest } from "node:https"
+import type { Socket } from "node:net"
+import { ProviderError } from "../providers/errors.js"
+
+/** What an upstream call needs. */
+export interface UpstreamRequest {
+  url: string
+  method: string
+  headers: Record<string, string>
+  body?: Buffer | string
+  /** Aborts the call and its answer (the client went away). */
+  signal: AbortSignal
+  connectTimeoutMs: number
+  idleTimeoutMs: number
+}
+
+/** The upstream's answer once its headers arrived; `body` yields the raw bytes. */
+export interface UpstreamAnswer {
+  status: number
+  headers: IncomingMessage["headers"]
+  body: IncomingMessage
+  /** Why the answer was cut, when the gateway cut it (an idle timeout); undefined otherwise. */
+  cutBy(): ProviderError | undefined
+}
+
+/** The upstream took too long to connect, or stayed silent too long. */
+export function timeoutError(what: "connect" | "idle", ms: number, url: string): ProviderError {
+  const host = new URL(url).host
+  const message =
+    what === "connect"
+      ? `the upstream at ${host} did not accept a connection within ${ms} ms`
+      : `the upstream at ${host} sent nothing for ${ms} ms`
+  return new ProviderError("network", message, { retryable: true })
+}
+
+/** Sends one request upstream; resolves once the answer's headers arrived, rejects with a ProviderError. */
+export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(req.url)
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest
+    let connectTimer: NodeJS.Timeout | undefined
+    let settled = false
+    let cut: ProviderError | undefined
+    const fail = (error: Error) => {
+      clearTimeout(connectTimer)
+      if (!settled) {
+        settled = true
+        reject(error)
+      }
+    }
+    let outgoing: ClientRequest
+    try {
+      outgoing = send(url, { method: req.method, headers: req.headers, signal: req.signal })
+    } catch (error) {
+      reject(new ProviderError("invalid-request", `cannot call ${url.host}: ${(error as Error).message}`))
+      return
+    }
+    outgoing.on("socket", (socket: Socket) => {
+      if (!socket.connecting) return
+      connectTimer = setTimeout(
+        () => outgoing.destroy(timeoutError("connect", req.connectTimeoutMs, req.url)),
+        req.connectTimeoutMs,
+      )
+      socket.once("connect", () => clearTimeout(connectTimer))
+    })
+    // Inactivity on the socket, before the headers and between chunks of the body.
+    outgoing.setTimeout(req.idleTimeoutMs, () => {
+      cut = timeoutError("idle", req.idleTimeoutMs, req.url)
+      outgoing.destroy(cut)
+    })
+    outgoing.on("error", (error: Error) => {
+      if (error instanceof ProviderError) return fail(error)
+      if (req.signal.aborted) return fail(new ProviderError("network", "the client went away; the call was cancelled"))
+      fail(
+        new ProviderError(
+          "network",
+          `the upstream at ${url.host} failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+          { cause: error },
+        ),
+      )
+    })
+    outgoing.on("response", (answer) => {
+      clearTimeout(connectTimer)
+      settled = true
+      resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: answer, cutBy: () => cut })
+    })
+    outgoing.end(req.body)
+  })
+}
+
+/** Reads a whole (small) answer body as text, up to `limit` bytes. */
+export async function readText(body: IncomingMessage, limit = 1 << 20): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > limit) break
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString("utf8")
+}

@@ -1,0 +1,89 @@
+/**
+ * A copy of an answer decoded on the side while its bytes are forwarded unchanged: the usage, stop reason and
+ * error the log line, the record and the span report. A server-sent-event stream is decoded as it passes; a
+ * JSON body (a whole answer, or Gemini's streamed JSON array) is decoded once it ended.
+ */
+import type { WireFormat } from "../models/types.js"
+import { StreamDecoder } from "../providers/decode.js"
+import { formatModule } from "../providers/formats.js"
+import type { DecodeOptions, StreamEvent } from "../providers/stream.js"
+
+/** What an answer reported. */
+export interface TapResult {
+  usage?: { input: number; output: number; cacheRead: number; cacheWrite: number }
+  stop?: string
+  error?: { kind: string; message: string }
+}
+
+/** The largest JSON answer kept for decoding (bigger ones are forwarded without usage). */
+const JSON_KEEP_LIMIT = 64 * 1024 * 1024
+
+/** Reads a copy of an answer's bytes. */
+export class UsageTap {
+  readonly #result: TapResult = {}
+  readonly #sse: StreamDecoder | undefined
+  readonly #chunks: Buffer[] = []
+  #kept = 0
+  #events: StreamEvent[] = []
+
+  constructor(
+    private readonly format: WireFormat,
+    contentType: string,
+    private readonly options: DecodeOptions,
+  ) {
+    this.#sse = /event-stream/i.test(contentType) ? new StreamDecoder(format, options) : undefined
+  }
+
+  /** The next chunk of the answer. */
+  feed(chunk: Buffer): void {
+    if (this.#sse) {
+      this.#sse.feed(chunk, this.#events)
+      this.#take()
+    } else if (this.#kept + chunk.length <= JSON_KEEP_LIMIT) {
+      this.#chunks.push(chunk)
+      this.#kept += chunk.length
+    }
+  }
+
+  /** The answer ended (or was cut, with `cut`); what it reported. */
+  end(cut?: string): TapResult {
+    if (this.#sse) {
+      if (cut) this.#sse.fail({ type: "error", kind: "network", message: cut }, this.#events)
+      else this.#sse.end(this.#events)
+    } else if (!cut && this.#chunks.length > 0) this.#events = this.#json(Buffer.concat(this.#chunks).toString("utf8"))
+    this.#take()
+    if (cut && !this.#result.error) this.#result.error = { kind: "network", message: cut }
+    return this.#result
+  }
+
+  #json(text: string): StreamEvent[] {
+    const module = formatModule(this.format)
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return []
+    }
+    if (!Array.isArray(parsed)) return module.responseEvents(parsed)
+    const decoder = module.createDecoder(this.options)
+    const out: StreamEvent[] = []
+    for (const payload of parsed) decoder.push(payload, out)
+    decoder.end(out)
+    return out
+  }
+
+  #take(): void {
+    for (const event of this.#events) {
+      if (event.type === "usage")
+        this.#result.usage = {
+          input: event.input,
+          output: event.output,
+          cacheRead: event.cacheRead,
+          cacheWrite: event.cacheWrite,
+        }
+      else if (event.type === "stop") this.#result.stop = event.reason
+      else if (event.type === "error") this.#result.error = { kind: event.kind ?? "server", message: event.message }
+    }
+    this.#events = []
+  }
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest"
+import { countingRouteOf, isModelListPath, routeOf } from "./api-paths.js"
+
+const q = (s = "") => new URLSearchParams(s)
+
+describe("API paths", () => {
+  it("reads each provider's generation path", () => {
+    expect(routeOf("/v1/messages", q())).toEqual({ format: "anthropic", route: {} })
+    expect(routeOf("/v1/chat/completions", q())?.format).toBe("openai-chat")
+    expect(routeOf("/v1/responses", q())?.format).toBe("openai-responses")
+    expect(routeOf("/v1beta/models/gemini-2.5-pro:streamGenerateContent", q("alt=sse"))).toEqual({
+      format: "gemini",
+      route: { model: "gemini-2.5-pro", stream: true, sse: true },
+    })
+    expect(routeOf("/v1beta/models/gemini-2.5-pro:streamGenerateContent", q())?.route.sse).toBe(false)
+    expect(routeOf("/v1beta/models/g:generateContent", q())?.route).toEqual({ model: "g", stream: false, sse: false })
+    expect(routeOf("/v1/models", q())).toBeUndefined()
+  })
+
+  it("reads token-counting and model-list paths", () => {
+    expect(countingRouteOf("/v1/messages/count_tokens")?.format).toBe("anthropic")
+    expect(countingRouteOf("/v1beta/models/g-1:countTokens")).toEqual({ format: "gemini", route: { model: "g-1" } })
+    expect(countingRouteOf("/v1/messages")).toBeUndefined()
+    expect(isModelListPath("/v1/models")).toBe(true)
+    expect(isModelListPath("/v1beta/models")).toBe(true)
+    expect(isModelListPath("/v1/models/x")).toBe(false)
+  })
+})
