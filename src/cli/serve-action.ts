@@ -1,11 +1,12 @@
 // The action of `promptline serve`, loaded only when the command runs (see serve.ts for its flags).
 import { readFile } from "node:fs/promises"
-import { isAbsolute, resolve } from "node:path"
-import { completeModelRows, loadConfig, parseConfig } from "../config/config.js"
+import { dirname, isAbsolute, resolve } from "node:path"
+import { completeModelRows, loadConfig, parseConfig, type TracesConfig } from "../config/config.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { FileError, PromptlineError } from "../errors.js"
 import { logJson, logLine } from "../gateway/log.js"
 import { startGateway } from "../gateway/server.js"
+import { type GatewayTracing, gatewayTracing } from "../gateway/traces.js"
 import type { ModelInfo } from "../models/types.js"
 import { homeOf } from "./context-options.js"
 import type { CliIO } from "./io.js"
@@ -29,7 +30,7 @@ function clientLines(urls: {
 async function configOf(
   flags: ServeFlags,
   io: CliIO,
-): Promise<{ gateway?: GatewayConfig; models: ModelInfo[]; file?: string }> {
+): Promise<{ gateway?: GatewayConfig; models: ModelInfo[]; file?: string; traces?: TracesConfig }> {
   if (flags.config !== undefined) {
     const file = isAbsolute(flags.config) ? flags.config : resolve(io.cwd, flags.config)
     let text: string
@@ -43,10 +44,14 @@ async function configOf(
       )
     }
     const content = parseConfig(text, file)
+    const traces = content.traces?.dir
+      ? { ...content.traces, dir: resolve(dirname(file), content.traces.dir) }
+      : content.traces
     return {
       ...(content.gateway ? { gateway: content.gateway } : {}),
       models: completeModelRows(content.models ?? [], file),
       file,
+      ...(traces ? { traces } : {}),
     }
   }
   const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
@@ -54,6 +59,7 @@ async function configOf(
     ...(config.gateway ? { gateway: config.gateway } : {}),
     models: config.models,
     ...(config.gatewayFile ? { file: config.gatewayFile } : {}),
+    ...(config.traces ? { traces: config.traces } : {}),
   }
 }
 
@@ -68,7 +74,23 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
         `--port must be a whole number from 0 to 65535 (got ${JSON.stringify(flags.port)})`,
       )
   }
-  const { gateway: config, models, file } = await configOf(flags, io)
+  const { gateway: config, models, file, traces } = await configOf(flags, io)
+  const traceDir = flags.trace !== undefined ? resolve(io.cwd, flags.trace) : traces?.dir
+  let tracing: GatewayTracing | undefined
+  if (traceDir !== undefined) {
+    const [{ TraceStore }, { TokenCounter }] = await Promise.all([
+      import("../cache/trace-store.js"),
+      import("../history/tokens.js"),
+    ])
+    const { dir: _, ...retention } = traces ?? {}
+    const store = new TraceStore(traceDir, { counter: await TokenCounter.create(), models, retention })
+    let warned = false
+    tracing = gatewayTracing(store, (error) => {
+      if (warned) return
+      warned = true
+      io.stderr(`warning cannot write the trace in ${traceDir}: ${error.message} [trace-unwritable]\n`)
+    })
+  }
   const gateway = await startGateway({
     ...(config ? { config } : {}),
     env: io.env,
@@ -76,7 +98,11 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     ...(flags.host !== undefined ? { host: flags.host } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(io.now ? { clock: io.now } : {}),
-    onRequest: (record) => io.stdout(`${flags.json ? logJson(record) : logLine(record)}\n`),
+    onRequest: (record) => {
+      io.stdout(`${flags.json ? logJson(record) : logLine(record)}\n`)
+      void tracing?.onRequest(record)
+    },
+    ...(tracing ? { answerHeaders: tracing.answerHeaders } : {}),
   })
   const routes = config?.routes ?? []
   if (flags.json) {

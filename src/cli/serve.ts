@@ -7,6 +7,7 @@ export interface ServeFlags {
   host?: string
   config?: string
   json?: boolean
+  trace?: string
 }
 
 /**
@@ -20,6 +21,10 @@ export const serveCommand: CommandFactory = (io, setExit) =>
     .option("--host <h>", "interface to listen on (default 127.0.0.1; another one needs gateway.tokenEnv)")
     .option("--config <file>", "the config file to read (default: promptline.config.json of the user and the project)")
     .option("--json", "print JSON lines: the listening event, then one per request")
+    .option(
+      "--trace <dir>",
+      "record each request with its cache verdict in this folder (default: the config's traces.dir, if set)",
+    )
     .action(async (flags: ServeFlags) => {
       const { serveAction } = await import("./serve-action.js")
       setExit(await serveAction(flags, io))

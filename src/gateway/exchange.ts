@@ -43,7 +43,7 @@ export class Exchange {
   sent?: RecordedBody
   firstByteAt?: number
   /** Extra headers for a successful answer, asked just before its headers go out (set by the gateway). */
-  answerHeaders?: (early: GatewayRecord) => Record<string, string>
+  answerHeaders?: (early: GatewayRecord) => Record<string, string> | Promise<Record<string, string>>
   /** Secrets to keep out of every text the record holds. */
   readonly secrets: (string | undefined)[] = []
 
@@ -68,9 +68,9 @@ export class Exchange {
   }
 
   /** The extra headers of a successful answer, from what is known before it (no usage yet). */
-  extraHeaders(): Record<string, string> {
+  async extraHeaders(): Promise<Record<string, string>> {
     // The snapshot costs a record; built only when someone asks.
-    return this.answerHeaders ? this.answerHeaders(this.record()) : {}
+    return this.answerHeaders ? await this.answerHeaders(this.record()) : {}
   }
 
   /** Marks the first byte sent. */

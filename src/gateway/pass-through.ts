@@ -99,7 +99,7 @@ export async function passThrough(ex: Exchange, input: PassThroughInput): Promis
     return
   }
   const tap = new UsageTap(plan.upstream.format, type, formatModule(plan.upstream.format).decodeOptions(sentBody))
-  const extra = ex.extraHeaders()
+  const extra = await ex.extraHeaders()
   ex.markFirstByte()
   ex.res.writeHead(answer.status, { ...answerHeaders(answer.headers), ...extra })
   ex.res.flushHeaders()

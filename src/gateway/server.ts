@@ -43,7 +43,9 @@ export interface GatewayOptions {
    * Extra headers for a successful answer (the cache explainer's `x-promptline-cache`), asked just before the
    * answer's headers go out, with the record as known then (no usage, status or latency yet).
    */
-  answerHeaders?: (early: GatewayRecord) => Record<string, string> | undefined
+  answerHeaders?: (
+    early: GatewayRecord,
+  ) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>
   /** Milliseconds since the epoch, for record times and latency (default Date.now). */
   clock?: () => number
 }
@@ -147,7 +149,7 @@ export class Gateway {
     const format = generation?.format ?? counting?.format ?? modelListFormat(url.pathname, req.headers)
     const ex = new Exchange(req, res, url, ++this.#seq, startedAt, clock, format)
     const extra = this.options.answerHeaders
-    if (extra) ex.answerHeaders = (early) => extra(early) ?? {}
+    if (extra) ex.answerHeaders = async (early) => (await extra(early)) ?? {}
     this.#active.add(ex)
     if (this.#closing) res.setHeader("connection", "close")
     try {

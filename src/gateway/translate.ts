@@ -135,7 +135,7 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
   const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
   const dropped = {
     ...(ex.dropped.length > 0 ? { [DROPPED_HEADER]: droppedHeader(ex.dropped) } : {}),
-    ...ex.extraHeaders(),
+    ...(await ex.extraHeaders()),
   }
   const events: StreamEvent[] = []
   const note = (batch: readonly StreamEvent[]) => {
