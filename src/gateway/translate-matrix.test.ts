@@ -1,0 +1,155 @@
+/**
+ * Translate mode across the matrix: each official SDK as the client (Anthropic, OpenAI Chat, OpenAI Responses,
+ * Gemini) → the gateway → the replay server speaking each of the five wire formats as the upstream. A two-turn
+ * tool-call round trip: the model calls `read_file`, the client sends the result back (its call id as the
+ * client's API gave it), the model answers. The upstream must see a well-formed request of its own format with
+ * the result paired to the call, and the client must read both answers with its own SDK.
+ */
+import Anthropic from "@anthropic-ai/sdk"
+import { GoogleGenAI } from "@google/genai"
+import OpenAI from "openai"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { WireFormat } from "../models/types.js"
+import { formatModule } from "../providers/formats.js"
+import { type ReplayServer, startReplayServer } from "../replay/server.js"
+import { scriptOf } from "../replay/test-helpers/fixtures.js"
+import { type Gateway, startGateway } from "./server.js"
+
+const UPSTREAMS: Record<WireFormat, { provider: string; model: string; path: string }> = {
+  anthropic: { provider: "anthropic", model: "claude-sonnet-4-5", path: "" },
+  "openai-chat": { provider: "openai", model: "gpt-4.1", path: "/v1" },
+  "openai-responses": { provider: "openai", model: "gpt-5", path: "/v1" },
+  gemini: { provider: "gemini", model: "gemini-2.5-flash", path: "" },
+  deepseek: { provider: "deepseek", model: "deepseek-chat", path: "" },
+}
+const FORMATS = Object.keys(UPSTREAMS) as WireFormat[]
+const CLIENTS = ["anthropic", "openai-chat", "openai-responses", "gemini"] as const
+type Client = (typeof CLIENTS)[number]
+
+const schema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
+const FINAL = "The file is empty."
+
+let replay: ReplayServer
+let gateway: Gateway
+beforeAll(async () => {
+  const turns = CLIENTS.flatMap(() =>
+    FORMATS.flatMap(() => [{ toolCalls: [{ name: "read_file", input: { path: "a.ts" } }] }, { text: FINAL }]),
+  )
+  replay = await startReplayServer({ script: scriptOf(...turns) })
+  gateway = await startGateway({
+    config: {
+      port: 0,
+      upstreams: Object.fromEntries(
+        FORMATS.map((f) => [
+          f,
+          { provider: UPSTREAMS[f].provider, format: f, baseUrl: `${replay.url}${UPSTREAMS[f].path}`, keyEnv: "K" },
+        ]),
+      ),
+      routes: FORMATS.map((f) => ({ match: `to-${f}`, upstream: f, model: UPSTREAMS[f].model, mode: "translate" })),
+    },
+    env: { K: "sk-fake-matrix-key-000" },
+  })
+})
+afterAll(async () => {
+  await gateway?.close(0)
+  await replay?.close()
+})
+
+/** Runs the round trip with one client; returns the tool call the client saw and the final text. */
+async function roundTrip(
+  client: Client,
+  model: string,
+): Promise<{ call: { name: string; input: unknown }; text: string }> {
+  if (client === "anthropic") {
+    const sdk = new Anthropic({ apiKey: "client", baseURL: gateway.urls.anthropic, maxRetries: 0 })
+    const tools = [
+      { name: "read_file", description: "Reads a file.", input_schema: schema as Anthropic.Tool.InputSchema },
+    ]
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "read a.ts" }]
+    const first = await sdk.messages.stream({ model, max_tokens: 200, tools, messages }).finalMessage()
+    const use = first.content.find((b) => b.type === "tool_use")!
+    messages.push({ role: "assistant", content: first.content })
+    messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: "" }] })
+    const second = await sdk.messages.create({ model, max_tokens: 200, tools, messages })
+    const text = second.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("")
+    return { call: { name: use.name, input: use.input }, text }
+  }
+  if (client === "openai-chat") {
+    const sdk = new OpenAI({ apiKey: "client", baseURL: gateway.urls.openai, maxRetries: 0 })
+    const tools = [
+      { type: "function" as const, function: { name: "read_file", description: "Reads a file.", parameters: schema } },
+    ]
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "read a.ts" }]
+    const first = await sdk.chat.completions.stream({ model, tools, messages }).finalChatCompletion()
+    const message = first.choices[0]!.message
+    const call = message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall
+    messages.push({ role: "assistant", content: message.content, tool_calls: message.tool_calls! })
+    messages.push({ role: "tool", tool_call_id: call.id, content: "" })
+    const second = await sdk.chat.completions.create({ model, tools, messages })
+    return {
+      call: { name: call.function.name, input: JSON.parse(call.function.arguments) },
+      text: second.choices[0]!.message.content ?? "",
+    }
+  }
+  if (client === "openai-responses") {
+    const sdk = new OpenAI({ apiKey: "client", baseURL: gateway.urls.openai, maxRetries: 0 })
+    const tools = [
+      { type: "function" as const, name: "read_file", description: "Reads a file.", parameters: schema, strict: false },
+    ]
+    const input: OpenAI.Responses.ResponseInput = [{ role: "user", content: "read a.ts" }]
+    const first = await sdk.responses.stream({ model, tools, input }).finalResponse()
+    const call = first.output.find((o) => o.type === "function_call")!
+    input.push(call, { type: "function_call_output", call_id: call.call_id, output: "" })
+    const second = await sdk.responses.create({ model, tools, input })
+    return { call: { name: call.name, input: JSON.parse(call.arguments) }, text: second.output_text }
+  }
+  const sdk = new GoogleGenAI({ apiKey: "client", httpOptions: { baseUrl: gateway.urls.gemini } })
+  const config = {
+    tools: [
+      { functionDeclarations: [{ name: "read_file", description: "Reads a file.", parametersJsonSchema: schema }] },
+    ],
+  }
+  const contents: { role: string; parts: Record<string, unknown>[] }[] = [
+    { role: "user", parts: [{ text: "read a.ts" }] },
+  ]
+  const parts: Record<string, unknown>[] = []
+  for await (const chunk of await sdk.models.generateContentStream({ model, contents, config }))
+    parts.push(...((chunk.candidates?.[0]?.content?.parts ?? []) as Record<string, unknown>[]))
+  const fc = parts.find((p) => p.functionCall)!.functionCall as { id?: string; name: string; args: unknown }
+  contents.push({ role: "model", parts })
+  contents.push({
+    role: "user",
+    parts: [{ functionResponse: { ...(fc.id ? { id: fc.id } : {}), name: fc.name, response: { output: "" } } }],
+  })
+  const second = await sdk.models.generateContent({ model, contents, config })
+  return { call: { name: fc.name, input: fc.args }, text: second.text ?? "" }
+}
+
+describe("translate mode: every client SDK against every upstream format", () => {
+  for (const client of CLIENTS) {
+    for (const upstream of FORMATS) {
+      it(`${client} client → ${upstream} upstream: a tool-call round trip`, async () => {
+        const before = replay.requests.length
+        const { call, text } = await roundTrip(client, `to-${upstream}`)
+        expect(call).toEqual({ name: "read_file", input: { path: "a.ts" } })
+        expect(text).toBe(FINAL)
+        const seen = replay.requests.slice(before)
+        expect(seen.map((r) => [r.outcome, r.status])).toEqual([
+          ["answered", 200],
+          ["answered", 200],
+        ])
+        // The upstream got the model the route names, in its own format.
+        const spoken = upstream === "deepseek" ? "openai-chat" : upstream
+        expect(seen.map((r) => r.format)).toEqual([spoken, spoken])
+        // Read back in the upstream's own terms, the second request pairs the result with the call it answers.
+        const route = upstream === "gemini" ? { model: UPSTREAMS.gemini.model } : undefined
+        const second = formatModule(upstream).decodeRequest(seen[1]!.body, route)
+        const use = second.messages.flatMap((m) => m.content).find((b) => b.type === "tool_use")
+        const result = second.messages.at(-1)!.content.find((b) => b.type === "tool_result")
+        expect(use).toMatchObject({ name: "read_file", input: { path: "a.ts" } })
+        expect(result && "toolUseId" in result ? result.toolUseId : undefined).toBe(use && "id" in use ? use.id : "")
+        expect(second.model).toBe(UPSTREAMS[upstream].model)
+      })
+    }
+  }
+})
