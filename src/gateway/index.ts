@@ -8,3 +8,4 @@ export { type GatewayMode, planRoute, type RoutePlan, type RouteRefusal, type Up
 export { Gateway, type GatewayOptions, type GatewayUrls, startGateway } from "./server.js"
 export { DEFAULT_PORT, GatewayConfigError, type GatewaySettings, resolveSettings } from "./settings.js"
 export { spanAttributes, TRACER_NAME } from "./telemetry.js"
+export { type GatewayTracing, gatewayTracing, traceInputOf } from "./traces.js"
