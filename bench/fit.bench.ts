@@ -19,7 +19,7 @@ import type { ModelInfo } from "../src/models/types.js"
 import { generateHistory } from "../test/fixtures/history/generate.js"
 import { type Benchmark, type Metric, median, quantile } from "./harness.js"
 
-const SYSTEM = `You are a coding agent.\n${"Follow the rules. Use the tools. Keep edits small. ".repeat(900)}`
+export const SYSTEM = `You are a coding agent.\n${"Follow the rules. Use the tools. Keep edits small. ".repeat(900)}`
 
 /** Converts our history to LangChain messages (once, outside the timing). */
 function toLangChain(history: readonly Message[]): BaseMessage[] {
@@ -111,7 +111,7 @@ async function latency(
 }
 
 /** What one simulated request costs, in input-token units. */
-interface CacheTotals {
+export interface CacheTotals {
   input: number
   read: number
   write: number
@@ -119,7 +119,7 @@ interface CacheTotals {
 }
 
 /** Simulates Anthropic prompt caching over a replay; `plan` gives each turn's messages and breakpoints. */
-function simulate(
+export function simulate(
   history: Message[],
   counter: TokenCounter,
   model: ModelInfo,
@@ -183,7 +183,7 @@ function simulate(
 const cost = (t: CacheTotals) => t.uncached + 1.25 * t.write + 0.1 * t.read
 
 /** Indexes of the last `n` user messages. */
-function lastUsers(messages: readonly Message[], n: number): number[] {
+export function lastUsers(messages: readonly Message[], n: number): number[] {
   const out: number[] = []
   for (let i = messages.length - 1; i >= 0 && out.length < n; i--) if (messages[i]!.role === "user") out.push(i)
   return out

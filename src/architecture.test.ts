@@ -21,6 +21,7 @@ const LAYERS = [
   "history",
   "providers",
   "config",
+  "cache",
   "inspect",
   "agent",
   "gateway",

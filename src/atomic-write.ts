@@ -22,6 +22,11 @@ async function syncFolder(dir: string): Promise<void> {
 /** Options of a write: whether missing folders are created (default: a missing folder is an error). */
 export interface WriteOptions {
   createFolders?: boolean
+  /**
+   * Default true: the file and its folder are flushed to disk. False keeps the write atomic (old or new
+   * content, never a mix) without waiting for the disk, for records a crash may lose the newest of (traces).
+   */
+  durable?: boolean
 }
 
 /**
@@ -40,7 +45,7 @@ export async function stageFile(
     const handle = await open(temp, "wx", 0o644)
     try {
       await handle.writeFile(data)
-      await handle.sync()
+      if (options.durable !== false) await handle.sync()
     } finally {
       await handle.close()
     }
@@ -54,14 +59,14 @@ export async function stageFile(
 }
 
 /** Renames a staged file onto its target and flushes the folder, so the rename survives a crash. */
-export async function commitFile(temp: string, target: string): Promise<void> {
+export async function commitFile(temp: string, target: string, options: WriteOptions = {}): Promise<void> {
   try {
     await rename(temp, target)
   } catch (error) {
     await rm(temp, { force: true })
     throw error
   }
-  await syncFolder(dirname(target))
+  if (options.durable !== false) await syncFolder(dirname(target))
 }
 
 /** Writes a file atomically and durably: stage (temporary file, fsync), rename, fsync of the folder. */
@@ -70,7 +75,7 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: WriteOptions = {},
 ): Promise<void> {
-  await commitFile(await stageFile(target, data, options), target)
+  await commitFile(await stageFile(target, data, options), target, options)
 }
 
 /** The name `stageFile` gives a temporary file: `.<target name>.<8 hex>.tmp`. */

@@ -1,7 +1,82 @@
+/**
+ * Every `code` a `PromptlineError` can carry, each documented in docs/errors.md. A throw with a code not listed
+ * here does not compile. The first seven are the provider error kinds (`ProviderError.kind`).
+ */
+export const ERROR_CODES = [
+  // Provider errors (ProviderError; code equals kind)
+  "context-overflow",
+  "rate-limit",
+  "quota",
+  "auth",
+  "invalid-request",
+  "server",
+  "network",
+  // Input documents and files
+  "invalid-input",
+  "invalid-json",
+  "file-unreadable",
+  "format-unknown",
+  "context-not-json",
+  "context-unreadable",
+  "invalid-history",
+  "config-invalid",
+  "config-unreadable",
+  "gather-cwd",
+  "html-unwritable",
+  "template-error",
+  // Change logs and sessions
+  "change-log-invalid",
+  "change-log-needs-history",
+  "session-id-invalid",
+  "session-invalid",
+  "session-not-found",
+  // Endpoints and transport
+  "missing-api-key",
+  "unknown-provider",
+  "unsupported-format",
+  "invalid-base-url",
+  "invalid-request-target",
+  "count-unsupported",
+  "count-invalid",
+  "socket-busy",
+  "response-consumed",
+  // MCP servers
+  "mcp-connect",
+  "mcp-unknown-server",
+  // Replay
+  "replay-incomplete",
+  "replay-script-not-json",
+  "replay-script-unreadable",
+  "replay-no-workspace",
+  // Command line
+  "invalid-option",
+  "unknown-section",
+  "diff-needs-two",
+  "no-task",
+  "websocket-format",
+  // Gateway (promptline serve): configuration, then upstream failures answered in the client's shape
+  "gateway-token-missing",
+  "gateway-unsafe-host",
+  "gateway-key-missing",
+  "gateway-upstream-invalid",
+  "gateway-context-overflow",
+  "gateway-rate-limit",
+  "gateway-quota",
+  "gateway-auth",
+  "gateway-invalid-request",
+  "gateway-server",
+  "gateway-network",
+  "gateway-not-found",
+  "gateway-overloaded",
+] as const
+
+/** The stable code of a `PromptlineError`: one of `ERROR_CODES`. */
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
 /** The base of every error promptline throws; `code` is stable and safe to match on. */
-export class PromptlineError extends Error {
-  readonly code: string
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+export class PromptlineError<Code extends ErrorCode = ErrorCode> extends Error {
+  readonly code: Code
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options)
     this.code = code
     this.name = new.target.name
@@ -16,7 +91,7 @@ export interface FieldIssue {
 }
 
 /** Input failed validation; `issues` lists every bad field, not only the first. */
-export class ValidationError extends PromptlineError {
+export class ValidationError extends PromptlineError<"invalid-input"> {
   readonly issues: FieldIssue[]
   readonly file: string | undefined
   constructor(what: string, issues: FieldIssue[], file?: string) {
@@ -32,7 +107,7 @@ export class ValidationError extends PromptlineError {
 export class FileError extends PromptlineError {
   readonly file: string
   readonly line: number | undefined
-  constructor(code: string, file: string, message: string, options?: { line?: number; cause?: unknown }) {
+  constructor(code: ErrorCode, file: string, message: string, options?: { line?: number; cause?: unknown }) {
     super(code, `${file}${options?.line ? `:${options.line}` : ""}: ${message}`, { cause: options?.cause })
     this.file = file
     this.line = options?.line

@@ -19,7 +19,7 @@ export {
 export type { GatherReport } from "./context/report.js"
 // Errors and diagnostics
 export { type Diagnostic, type DiagnosticLevel, formatDiagnostic } from "./diagnostics.js"
-export { type FieldIssue, FileError, PromptlineError, ValidationError } from "./errors.js"
+export { type ErrorCode, type FieldIssue, FileError, PromptlineError, ValidationError } from "./errors.js"
 // Fitting the history
 export { type Budget, budgetFor } from "./history/budget.js"
 export { ChangeLog } from "./history/change-log.js"
@@ -116,6 +116,7 @@ export { parseXmlToolCalls, withXmlToolCalls, XmlToolCallParser } from "./provid
 export { BUILTIN_TOOLS } from "./tools/catalog/index.js"
 export { mcpToolSpecs } from "./tools/mcp.js"
 export { toNativeTools } from "./tools/native.js"
+export type { NativeToolDefinition } from "./tools/native-types.js"
 export { DeferredTools, type ToolSearchSettings } from "./tools/search/index.js"
 export { selectTools } from "./tools/select.js"
 export { defineTool, type EnabledTool, type JsonSchema, type ToolKind, type ToolSpec } from "./tools/spec.js"

@@ -1,8 +1,8 @@
 import { type ParseError, parse, printParseErrorCode } from "jsonc-parser"
-import { FileError } from "./errors.js"
+import { type ErrorCode, FileError } from "./errors.js"
 
 /** Parses strict JSON; a syntax error becomes a FileError naming the file, line and cause. */
-export function parseJsonDocument(raw: string, file: string, code = "invalid-json"): unknown {
+export function parseJsonDocument(raw: string, file: string, code: ErrorCode = "invalid-json"): unknown {
   const errors: ParseError[] = []
   const value = parse(raw, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })
   const first = errors[0]

@@ -44,8 +44,12 @@ const metaSchema = z.object({
 export type SessionMeta = z.output<typeof metaSchema>
 
 /** A session could not be found or read. */
-export class SessionError extends PromptlineError {
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+export class SessionError extends PromptlineError<"session-id-invalid" | "session-invalid" | "session-not-found"> {
+  constructor(
+    code: "session-id-invalid" | "session-invalid" | "session-not-found",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(code, message, options)
   }
 }

@@ -1,12 +1,11 @@
 // The action of `promptline compact`, loaded only when the command runs (see compact.ts for its flags).
-import { isAbsolute, resolve } from "node:path"
 import { loadConfig } from "../config/config.js"
 import { PromptlineError } from "../errors.js"
 import { ContextManager } from "../history/context-manager.js"
-import { readHistory } from "../history/history-file.js"
 import { userRequests } from "../history/requests.js"
 import type { CompactFlags } from "./compact.js"
 import { homeOf } from "./context-options.js"
+import { readHistoryFlag } from "./conversation-option.js"
 import type { CliIO } from "./io.js"
 import { printDiagnostics, printJson } from "./print.js"
 
@@ -41,7 +40,7 @@ export async function compactAction(flags: CompactFlags, io: CliIO): Promise<num
   const keepTurns = numberFlag("--keep-turns", flags.keepTurns, 0, 1e6, true) ?? 5
   const keepTail = numberFlag("--keep-tail", flags.keepTail, 1, 1e6, true) ?? 6
   const reserve = numberFlag("--reserve", flags.reserve, 0, Number.MAX_SAFE_INTEGER)
-  const history = await readHistory(isAbsolute(flags.history) ? flags.history : resolve(io.cwd, flags.history))
+  const history = (await readHistoryFlag(io, flags.history, flags.from)).messages
   const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
   const now = (history.at(-1)?.ts ?? 0) + 1
   const base = { models: config.models, ...(reserve !== undefined ? { reserve } : {}) }

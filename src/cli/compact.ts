@@ -1,9 +1,12 @@
 import { Command, Option } from "commander"
+import type { ConversationFormat } from "../providers/request-detect.js"
+import { fromOption, HISTORY_HELP } from "./conversation-option.js"
 import type { CommandFactory } from "./main.js"
 
 /** Flags of `promptline compact`. */
 export interface CompactFlags {
   history: string
+  from?: ConversationFormat
   model: string
   json?: boolean
   threshold?: string
@@ -19,7 +22,8 @@ export interface CompactFlags {
 export const compactCommand: CommandFactory = (io, setExit) =>
   new Command("compact")
     .description("show what staged compaction would do to a history: mask old tool results, then summarize")
-    .requiredOption("--history <file>", "the history: a JSON array of messages")
+    .requiredOption("--history <file>", HISTORY_HELP)
+    .addOption(fromOption())
     .requiredOption("--model <id>", "the model id (resolved against the catalog)")
     .addOption(
       new Option("--threshold <fraction>", "compaction starts above this share of the budget").default("0.5", "0.5"),

@@ -29,6 +29,30 @@ describe("promptline fit", () => {
     expect(now.stderr).toBe('promptline: --now must be a number (got "later")\n')
   })
 
+  it("fits a provider's request body, counting its system prompt and tools; --from names the format", async () => {
+    const body = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 1024,
+      system: "You are terse. ".repeat(200),
+      tools: [{ name: "lookup", description: "Looks a word up.", input_schema: { type: "object", properties: {} } }],
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "hello" },
+      ],
+    }
+    const file = join(dir, "anthropic-body.json")
+    await writeFile(file, JSON.stringify(body))
+    const r = await runCli(["fit", "--history", file, "--model", "claude-sonnet-4-5", "--json"])
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout) as { tokens: { system: number; tools: number }; messages: { id: string }[] }
+    expect(out.tokens.system).toBeGreaterThan(500)
+    expect(out.tokens.tools).toBeGreaterThan(0)
+    expect(out.messages.map((m) => m.id)).toEqual(["m1", "m2"])
+    const wrong = await runCli(["fit", "--history", file, "--model", "claude-sonnet-4-5", "--from", "gemini"])
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toMatch(/anthropic-body\.json: read as gemini \(named with --from\): .*contents/)
+  })
+
   it("prints tokens, budget and edits for a history that fits", async () => {
     const r = await runCli(["fit", "--history", join(fixtures, "small-history.json"), "--model", "claude-sonnet-4-5"])
     expect(r.code).toBe(0)

@@ -4,12 +4,15 @@ import { PromptlineError } from "../errors.js"
 import type { Edit } from "../history/edits.js"
 import type { Message } from "../history/message.js"
 import type { TruncationStrategy } from "../history/truncate.js"
+import type { ConversationFormat } from "../providers/request-detect.js"
 import { homeOf } from "./context-options.js"
+import { fromOption, HISTORY_HELP, readHistoryFlag } from "./conversation-option.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
 interface FitFlags {
   history: string
+  from?: ConversationFormat
   model: string
   json?: boolean
   strategy: TruncationStrategy
@@ -88,7 +91,8 @@ function preview(m: Message): string {
 export const fitCommand: CommandFactory = (io, setExit) =>
   new Command("fit")
     .description("fit a conversation history into a model's context window and show what would be sent")
-    .requiredOption("--history <file>", "the history: a JSON array of messages")
+    .requiredOption("--history <file>", HISTORY_HELP)
+    .addOption(fromOption())
     .requiredOption("--model <id>", "the model id (resolved against the catalog)")
     .option("--json", "print the result as JSON")
     .addOption(
@@ -112,12 +116,12 @@ export const fitCommand: CommandFactory = (io, setExit) =>
         )
       if (flags.now !== undefined && !Number.isFinite(Number(flags.now)))
         throw new PromptlineError("invalid-option", `--now must be a number (got ${JSON.stringify(flags.now)})`)
-      const [{ readHistory }, { ChangeLog }, { ContextManager }] = await Promise.all([
-        import("../history/history-file.js"),
+      const [{ ChangeLog }, { ContextManager }] = await Promise.all([
         import("../history/change-log.js"),
         import("../history/context-manager.js"),
       ])
-      const history = await readHistory(at(flags.history))
+      const conversation = await readHistoryFlag(io, flags.history, flags.from)
+      const history = conversation.messages
       const now = flags.now === undefined ? (history.at(-1)?.ts ?? 0) + 1 : Number(flags.now)
       const changeLog = flags.changeLog ? await ChangeLog.load(at(flags.changeLog), history) : new ChangeLog()
       const { loadConfig } = await import("../config/config.js")
@@ -128,7 +132,13 @@ export const fitCommand: CommandFactory = (io, setExit) =>
         reserve,
         models: config.models,
       })
-      const result = manager.fit(history, { model: flags.model, now })
+      const result = manager.fit(history, {
+        model: flags.model,
+        now,
+        ...(conversation.system === undefined ? {} : { system: conversation.system }),
+        ...(conversation.tools === undefined ? {} : { tools: conversation.tools }),
+      })
+      result.diagnostics.unshift(...conversation.diagnostics)
       if (flags.save && flags.changeLog) await changeLog.save(at(flags.changeLog))
       const { budget } = result.tokens
       const over = result.tokens.after - budget.effective

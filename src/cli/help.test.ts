@@ -12,6 +12,7 @@ const COMMANDS = [
   "run",
   "doctor",
   "inspect",
+  "traces",
   "diff",
   "request",
   "decode",

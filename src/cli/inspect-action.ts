@@ -5,7 +5,6 @@ import { writeFileAtomic } from "../atomic-write.js"
 import { promptlineCacheDir } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
-import { readHistory } from "../history/history-file.js"
 import { TokenCounter } from "../history/tokens.js"
 import { diffBuilds } from "../inspect/build-diff.js"
 import { lastRunFile, readLastRuns, saveLastRun } from "../inspect/last-run.js"
@@ -17,6 +16,7 @@ import { warningList } from "../inspect/warning-list.js"
 import { withModel } from "../inspect/with-model.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { contextFrom } from "./context-source.js"
+import { readHistoryFlag } from "./conversation-option.js"
 import { type InspectFlags, reportWidth, useColor } from "./inspect.js"
 import type { CliIO } from "./io.js"
 import { printJson } from "./print.js"
@@ -24,7 +24,7 @@ import { printJson } from "./print.js"
 /** Builds, reports and prints for `promptline inspect`; returns the exit code. */
 export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<number> {
   const { context, diagnostics, report: gathered, config } = await contextFrom(flags, io)
-  const history = flags.history ? await readHistory(resolve(io.cwd, flags.history)) : undefined
+  const history = flags.history ? (await readHistoryFlag(io, flags.history, flags.from)).messages : undefined
   const counter = await TokenCounter.create()
   const builder = new PromptBuilder({ models: config.models })
   const built = builder.build(context)

@@ -1,7 +1,9 @@
 import { Command, InvalidArgumentError, Option } from "commander"
 import { DEFAULT_MAX_SHARE } from "../inspect/report.js"
 import { MIN_TEXT_WIDTH } from "../inspect/text.js"
+import type { ConversationFormat } from "../providers/request-detect.js"
 import { type ContextFlags, contextOptions } from "./context-options.js"
+import { fromOption, HISTORY_HELP } from "./conversation-option.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
 
@@ -15,6 +17,11 @@ export interface InspectFlags extends ContextFlags {
   color?: boolean
   width?: number
   history?: string
+  from?: ConversationFormat
+  /** A trace file: report on a traced request instead of a build. */
+  trace?: string
+  /** 1-based request of the trace (default: the last). */
+  request?: number
 }
 
 /** The width of the terminal report when stdout is not a terminal and no `--width` is given. */
@@ -42,6 +49,14 @@ export function parseShare(value: string): number {
   if (!Number.isFinite(share) || share <= 0 || share > 1)
     throw new InvalidArgumentError("expected a share of the window: a fraction in (0, 1] or a percentage like 10%")
   return share
+}
+
+/** Parses `--request`: a request number from 1. */
+export function parseRequest(value: string): number {
+  const n = Number(value)
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError("expected a request number from 1")
+  return n
 }
 
 /** Whether to color terminal output: the flag, else a terminal without NO_COLOR. */
@@ -72,10 +87,20 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
         "columns of the terminal report (default: the terminal's width, else 100)",
       ).argParser(parseWidth),
     )
-    .option("--history <file>", "place this conversation (a history file) in the context-window view, counted by kind")
+    .option("--history <file>", `place this conversation in the context-window view, counted by kind; ${HISTORY_HELP}`)
+    .addOption(fromOption())
+    .option("--trace <file>", "report on a request recorded in this trace file (from traffic alone)")
+    .addOption(
+      new Option("--request <n>", "with --trace: the request to show (default: the last)").argParser(parseRequest),
+    )
     .option("--color", "color the terminal report (default: when stdout is a terminal)")
     .option("--no-color", "never color")
     .action(async (flags: InspectFlags) => {
+      if (flags.trace) {
+        const { inspectTraceAction } = await import("./inspect-trace.js")
+        setExit(await inspectTraceAction({ ...flags, trace: flags.trace }, io))
+        return
+      }
       const { inspectAction } = await import("./inspect-action.js")
       setExit(await inspectAction(flags, io))
     })

@@ -13,6 +13,7 @@ import { promptCommand } from "./prompt.js"
 import { requestCommand } from "./request.js"
 import { runCommand } from "./run.js"
 import { serveCommand } from "./serve.js"
+import { tracesCommand } from "./traces.js"
 import { variantsCommand } from "./variants.js"
 
 /** A command module: adds one subcommand to the program. Actions return the exit code. */
@@ -26,6 +27,7 @@ const commands: CommandFactory[] = [
   runCommand,
   doctorCommand,
   inspectCommand,
+  tracesCommand,
   diffCommand,
   requestCommand,
   decodeCommand,

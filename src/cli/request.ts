@@ -1,16 +1,18 @@
-import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
 import { PromptlineError } from "../errors.js"
 import type { Message } from "../history/message.js"
 import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
 import type { EncodeOptions, ReasoningEffort } from "../providers/encode.js"
+import type { ConversationFormat } from "../providers/request-detect.js"
 import { type ContextFlags, contextOptions } from "./context-options.js"
+import { fromOption, HISTORY_HELP, readHistoryFlag } from "./conversation-option.js"
 import type { CommandFactory } from "./main.js"
 import { printDiagnostics, printJson } from "./print.js"
 
 interface RequestFlags extends ContextFlags {
   format?: WireFormat
   history?: string
+  from?: ConversationFormat
   maxTokens?: string
   temperature?: string
   thinking?: ReasoningEffort | "off"
@@ -36,7 +38,8 @@ export const requestCommand: CommandFactory = (io, setExit) => {
   )
   for (const option of contextOptions()) command.addOption(option)
   command
-    .option("--history <file>", "the conversation so far: a JSON array of messages")
+    .option("--history <file>", `the conversation so far: ${HISTORY_HELP}`)
+    .addOption(fromOption())
     .option("--max-tokens <n>", "output token limit (default: the model's maximum)")
     .option("--temperature <t>", "sampling temperature")
     .addOption(new Option("--thinking <effort>", "thinking effort, or off").choices([...EFFORTS, "off"]))
@@ -48,17 +51,14 @@ export const requestCommand: CommandFactory = (io, setExit) => {
     .option("--json", "print the body with its diagnostics and cache breakpoints")
     .option("--verbose", "also print informational diagnostics")
     .action(async (flags: RequestFlags) => {
-      const [{ contextFrom }, { PromptBuilder }, { readHistory }, { encodeRequest }] = await Promise.all([
+      const [{ contextFrom }, { PromptBuilder }, { encodeRequest }] = await Promise.all([
         import("./context-source.js"),
         import("../prompt/builder.js"),
-        import("../history/history-file.js"),
         import("../providers/encode.js"),
       ])
       const { context, diagnostics, config } = await contextFrom(flags, io)
       const built = new PromptBuilder({ models: config.models }).build(context)
-      const messages: Message[] = flags.history
-        ? await readHistory(isAbsolute(flags.history) ? flags.history : resolve(io.cwd, flags.history))
-        : []
+      const messages: Message[] = flags.history ? (await readHistoryFlag(io, flags.history, flags.from)).messages : []
       const format = flags.format ?? built.wireFormat
       const result = encodeRequest(format, { prompt: built, messages, model: built.model, options: options(flags) })
       const all = [...diagnostics, ...built.diagnostics, ...result.diagnostics]

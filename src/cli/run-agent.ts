@@ -110,7 +110,7 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
         })
       : undefined
     const live = socket
-    const sendRequest: SendRequest = (r) => {
+    let sendRequest: SendRequest = (r) => {
       const onRetry = (info: RetryInfo) => r.onRetry(info.attempt, info.delayMs, info.error)
       if (live) return live.send(r.body, { signal: r.signal, onRetry })
       return send(endpoint, { format: r.format, body: r.body, model: r.model.id, signal: r.signal, onRetry, now })
@@ -153,6 +153,34 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
 
     const renderer = new RunRenderer(io.stdout, { simulated: replay !== undefined })
     const onEvent = (e: AgentEvent) => (flags.json ? io.stdout(`${JSON.stringify(e)}\n`) : renderer.render(e))
+    let traceFailed = false
+    if (flags.trace) {
+      const { tracingSend, traceLine } = await import("./run-trace.js")
+      const { TraceStore } = await import("../cache/trace-store.js")
+      const store = new TraceStore(resolve(io.cwd, flags.trace), {
+        counter: manager.counter,
+        models: gathered.config.models,
+        ...(gathered.config.traces ? { retention: gathered.config.traces } : {}),
+      })
+      const target = { provider: endpoint.provider, baseUrl: endpoint.baseUrl, session: session.id }
+      sendRequest = tracingSend(
+        sendRequest,
+        store,
+        target,
+        now,
+        (record) =>
+          io.stdout(
+            flags.json
+              ? `${JSON.stringify({ type: "cache", request: record.index, conversation: record.conversation, verdict: record.verdict })}\n`
+              : traceLine(record),
+          ),
+        (error) => {
+          if (!traceFailed)
+            io.stderr(`warning cannot write the trace in ${flags.trace}: ${error.message} [trace-unwritable]\n`)
+          traceFailed = true
+        },
+      )
+    }
     if (replay && !flags.json) io.stdout(`replay: working in a copy of the script's workspace: ${cwd}\n`)
     const controller = new AbortController()
     const onSigint = () => {

@@ -19,6 +19,7 @@ export interface RunFlags extends ContextFlags {
   auto?: boolean
   compaction: "staged" | "truncate"
   compactAt?: string
+  trace?: string
 }
 
 /** `promptline run`: the reference agent. */
@@ -52,6 +53,7 @@ export const runCommand: CommandFactory = (io, setExit) => {
         .default("staged"),
     )
     .option("--compact-at <fraction>", "staged compaction starts above this share of the budget (default 0.5)")
+    .option("--trace <dir>", "record every request with its cache verdict in this trace folder (see promptline traces)")
     .action(async (words: string[], flags: RunFlags) => {
       const { runAgent } = await import("./run-agent.js")
       setExit(await runAgent(words.join(" ").trim(), flags, io))

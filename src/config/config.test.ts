@@ -109,6 +109,19 @@ describe("loadConfig", () => {
     })
   })
 
+  it("merges the traces section field by field and resolves its folder from the file's folder", async () => {
+    await writeFile(userFile(), JSON.stringify({ traces: { dir: "traces", maxConversations: 50, maxAgeDays: 7 } }))
+    await writeFile(join(project, CONFIG_FILE), JSON.stringify({ traces: { maxAgeDays: 2 } }))
+    const { config } = await loadConfig({ cwd: join(project, "src"), home, env: {} })
+    expect(config.traces).toEqual({
+      dir: join(home, ".config", "promptline", "traces"),
+      maxConversations: 50,
+      maxAgeDays: 2,
+    })
+    expect(() => parseConfig('{ "traces": { "maxBytes": -1 } }', "c.json")).toThrow(/traces\.maxBytes/)
+    expect(() => parseConfig('{ "traces": { "keep": 3 } }', "c.json")).toThrow(/field "traces\.keep"/)
+  })
+
   it("ignores trust in a project file, with a warning", async () => {
     await writeFile(join(project, CONFIG_FILE), JSON.stringify({ trustedFolders: [project] }))
     const { config, diagnostics } = await loadConfig({ cwd: project, home, env: {} })

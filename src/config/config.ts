@@ -42,6 +42,17 @@ const modelRow = z
   })
   .strict()
 
+/** Where request traces go and how long they are kept (the gateway and `promptline run --trace`). */
+const tracesSection = z
+  .object({
+    /** The trace folder; relative paths are taken from the config file's folder. */
+    dir: z.string().min(1).optional(),
+    maxConversations: z.number().int().positive().optional(),
+    maxBytes: z.number().int().positive().optional(),
+    maxAgeDays: z.number().positive().optional(),
+  })
+  .strict()
+
 /** The file's schema. Unknown keys are errors, so a typo is named rather than ignored. */
 export const configSchema = z
   .object({
@@ -58,8 +69,13 @@ export const configSchema = z
     declinedFolders: z.array(z.string().min(1)).optional(),
     /** `promptline serve`: upstreams, routes and limits. */
     gateway: gatewaySchema.optional(),
+    /** Request traces: folder and retention. */
+    traces: tracesSection.optional(),
   })
   .strict()
+
+/** The `traces` section in force. */
+export type TracesConfig = z.infer<typeof tracesSection>
 
 /** One config file as written. */
 export type ConfigFileContent = z.infer<typeof configSchema>
@@ -76,6 +92,8 @@ export interface PromptlineConfig {
   gateway?: GatewayConfig
   /** The file the gateway section came from. */
   gatewayFile?: string
+  /** Trace folder (absolute) and retention; project values win field by field. */
+  traces?: TracesConfig
   /** The files read, user first. */
   files: string[]
   /** Where the user file is (read or not), for messages and for recording trust answers. */
@@ -166,6 +184,19 @@ export function completeModelRows(rows: readonly z.infer<typeof modelRow>[], fil
   return rows.map((row) => completeRow(row, file))
 }
 
+/** The traces section in force: the project's fields over the user's, each `dir` resolved from its file's folder. */
+function tracesOf(
+  user: TracesConfig | undefined,
+  userFile: string,
+  project: TracesConfig | undefined,
+  projectFile: string | undefined,
+): { traces?: TracesConfig } {
+  if (!user && !project) return {}
+  const resolved = (section: TracesConfig | undefined, file: string | undefined) =>
+    section?.dir && file ? { ...section, dir: resolve(dirname(file), section.dir) } : section
+  return { traces: { ...resolved(user, userFile), ...resolved(project, projectFile) } }
+}
+
 /** Reads one file; a missing file is undefined, anything else wrong is a FileError naming it. */
 async function readConfigFile(file: string): Promise<ConfigFileContent | undefined> {
   let text: string
@@ -244,6 +275,7 @@ export async function loadConfig(at: ConfigLocation): Promise<{ config: Promptli
     ],
     trustedFolders: absolute(user?.trustedFolders, "trustedFolders"),
     declinedFolders: absolute(user?.declinedFolders, "declinedFolders"),
+    ...tracesOf(user?.traces, userFile, project?.traces, projectFile),
     files,
     userFile,
   }

@@ -62,10 +62,43 @@ export const historySchema = z.array(messageSchema).superRefine((messages, ctx) 
   })
 })
 
-/** Parses the text of a history file; bad JSON names the line, bad fields are listed by path. */
-export function parseHistory(raw: string, file: string): Message[] {
-  const data = parseJsonDocument(raw, file, "invalid-history")
-  const parsed = historySchema.safeParse(data)
+/** A history file as a person writes it: `id` and `ts` may be left out (they are assigned on reading). */
+const historyInputSchema = z
+  .array(messageSchema.extend({ id: z.string().min(1).optional(), ts: z.number().optional() }))
+  .superRefine((messages, ctx) => {
+    const seen = new Set<string>()
+    messages.forEach((m, i) => {
+      if (m.id === undefined) return
+      if (seen.has(m.id)) ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate message id ${m.id}` })
+      seen.add(m.id)
+    })
+  })
+
+/**
+ * Fills what a written history may leave out: a missing id becomes `m<position>` (1-based, skipping ids the file
+ * already uses), a missing time the previous message's (0 for the first).
+ */
+export function completeMessages(
+  messages: readonly (Omit<Message, "id" | "ts"> & { id?: string; ts?: number })[],
+): Message[] {
+  const taken = new Set(messages.flatMap((m) => (m.id === undefined ? [] : [m.id])))
+  let ts = 0
+  return messages.map((m, i) => {
+    let id = m.id
+    if (id === undefined) {
+      let n = i + 1
+      while (taken.has(`m${n}`)) n++
+      id = `m${n}`
+      taken.add(id)
+    }
+    ts = m.ts ?? ts
+    return { ...m, id, ts } as Message
+  })
+}
+
+/** Parses an already-read JSON history; bad fields are listed by path. */
+export function historyFromJson(data: unknown, file: string): Message[] {
+  const parsed = historyInputSchema.safeParse(data)
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({
       path: i.path.map((p, n) => (typeof p === "number" ? `[${p}]` : n === 0 ? String(p) : `.${String(p)}`)).join(""),
@@ -73,7 +106,12 @@ export function parseHistory(raw: string, file: string): Message[] {
     }))
     throw new ValidationError("history", issues, file)
   }
-  return parsed.data as Message[]
+  return completeMessages(parsed.data as Parameters<typeof completeMessages>[0])
+}
+
+/** Parses the text of a history file; bad JSON names the line, bad fields are listed by path. */
+export function parseHistory(raw: string, file: string): Message[] {
+  return historyFromJson(parseJsonDocument(raw, file, "invalid-history"), file)
 }
 
 /** Reads and parses a history file. */

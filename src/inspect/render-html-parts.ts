@@ -19,7 +19,7 @@ export const WINDOW_COLORS: Record<WindowPartId, string> = {
 }
 
 /** The whole window as one bar (each part as wide as its share) with a legend of tokens and shares. */
-export function windowBar(report: InspectReport): string {
+export function windowBar(report: Pick<InspectReport, "window">): string {
   const view = report.window
   const segments = view.parts.map((p) => {
     const label = `${p.label}: ${num(p.tokens)} tokens (${pct(p.share)})`

@@ -8,6 +8,7 @@ import { neutralizeTags, WRAPPER_TAGS } from "../tag-wrap.js"
 import { BUILTIN_TOOLS } from "../tools/catalog/index.js"
 import { mcpToolSpecs } from "../tools/mcp.js"
 import { toNativeTools } from "../tools/native.js"
+import type { NativeToolDefinition } from "../tools/native-types.js"
 import { planToolSearch } from "../tools/search/plan.js"
 import { type Selection, selectTools } from "../tools/select.js"
 import type { EnabledTool, ToolKind, ToolSpec } from "../tools/spec.js"
@@ -37,8 +38,8 @@ export interface BuiltPrompt {
   tools: EnabledTool[]
   /** Tools left out of the list by tool search, found and called through the search tools; empty when off. */
   deferredTools: EnabledTool[]
-  /** The tools as the context's provider defines them natively (empty for the XML dialect). */
-  nativeTools: unknown[]
+  /** The tools in the native definition format of the model's wire format (empty for the XML dialect). */
+  nativeTools: NativeToolDefinition[]
   wireFormat: WireFormat
   toolCalling: "native" | "xml"
   variant: string
@@ -88,7 +89,7 @@ interface ToolStage {
   deferredTools: EnabledTool[]
   env: ComponentEnv
   scope: Record<string, unknown>
-  nativeTools: unknown[]
+  nativeTools: NativeToolDefinition[]
   toolsHash: string
   diagnostics: Diagnostic[]
 }

@@ -119,6 +119,22 @@ describe("errors inside streams and without HTTP", () => {
     expect(classifyStreamError("context_length_exceeded", "too long")).toBe("context-overflow")
   })
 
+  it("classifies every Anthropic error type by its type alone", () => {
+    const kinds = {
+      invalid_request_error: "invalid-request",
+      authentication_error: "auth",
+      billing_error: "quota",
+      permission_error: "auth",
+      not_found_error: "invalid-request",
+      request_too_large: "context-overflow",
+      rate_limit_error: "rate-limit",
+      api_error: "server",
+      timeout_error: "server",
+      overloaded_error: "server",
+    }
+    for (const [type, kind] of Object.entries(kinds)) expect(classifyStreamError(type, "x"), type).toBe(kind)
+  })
+
   it("wraps network failures and stream error events as ProviderErrors", () => {
     const net = networkError(new Error("ECONNRESET"))
     expect(net).toBeInstanceOf(ProviderError)

@@ -7,7 +7,7 @@ export type { ProviderErrorKind } from "./stream.js"
 const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["rate-limit", "server", "network"])
 
 /** A failed provider call, classified. `code` equals `kind`. */
-export class ProviderError extends PromptlineError {
+export class ProviderError extends PromptlineError<ProviderErrorKind> {
   readonly kind: ProviderErrorKind
   /** HTTP status, when the failure came with one. */
   readonly status: number | undefined
@@ -214,7 +214,8 @@ function isLoopback(url: string): boolean {
   }
 }
 
-const QUOTA = /insufficient_quota|exceeded your current quota|quota exceeded|credit balance is too low|payment required/
+const QUOTA =
+  /insufficient_quota|billing_error|exceeded your current quota|quota exceeded|credit balance is too low|payment required/
 const AUTH =
   /authentication_error|permission_error|invalid api key|invalid_api_key|api key not valid|api_key_invalid|unauthenticated|permission_denied/
 const RATE = /rate_limit|rate limit|resource_exhausted|too many requests/

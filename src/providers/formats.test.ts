@@ -54,6 +54,31 @@ const dummyFormat: WireFormatModule<DummyBody, "openai-chat"> = {
   decodeOptions: (body) => ((body as { usage?: boolean }).usage === true ? { expectUsage: true } : {}),
   nativeTools: (tools) => tools.map((t) => ({ dummy: t.name })),
   overhead: { message: 1, request: 1, tool: 1, toolsPreamble: 0, toolBlock: 1, image: 1 },
+  decodeRequest: (body) => {
+    const { instructions, turns } = body as DummyBody
+    return {
+      model: "dummy-model",
+      prompt: { text: instructions, tools: [] },
+      messages: turns.map((turn, i) => {
+        const [role, text] = turn.split(": ") as ["user" | "assistant", string]
+        return { id: `m${i + 1}`, role, content: [{ type: "text", text }], ts: 0 }
+      }),
+      options: {},
+      unmodeled: [],
+      diagnostics: [],
+    }
+  },
+  createStreamEncoder: () => ({
+    push: (event) =>
+      event.type === "text"
+        ? `data: ${JSON.stringify({ say: event.delta })}\n\n`
+        : event.type === "stop"
+          ? 'data: {"done":true}\n\n'
+          : "",
+    end: () => "",
+  }),
+  encodeResponse: (events) => ({ say: events.map((e) => (e.type === "text" ? e.delta : "")).join("") }),
+  encodeError: (error) => ({ status: 400, headers: {}, body: { dummyError: error.message } }),
 }
 
 /** The table with the dummy added, as a sixth line would add it. */
@@ -117,6 +142,13 @@ describe("the wire format table", () => {
     ])
     const truncated = await decodeResponse(module, bytes('data: {"say":"he"}\n\n'), { ts: 0 })
     expect(truncated.errors.map((e) => e.kind)).toEqual(["truncated"])
+    // The serving half: the request read back, and the answer written as the decoder reads it.
+    expect(module.decodeRequest(encoded.body).messages.map((m) => m.id)).toEqual(["m1"])
+    const writer = module.createStreamEncoder({ model: "dummy-model" })
+    const written = [...events.map((e) => writer.push(e)), writer.end()].join("")
+    const again: StreamEvent[] = []
+    for await (const e of decodeStream(module, bytes(written))) again.push(e)
+    expect(again).toEqual(events)
   })
 
   it("dispatches a built-in format by name to its module", () => {

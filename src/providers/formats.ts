@@ -5,6 +5,7 @@
  * demands here).
  */
 import type { WireFormat } from "../models/types.js"
+import type { NativeToolDefinition } from "../tools/native-types.js"
 import { anthropicFormat } from "./anthropic/index.js"
 import { deepseekFormat } from "./deepseek/index.js"
 import { geminiFormat } from "./gemini/index.js"
@@ -19,7 +20,9 @@ export const WIRE_FORMAT_MODULES = {
   "openai-responses": openAIResponsesFormat,
   gemini: geminiFormat,
   deepseek: deepseekFormat,
-} as const satisfies { readonly [F in WireFormat]: WireFormatModule & { readonly format: F } }
+} as const satisfies {
+  readonly [F in WireFormat]: WireFormatModule<unknown, WireFormat, NativeToolDefinition<F>> & { readonly format: F }
+}
 
 /** The request body type of each wire format. */
 export type RequestBodies = { [F in WireFormat]: BodyOf<(typeof WIRE_FORMAT_MODULES)[F]> }
@@ -37,6 +40,10 @@ export const WIRE_FORMAT_MODULE_FIELDS = [
   "decodeOptions",
   "nativeTools",
   "overhead",
+  "decodeRequest",
+  "createStreamEncoder",
+  "encodeResponse",
+  "encodeError",
 ] as const satisfies readonly (keyof WireFormatModule)[]
 
 /** The module of a format, or the module itself when one is given (a format not in the table, e.g. in a test). */

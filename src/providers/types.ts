@@ -101,10 +101,10 @@ export interface EncodeResult<Body> {
 /**
  * Everything about one wire format, exported by its folder's `index.ts` and listed once in the table
  * (formats.ts). `Body` is the request body type; `Speaks` is the format whose wire shape it uses (its own
- * name, or the format it extends: DeepSeek speaks OpenAI Chat).
+ * name, or the format it extends: DeepSeek speaks OpenAI Chat); `Tool` is its native tool definition type.
  */
-export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat>
-  extends Partial<WireFormatServer> {
+export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat, Tool = unknown>
+  extends WireFormatServer {
   /** The format's name, equal to its key in the table. */
   readonly format: string
   /** The format whose request and stream shapes this one uses. */
@@ -118,7 +118,7 @@ export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = Wi
   /** What the decoder of the answer to an encoded request body must know. */
   decodeOptions(body: unknown): DecodeOptions
   /** The enabled tools in this format's native definition shape. */
-  nativeTools(tools: readonly EnabledTool[]): unknown[]
+  nativeTools(tools: readonly EnabledTool[]): Tool[]
   /** Fixed token costs this format adds around the content. */
   readonly overhead: Overhead
 }
@@ -197,7 +197,7 @@ export interface ErrorInput {
 
 /**
  * The half of a format module that serves clients (the gateway, the replay server): request decoding and
- * answer encoding. Optional in `WireFormatModule` until every format has it.
+ * answer encoding.
  */
 export interface WireFormatServer {
   /** Reads a request body a client sent. Throws a `ProviderError` (`invalid-request`) naming the field at fault. */

@@ -1,7 +1,14 @@
+import { anthropicFormat as anthropicModule } from "../providers/anthropic/index.js"
 import { checkAnthropicRequest } from "../providers/anthropic/request-shape.js"
-import { splitText } from "./chunk.js"
-import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
-import type { ResolvedUsage } from "./resolve.js"
+import {
+  type AnthropicStreamPayload,
+  AnthropicStreamWriter,
+  frameAnthropicEvent,
+} from "../providers/anthropic/stream-encode.js"
+import type { StreamEvent } from "../providers/stream.js"
+import type { ErrorInput } from "../providers/types.js"
+import type { ErrorAnswer, Failure, FormatHandler, TurnRender } from "./format.js"
+import { turnEvents } from "./turn-events.js"
 import {
   asArray,
   asRecord,
@@ -14,13 +21,6 @@ import {
 } from "./view.js"
 
 /** The Anthropic Messages API (`POST /v1/messages`) as the replay server speaks it. */
-
-const STOP: Record<TurnRender["turn"]["stop"], string> = {
-  end: "end_turn",
-  tool_use: "tool_use",
-  length: "max_tokens",
-  refusal: "refusal",
-}
 
 /** The Messages API's own checks (system messages inside `messages` included). */
 const check = checkAnthropicRequest
@@ -71,105 +71,58 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   }
 }
 
-function usageFields(u: ResolvedUsage) {
-  return { input_tokens: u.input, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead }
-}
-
-function events({ turn, view, chunkSize }: TurnRender): unknown[] {
-  const out: unknown[] = [
-    {
-      type: "message_start",
-      message: {
-        id: `msg_replay_${turn.index}`,
-        type: "message",
-        role: "assistant",
-        model: view.model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { ...usageFields(turn.usage), output_tokens: 1 },
-      },
-    },
-  ]
-  let index = 0
-  const block = (start: unknown, deltas: unknown[]) => {
-    out.push({ type: "content_block_start", index, content_block: start })
-    if (index === 0) out.push({ type: "ping" })
-    for (const delta of deltas) out.push({ type: "content_block_delta", index, delta })
-    out.push({ type: "content_block_stop", index })
-    index++
-  }
-  if (turn.thinking !== undefined && view.reasoning.visible) {
-    block({ type: "thinking", thinking: "", signature: "" }, [
-      ...splitText(turn.thinking, chunkSize).map((thinking) => ({ type: "thinking_delta", thinking })),
-      { type: "signature_delta", signature: turn.signature },
-    ])
-  }
-  if (turn.text !== "") {
-    block(
-      { type: "text", text: "" },
-      splitText(turn.text, chunkSize).map((text) => ({ type: "text_delta", text })),
-    )
-  }
-  for (const call of turn.calls) {
-    block({ type: "tool_use", id: call.id, name: call.name, input: {} }, [
-      { type: "input_json_delta", partial_json: "" },
-      ...splitText(call.arguments, chunkSize).map((partial_json) => ({ type: "input_json_delta", partial_json })),
-    ])
-  }
-  out.push({
-    type: "message_delta",
-    delta: { stop_reason: STOP[turn.stop], stop_sequence: null },
-    usage: { ...usageFields(turn.usage), output_tokens: turn.usage.output },
-  })
-  out.push({ type: "message_stop" })
-  return out
-}
-
-function complete({ turn, view }: TurnRender): unknown {
-  const content: unknown[] = []
-  if (turn.thinking !== undefined && view.reasoning.visible)
-    content.push({ type: "thinking", thinking: turn.thinking, signature: turn.signature })
-  if (turn.text !== "") content.push({ type: "text", text: turn.text })
-  for (const call of turn.calls) content.push({ type: "tool_use", id: call.id, name: call.name, input: call.input })
-  return {
+/**
+ * The stream events of a turn: the input figures are known when the answer starts, as the API reports them.
+ * Reasoning tokens are left out, as in the recorded streams the replay's answers are checked against.
+ */
+function turnStream({ turn, view, chunkSize }: TurnRender): StreamEvent[] {
+  const events = turnEvents(turn, {
     id: `msg_replay_${turn.index}`,
-    type: "message",
-    role: "assistant",
     model: view.model,
-    content,
-    stop_reason: STOP[turn.stop],
-    stop_sequence: null,
-    usage: { ...usageFields(turn.usage), output_tokens: turn.usage.output },
-  }
+    chunkSize,
+    thinking: view.reasoning.visible,
+  }).map((e): StreamEvent => {
+    if (e.type !== "usage") return e
+    const { reasoning: _, ...usage } = e
+    return usage
+  })
+  const { input, cacheRead, cacheWrite } = turn.usage
+  return [events[0]!, { type: "usage", input, output: 1, cacheRead, cacheWrite }, ...events.slice(1)]
 }
 
-const ERRORS: Record<Failure["kind"], [number, string]> = {
-  "invalid-request": [400, "invalid_request_error"],
-  diverged: [400, "invalid_request_error"],
-  exhausted: [400, "invalid_request_error"],
-  "context-overflow": [400, "invalid_request_error"],
-  "not-found": [404, "not_found_error"],
-  "rate-limit": [429, "rate_limit_error"],
-  "server-error": [500, "api_error"],
-  overloaded: [529, "overloaded_error"],
+const encodeOptions = ({ turn, view }: TurnRender) => ({ model: view.model, id: `msg_replay_${turn.index}` })
+
+/** The payloads of the streamed answer, written by the format module's stream writer. */
+function events(render: TurnRender): unknown[] {
+  const writer = new AnthropicStreamWriter(encodeOptions(render))
+  return [...turnStream(render).flatMap((e) => writer.push(e)), ...writer.end()]
+}
+
+function complete(render: TurnRender): unknown {
+  return anthropicModule.encodeResponse(turnStream(render), encodeOptions(render))
+}
+
+/** The replay's failures as the module's error kinds. */
+const KINDS: Record<Failure["kind"], ErrorInput["kind"]> = {
+  "invalid-request": "invalid-request",
+  diverged: "invalid-request",
+  exhausted: "invalid-request",
+  "context-overflow": "context-overflow",
+  "not-found": "not-found",
+  "rate-limit": "rate-limit",
+  "server-error": "server",
+  overloaded: "overloaded",
 }
 
 function error(failure: Failure): ErrorAnswer {
-  const [status, type] = ERRORS[failure.kind]
-  return {
-    status,
-    headers: retryHeaders(failure),
-    body: {
-      type: "error",
-      error: {
-        type,
-        message:
-          failure.kind === "context-overflow" ? "prompt is too long: 212345 tokens > 200000 maximum" : failure.message,
-      },
-      request_id: "req_replay",
-    },
-  }
+  const answer = anthropicModule.encodeError({
+    kind: KINDS[failure.kind],
+    // An injected overflow names sizes, as the API's own overflow message does.
+    message:
+      failure.kind === "context-overflow" ? "prompt is too long: 212345 tokens > 200000 maximum" : failure.message,
+    ...(failure.kind === "rate-limit" ? { retryAfterMs: (failure.retryAfter ?? 1) * 1000 } : {}),
+  })
+  return { ...answer, body: { ...(answer.body as object), request_id: "req_replay" } }
 }
 
 /** The Anthropic Messages handler. */
@@ -179,7 +132,7 @@ export const anthropicFormat: FormatHandler = {
   check,
   view,
   events,
-  sse: (evs) => evs.map((e) => `event: ${String(asRecord(e)?.type)}\ndata: ${JSON.stringify(e)}\n\n`),
+  sse: (evs) => evs.map((e) => frameAnthropicEvent(e as AnthropicStreamPayload)),
   complete,
   error,
 }

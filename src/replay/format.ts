@@ -57,6 +57,8 @@ export interface FormatHandler {
   events(render: TurnRender): unknown[]
   /** The events framed as server-sent events, terminator included. */
   sse(events: readonly unknown[]): string[]
+  /** Gemini: the streamed answer as one JSON array, written as the format module writes it (without `alt=sse`). */
+  array?(render: TurnRender): string
   /** The whole answer of a request made without streaming. */
   complete(render: TurnRender): unknown
   /** An error in this provider's shape. */

@@ -161,6 +161,21 @@ describe("Gemini replay", () => {
   })
 })
 
+describe("Gemini replay: a stream without alt=sse", () => {
+  it("is the format module's JSON array, byte for byte: '[' + chunks joined by ',\\r\\n' + ']'", async () => {
+    server = await startReplayServer({ script: scriptOf(richTurn) })
+    const res = await fetch(`${server.urls.gemini}/v1beta/models/gemini-2.5-pro:streamGenerateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "x" }] }], tools }),
+    })
+    const text = await res.text()
+    const chunks = JSON.parse(text) as unknown[]
+    expect(chunks.length).toBeGreaterThan(2)
+    expect(text).toBe(`[${chunks.map((c) => JSON.stringify(c)).join(",\r\n")}]`)
+  })
+})
+
 describe("Gemini replay: the current API's request shapes", () => {
   it("reads a snake_case body as the REST API does: system_instruction, function_declarations, function_response", async () => {
     server = await startReplayServer({

@@ -1,28 +1,15 @@
+import { geminiFormat as geminiModule } from "../providers/gemini/index.js"
 import { checkGeminiRequest, geminiField } from "../providers/gemini/request-shape.js"
-import { splitText } from "./chunk.js"
-import {
-  type ErrorAnswer,
-  type Failure,
-  type FormatHandler,
-  type RouteInfo,
-  retryHeaders,
-  type TurnRender,
-} from "./format.js"
-import type { ResolvedTurn, ResolvedUsage } from "./resolve.js"
+import type { StreamEvent } from "../providers/stream.js"
+import type { ErrorInput } from "../providers/types.js"
+import type { ErrorAnswer, Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
+import { turnEvents } from "./turn-events.js"
 import { asArray, asRecord, asString, contentText, lastTurnOf, type RequestView, type ToolResultView } from "./view.js"
 
 /**
- * Gemini (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse` and `:generateContent`).
- * Function calls arrive whole, one part each; the last chunk carries the finish reason. Every chunk
- * carries the usage figures, as Gemini 3 streams do.
+ * Gemini (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse` and `:generateContent`): the request is
+ * read here for the script's expectations; the answer is the turn's events written by the Gemini format module.
  */
-
-const FINISH: Record<ResolvedTurn["stop"], string> = {
-  end: "STOP",
-  tool_use: "STOP",
-  length: "MAX_TOKENS",
-  refusal: "SAFETY",
-}
 
 /** The Gemini API's own checks. */
 const check = checkGeminiRequest
@@ -78,89 +65,91 @@ function view(body: Record<string, unknown>, _names: ReadonlyMap<string, string>
   }
 }
 
-function usageMetadata(u: ResolvedUsage): Record<string, unknown> {
-  const prompt = u.input + u.cacheRead + u.cacheWrite
-  const meta: Record<string, unknown> = {
-    promptTokenCount: prompt,
-    candidatesTokenCount: u.output - u.reasoning,
-    totalTokenCount: prompt + u.output,
-    promptTokensDetails: [{ modality: "TEXT", tokenCount: prompt }],
-  }
-  if (u.cacheRead > 0) meta.cachedContentTokenCount = u.cacheRead
-  if (u.reasoning > 0) meta.thoughtsTokenCount = u.reasoning
-  return meta
-}
+/** The response id of a turn's answer. */
+const responseId = (render: TurnRender) => `replay-${render.turn.index}`
 
-/** The content parts of a turn: one per streamed chunk, or merged for a whole answer. */
-function parts({ turn, view, chunkSize }: TurnRender, merged: boolean): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = []
-  const pieces = (text: string) => (merged ? [text] : splitText(text, chunkSize))
-  if (turn.thinking !== undefined && view.reasoning.visible) {
-    for (const text of pieces(turn.thinking)) out.push({ text, thought: true })
-  }
-  if (turn.text !== "") for (const text of pieces(turn.text)) out.push({ text })
-  turn.calls.forEach((call, i) => {
-    const part: Record<string, unknown> = { functionCall: { name: call.name, args: call.input } }
-    if (i === 0 && turn.thinking !== undefined) part.thoughtSignature = turn.signature
-    out.push(part)
-  })
-  // Without calls, the signature rides on the last text: a part of its own when streaming.
-  if (turn.calls.length === 0 && turn.thinking !== undefined) {
-    const last = out.at(-1)
-    if (merged && last !== undefined && last.thought !== true) last.thoughtSignature = turn.signature
-    else out.push({ text: "", thoughtSignature: turn.signature })
+/**
+ * The turn's events as Gemini sends them: the signature travels even when the thoughts are hidden, on the first
+ * function call or (without calls) after the text; calls carry no id of their own (the client derives one).
+ */
+function replayEvents(render: TurnRender): StreamEvent[] {
+  const { turn, view, chunkSize } = render
+  const id = responseId(render)
+  const events = turnEvents(turn, { id, model: view.model, chunkSize, thinking: view.reasoning.visible })
+  const renamed = new Map(turn.calls.map((call, i) => [call.id, `${id}_${i}`]))
+  const out: StreamEvent[] = []
+  for (const event of events) {
+    if (event.type === "thinking") {
+      const { signature: _signature, ...rest } = event
+      if (rest.delta !== "") out.push(rest)
+    } else if (event.type === "tool_call_start" || event.type === "tool_call_delta") {
+      out.push({ ...event, id: renamed.get(event.id) ?? event.id })
+    } else if (event.type === "tool_call_end") {
+      const first = event.id === turn.calls[0]?.id && turn.thinking !== undefined
+      out.push({ ...event, id: renamed.get(event.id) ?? event.id, ...(first ? { signature: turn.signature } : {}) })
+    } else {
+      if (event.type === "usage" && turn.calls.length === 0 && turn.thinking !== undefined)
+        out.push({ type: "thinking", delta: "", signature: turn.signature })
+      out.push(event)
+    }
   }
   return out
 }
 
-function chunk(turn: ResolvedTurn, model: string, content: unknown[], last: boolean): Record<string, unknown> {
-  const candidate: Record<string, unknown> = { content: { parts: content, role: "model" }, index: 0 }
-  if (last) candidate.finishReason = FINISH[turn.stop]
-  return {
-    candidates: [candidate],
-    usageMetadata: usageMetadata(turn.usage),
-    modelVersion: model,
-    responseId: `replay-${turn.index}`,
-  }
+const encodeOptions = (render: TurnRender) => ({ model: render.view.model, id: responseId(render) })
+
+/** The stream's chunks, as the format module's stream encoder writes them (read back from its `data:` lines). */
+function events(render: TurnRender): unknown[] {
+  const encoder = geminiModule.createStreamEncoder({ ...encodeOptions(render), sse: true })
+  const text =
+    replayEvents(render)
+      .map((e) => encoder.push(e))
+      .join("") + encoder.end()
+  return text
+    .split("\r\n\r\n")
+    .filter((frame) => frame.startsWith("data: "))
+    .map((frame) => JSON.parse(frame.slice("data: ".length)) as unknown)
 }
 
-/** One chunk per part; the finish reason comes last, on the signature part or an empty text part. */
-function events(render: TurnRender): unknown[] {
-  const { turn, view } = render
-  const all = parts(render, false)
-  const closing = all.at(-1)?.thoughtSignature !== undefined && all.at(-1)?.functionCall === undefined
-  const body = closing ? all.slice(0, -1) : all
-  return [
-    ...body.map((part) => chunk(turn, view.model, [part], false)),
-    chunk(turn, view.model, [closing ? all.at(-1)! : { text: "" }], true),
-  ]
+/** The stream as one JSON array, as the stream encoder writes it without `alt=sse`. */
+function array(render: TurnRender): string {
+  const encoder = geminiModule.createStreamEncoder({ ...encodeOptions(render), sse: false })
+  return (
+    replayEvents(render)
+      .map((e) => encoder.push(e))
+      .join("") + encoder.end()
+  )
 }
 
 function complete(render: TurnRender): unknown {
-  return chunk(render.turn, render.view.model, parts(render, true), true)
+  return geminiModule.encodeResponse(replayEvents(render), encodeOptions(render))
 }
 
-const ERRORS: Record<Failure["kind"], [number, string]> = {
-  "invalid-request": [400, "INVALID_ARGUMENT"],
-  diverged: [400, "FAILED_PRECONDITION"],
-  exhausted: [400, "FAILED_PRECONDITION"],
-  "context-overflow": [400, "INVALID_ARGUMENT"],
-  "not-found": [404, "NOT_FOUND"],
-  "rate-limit": [429, "RESOURCE_EXHAUSTED"],
-  "server-error": [500, "INTERNAL"],
-  overloaded: [503, "UNAVAILABLE"],
+/** Replay failures as the format module's error kinds; a script that cannot go on is a failed precondition. */
+const KINDS: Record<Failure["kind"], ErrorInput["kind"]> = {
+  "invalid-request": "invalid-request",
+  diverged: "invalid-request",
+  exhausted: "invalid-request",
+  "context-overflow": "context-overflow",
+  "not-found": "not-found",
+  "rate-limit": "rate-limit",
+  "server-error": "server",
+  overloaded: "overloaded",
 }
 
 function error(failure: Failure): ErrorAnswer {
-  const [code, status] = ERRORS[failure.kind]
-  const message =
-    failure.kind === "context-overflow"
-      ? "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576)."
-      : failure.message
-  const body: Record<string, unknown> = { code, message, status }
-  if (failure.kind === "rate-limit")
-    body.details = [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${failure.retryAfter ?? 1}s` }]
-  return { status: code, headers: retryHeaders(failure), body: { error: body } }
+  const input: ErrorInput = {
+    kind: KINDS[failure.kind],
+    message:
+      failure.kind === "context-overflow"
+        ? "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576)."
+        : failure.message,
+  }
+  if (failure.kind === "rate-limit") input.retryAfterMs = (failure.retryAfter ?? 1) * 1000
+  const answer = geminiModule.encodeError(input)
+  if (failure.kind === "diverged" || failure.kind === "exhausted")
+    (answer.body as { error: { status: string } }).error.status = "FAILED_PRECONDITION"
+  return answer
 }
 
 /** The Gemini handler. */
@@ -171,6 +160,7 @@ export const geminiFormat: FormatHandler = {
   view,
   events,
   sse: (evs) => evs.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`),
+  array,
   complete,
   error,
 }

@@ -1,7 +1,9 @@
+import { deepseekFormat } from "../providers/deepseek/index.js"
+import { openAIChatFormat as chatModule } from "../providers/openai-chat/index.js"
 import { checkOpenAIChatRequest, openAIChatToolNames } from "../providers/openai-chat/request-shape.js"
-import { splitText } from "./chunk.js"
-import { type ErrorAnswer, type Failure, type FormatHandler, retryHeaders, type TurnRender } from "./format.js"
-import type { ResolvedUsage } from "./resolve.js"
+import type { ErrorInput } from "../providers/types.js"
+import type { ErrorAnswer, Failure, FormatHandler, TurnRender } from "./format.js"
+import { turnEvents } from "./turn-events.js"
 import {
   asArray,
   asRecord,
@@ -18,13 +20,6 @@ import {
  * OpenAI-compatible servers. A model id starting with `deepseek` gets DeepSeek's flavour: usage on
  * the finishing chunk (always) with its cache hit/miss fields.
  */
-
-const FINISH: Record<TurnRender["turn"]["stop"], string> = {
-  end: "stop",
-  tool_use: "tool_calls",
-  length: "length",
-  refusal: "content_filter",
-}
 
 /** The Chat Completions API's own checks (every role, custom tools included). */
 const check = checkOpenAIChatRequest
@@ -73,113 +68,32 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   }
 }
 
-function usage(u: ResolvedUsage, deepseek: boolean) {
-  const prompt = u.input + u.cacheRead + u.cacheWrite
-  const figures: Record<string, unknown> = {
-    prompt_tokens: prompt,
-    completion_tokens: u.output,
-    total_tokens: prompt + u.output,
-    prompt_tokens_details: { cached_tokens: u.cacheRead, audio_tokens: 0 },
-    completion_tokens_details: {
-      reasoning_tokens: u.reasoning,
-      audio_tokens: 0,
-      accepted_prediction_tokens: 0,
-      rejected_prediction_tokens: 0,
-    },
-  }
-  if (deepseek) {
-    figures.prompt_cache_hit_tokens = u.cacheRead
-    figures.prompt_cache_miss_tokens = u.input + u.cacheWrite
-  }
-  return figures
+/** Which module writes the answer: DeepSeek's flavour for `deepseek…` models, OpenAI's otherwise. */
+const moduleFor = (model: string) => (isDeepSeek(model) ? deepseekFormat : chatModule)
+
+function turnStream({ turn, view, created, chunkSize }: TurnRender) {
+  const options = { model: view.model, id: `chatcmpl-replay-${turn.index}`, created }
+  const events = turnEvents(turn, { ...options, chunkSize, thinking: true })
+  return { options, events }
 }
 
-function events({ turn, view, created, chunkSize }: TurnRender): unknown[] {
-  const deepseek = isDeepSeek(view.model)
-  const withUsageField = view.includeUsage || deepseek
-  const chunk = (
-    delta: Record<string, unknown>,
-    finish: string | null = null,
-    extra: Record<string, unknown> = {},
-  ) => ({
-    id: `chatcmpl-replay-${turn.index}`,
-    object: "chat.completion.chunk",
-    created,
-    model: view.model,
-    system_fingerprint: "fp_replay",
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    ...(withUsageField ? { usage: null } : {}),
-    ...extra,
+/** The chunks the module's stream encoder writes for a turn, as payloads (the terminator left for `sse`). */
+function events(render: TurnRender): unknown[] {
+  const { options, events } = turnStream(render)
+  const encoder = moduleFor(render.view.model).createStreamEncoder({
+    ...options,
+    includeUsage: render.view.includeUsage,
   })
-  // DeepSeek opens with an empty reasoning delta and marks the absent half of each delta null.
-  const reasoned = turn.thinking !== undefined
-  const first = deepseek
-    ? reasoned
-      ? { role: "assistant", content: null, reasoning_content: "" }
-      : { role: "assistant", content: "" }
-    : { role: "assistant", content: "", refusal: null }
-  const out: unknown[] = [chunk(first)]
-  for (const piece of splitText(turn.thinking ?? "", chunkSize))
-    out.push(chunk(deepseek ? { content: null, reasoning_content: piece } : { reasoning_content: piece }))
-  for (const piece of splitText(turn.text, chunkSize))
-    out.push(chunk(deepseek && reasoned ? { content: piece, reasoning_content: null } : { content: piece }))
-  turn.calls.forEach((call, index) => {
-    out.push(
-      chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }),
-    )
-    for (const piece of splitText(call.arguments, chunkSize))
-      out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
-  })
-  const finish = FINISH[turn.stop]
-  if (deepseek)
-    out.push(
-      chunk(reasoned ? { content: "", reasoning_content: null } : { content: "" }, finish, {
-        usage: usage(turn.usage, true),
-      }),
-    )
-  else {
-    out.push(chunk({}, finish))
-    if (view.includeUsage) out.push({ ...chunk({}), choices: [], usage: usage(turn.usage, false) })
-  }
-  return out
+  const text = events.map((e) => encoder.push(e)).join("") + encoder.end()
+  return text
+    .split("\n\n")
+    .filter((frame) => frame.startsWith("data: ") && frame !== "data: [DONE]")
+    .map((frame) => JSON.parse(frame.slice("data: ".length)) as unknown)
 }
 
-function complete({ turn, view, created }: TurnRender): unknown {
-  const message: Record<string, unknown> = { role: "assistant", content: turn.text === "" ? null : turn.text }
-  message.refusal = null
-  if (turn.thinking !== undefined) message.reasoning_content = turn.thinking
-  if (turn.calls.length > 0)
-    message.tool_calls = turn.calls.map((c) => ({
-      id: c.id,
-      type: "function",
-      function: { name: c.name, arguments: c.arguments },
-    }))
-  return {
-    id: `chatcmpl-replay-${turn.index}`,
-    object: "chat.completion",
-    created,
-    model: view.model,
-    system_fingerprint: "fp_replay",
-    choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[turn.stop] }],
-    usage: usage(turn.usage, isDeepSeek(view.model)),
-  }
-}
-
-/** An error in OpenAI's shape (`{ error: { message, type, param, code } }`); Responses uses it too. */
-export function openAIError(failure: Failure, overflow: { message: string; param: string }): ErrorAnswer {
-  const shapes: Record<Failure["kind"], [number, string, string | null, string]> = {
-    "invalid-request": [400, "invalid_request_error", failure.code ?? null, failure.message],
-    diverged: [400, "invalid_request_error", "replay_diverged", failure.message],
-    exhausted: [400, "invalid_request_error", "replay_exhausted", failure.message],
-    "context-overflow": [400, "invalid_request_error", "context_length_exceeded", overflow.message],
-    "not-found": [404, "invalid_request_error", failure.code ?? "unknown_url", failure.message],
-    "rate-limit": [429, "requests", "rate_limit_exceeded", failure.message],
-    "server-error": [500, "server_error", null, failure.message],
-    overloaded: [503, "server_error", "overloaded", failure.message],
-  }
-  const [status, type, code, message] = shapes[failure.kind]
-  const param = failure.kind === "context-overflow" ? overflow.param : (failure.param ?? null)
-  return { status, headers: retryHeaders(failure), body: { error: { message, type, param, code } } }
+function complete(render: TurnRender): unknown {
+  const { options, events } = turnStream(render)
+  return moduleFor(render.view.model).encodeResponse(events, options)
 }
 
 /** The OpenAI Chat Completions handler. */
@@ -191,10 +105,43 @@ export const openAIChatFormat: FormatHandler = {
   events,
   sse: (evs) => [...evs.map((e) => `data: ${JSON.stringify(e)}\n\n`), "data: [DONE]\n\n"],
   complete,
-  error: (failure) =>
-    openAIError(failure, {
-      message:
-        "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
-      param: "messages",
-    }),
+  error: chatError,
+}
+
+/** The replay failures as the error kinds of the format modules. */
+const ERROR_KINDS: Record<Failure["kind"], ErrorInput["kind"]> = {
+  "invalid-request": "invalid-request",
+  diverged: "invalid-request",
+  exhausted: "invalid-request",
+  "context-overflow": "context-overflow",
+  "not-found": "not-found",
+  "rate-limit": "rate-limit",
+  "server-error": "server",
+  overloaded: "overloaded",
+}
+
+/** The codes replay's own failures carry (the module has no word for a diverged or exhausted script). */
+const REPLAY_CODES: Partial<Record<Failure["kind"], string>> = {
+  diverged: "replay_diverged",
+  exhausted: "replay_exhausted",
+  "not-found": "unknown_url",
+}
+
+/** A replay failure through the format module's error encoder, with replay's own codes. */
+function chatError(failure: Failure): ErrorAnswer {
+  const input: ErrorInput = {
+    kind: ERROR_KINDS[failure.kind],
+    // An overflow names OpenAI's figures, which the module's overflow message repeats.
+    message:
+      failure.kind === "context-overflow"
+        ? "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens."
+        : failure.message,
+  }
+  if (failure.param !== undefined) input.param = failure.param
+  if (failure.kind === "rate-limit") input.retryAfterMs = (failure.retryAfter ?? 1) * 1000
+  const answer = moduleFor("").encodeError(input)
+  const code = failure.code ?? REPLAY_CODES[failure.kind]
+  const body = answer.body as { error: { code: string | null } }
+  if (code !== undefined) body.error.code = code
+  return { status: answer.status, headers: answer.headers, body }
 }

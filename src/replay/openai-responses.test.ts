@@ -97,6 +97,21 @@ describe("OpenAI Responses replay", () => {
     })
   })
 
+  it("ends a refused turn as OpenAI ends a filtered answer: response.incomplete with content_filter", async () => {
+    const openai = await client({ text: "I can't help with that.", stop: "refusal" })
+    const events = await collect(await openai.responses.create({ model: "gpt-5", stream: true, input: "x" }))
+    expect(events.at(-1)).toMatchObject({
+      type: "response.incomplete",
+      response: { status: "incomplete", incomplete_details: { reason: "content_filter" } },
+    })
+    expect(
+      events
+        .filter((e) => e.type === "response.output_text.delta")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe("I can't help with that.")
+  })
+
   it("answers without streaming, continues from a stored response, and refuses an unknown one", async () => {
     const openai = await client(
       { toolCalls: [{ name: "read_file", input: { path: "a" } }] },

@@ -1,12 +1,13 @@
+import { encodeResponsesError, type ResponsesErrorInput } from "../providers/openai-responses/errors.js"
 import {
   checkOpenAIResponsesRequest,
   openAIResponsesToolNames,
   responsesItemSide,
 } from "../providers/openai-responses/request-shape.js"
-import { splitText } from "./chunk.js"
-import type { FormatHandler, TurnRender } from "./format.js"
-import { openAIError } from "./openai-chat.js"
-import type { ResolvedTurn, ResolvedUsage } from "./resolve.js"
+import { ResponsesStreamEncoder } from "../providers/openai-responses/stream-encode.js"
+import type { Failure, FormatHandler, TurnRender } from "./format.js"
+import type { ResolvedTurn } from "./resolve.js"
+import { turnEvents } from "./turn-events.js"
 import {
   asArray,
   asRecord,
@@ -77,153 +78,48 @@ function view(body: Record<string, unknown>, names: ReadonlyMap<string, string>)
   return result
 }
 
-function usage(u: ResolvedUsage) {
-  const input = u.input + u.cacheRead + u.cacheWrite
-  return {
-    input_tokens: input,
-    input_tokens_details: { cached_tokens: u.cacheRead },
-    output_tokens: u.output,
-    output_tokens_details: { reasoning_tokens: u.reasoning },
-    total_tokens: input + u.output,
-  }
-}
-
-/** The `response` object the events carry, in a given state. */
-export function responseObject(
-  id: string,
-  body: Record<string, unknown>,
-  created: number,
-  state: { status: string; output: unknown[]; usage: unknown; incomplete?: string },
-): Record<string, unknown> {
-  const reasoning = asRecord(body.reasoning)
-  return {
-    id,
-    object: "response",
-    created_at: created,
-    status: state.status,
-    background: false,
-    error: null,
-    incomplete_details: state.incomplete ? { reason: state.incomplete } : null,
-    instructions: body.instructions ?? null,
-    max_output_tokens: body.max_output_tokens ?? null,
-    model: body.model,
-    output: state.output,
-    parallel_tool_calls: body.parallel_tool_calls ?? true,
-    previous_response_id: body.previous_response_id ?? null,
-    reasoning: { effort: reasoning?.effort ?? null, summary: reasoning?.summary ?? null },
-    store: body.store ?? true,
-    temperature: body.temperature ?? 1,
-    text: body.text ?? { format: { type: "text" } },
-    tool_choice: body.tool_choice ?? "auto",
-    tools: body.tools ?? [],
-    top_p: body.top_p ?? 1,
-    truncation: body.truncation ?? "disabled",
-    usage: state.usage,
-    user: null,
-    metadata: body.metadata ?? {},
-  }
-}
-
 /** The id of the response that answers a turn. */
 export const responseId = (turn: Pick<ResolvedTurn, "index">) => `resp_replay_${turn.index}`
 
-function events({ turn, view, body, created, chunkSize }: TurnRender): unknown[] {
-  const out: Record<string, unknown>[] = []
-  const emit = (event: Record<string, unknown>) => out.push({ ...event, sequence_number: out.length })
+/**
+ * The turn written by the format module's stream encoder. Reasoning is an item whenever the turn thinks; its
+ * summary text only when the request asked for a summary, its encrypted content only when `include` asked for it.
+ */
+function encoded({ turn, view, body, created, chunkSize }: TurnRender): ResponsesStreamEncoder {
   const id = responseId(turn)
-  const output: unknown[] = []
-  emit({
-    type: "response.created",
-    response: responseObject(id, body, created, { status: "in_progress", output: [], usage: null }),
-  })
-  emit({
-    type: "response.in_progress",
-    response: responseObject(id, body, created, { status: "in_progress", output: [], usage: null }),
-  })
-  if (turn.thinking !== undefined) {
-    const output_index = output.length
-    const item_id = `rs_replay_${turn.index}`
-    const base: Record<string, unknown> = { id: item_id, type: "reasoning", summary: [] }
-    if (view.reasoning.encrypted) base.encrypted_content = turn.signature
-    emit({ type: "response.output_item.added", output_index, item: base })
-    const summary = view.reasoning.summary ? [{ type: "summary_text", text: turn.thinking }] : []
-    if (view.reasoning.summary) {
-      const at = { item_id, output_index, summary_index: 0 }
-      emit({ type: "response.reasoning_summary_part.added", ...at, part: { type: "summary_text", text: "" } })
-      for (const delta of splitText(turn.thinking, chunkSize))
-        emit({ type: "response.reasoning_summary_text.delta", ...at, delta })
-      emit({ type: "response.reasoning_summary_text.done", ...at, text: turn.thinking })
-      emit({ type: "response.reasoning_summary_part.done", ...at, part: summary[0] })
+  const model = typeof body.model === "string" ? body.model : ""
+  const events = turnEvents(turn, { id, model, chunkSize, thinking: true, reasoningId: `rs_replay_${turn.index}` })
+  const encoder = new ResponsesStreamEncoder({ model, id, created, request: body })
+  for (const event of events) {
+    if (event.type !== "thinking") encoder.push(event)
+    else {
+      const { signature, ...rest } = event
+      const seen = { ...rest, delta: view.reasoning.summary ? event.delta : "" }
+      encoder.push(view.reasoning.encrypted && signature !== undefined ? { ...seen, signature } : seen)
     }
-    const item = { ...base, summary }
-    emit({ type: "response.output_item.done", output_index, item })
-    output.push(item)
   }
-  if (turn.text !== "") {
-    const output_index = output.length
-    const item_id = `msg_replay_${turn.index}`
-    const refusal = turn.stop === "refusal"
-    const empty = refusal
-      ? { type: "refusal", refusal: "" }
-      : { type: "output_text", annotations: [], logprobs: [], text: "" }
-    const part = refusal ? { type: "refusal", refusal: turn.text } : { ...empty, text: turn.text }
-    const message = { id: item_id, type: "message", status: "in_progress", content: [], role: "assistant" }
-    emit({ type: "response.output_item.added", output_index, item: message })
-    const at = { item_id, output_index, content_index: 0 }
-    emit({ type: "response.content_part.added", ...at, part: empty })
-    for (const delta of splitText(turn.text, chunkSize))
-      emit(
-        refusal
-          ? { type: "response.refusal.delta", ...at, delta }
-          : { type: "response.output_text.delta", ...at, delta, logprobs: [] },
-      )
-    emit(
-      refusal
-        ? { type: "response.refusal.done", ...at, refusal: turn.text }
-        : { type: "response.output_text.done", ...at, text: turn.text, logprobs: [] },
-    )
-    emit({ type: "response.content_part.done", ...at, part })
-    const item = { ...message, status: "completed", content: [part] }
-    emit({ type: "response.output_item.done", output_index, item })
-    output.push(item)
-  }
-  turn.calls.forEach((call, i) => {
-    const output_index = output.length
-    const item_id = `fc_replay_${turn.index}_${i}`
-    const started = {
-      id: item_id,
-      type: "function_call",
-      status: "in_progress",
-      arguments: "",
-      call_id: call.id,
-      name: call.name,
-    }
-    emit({ type: "response.output_item.added", output_index, item: started })
-    for (const delta of splitText(call.arguments, chunkSize))
-      emit({ type: "response.function_call_arguments.delta", item_id, output_index, delta })
-    emit({ type: "response.function_call_arguments.done", item_id, output_index, arguments: call.arguments })
-    const item = { ...started, status: "completed", arguments: call.arguments }
-    emit({ type: "response.output_item.done", output_index, item })
-    output.push(item)
-  })
-  const finished = final(turn, body, created, output)
-  emit({ type: finished.status === "incomplete" ? "response.incomplete" : "response.completed", response: finished })
-  return out
+  encoder.end()
+  return encoder
 }
 
-function final(turn: ResolvedTurn, body: Record<string, unknown>, created: number, output: unknown[]) {
-  const incomplete = turn.stop === "length"
-  return responseObject(responseId(turn), body, created, {
-    status: incomplete ? "incomplete" : "completed",
-    output,
-    usage: usage(turn.usage),
-    ...(incomplete ? { incomplete: "max_output_tokens" } : {}),
-  })
-}
-
-function complete(render: TurnRender): unknown {
-  const evs = events(render)
-  return asRecord(evs[evs.length - 1])?.response
+/** The replay's failures as Responses errors (the replay's own codes for a diverged or exhausted script). */
+function error(failure: Failure) {
+  const kinds: Record<Failure["kind"], [ResponsesErrorInput["kind"], string | undefined]> = {
+    "invalid-request": ["invalid-request", failure.code],
+    diverged: ["invalid-request", "replay_diverged"],
+    exhausted: ["invalid-request", "replay_exhausted"],
+    "context-overflow": ["context-overflow", undefined],
+    "not-found": ["not-found", failure.code ?? "unknown_url"],
+    "rate-limit": ["rate-limit", undefined],
+    "server-error": ["server", undefined],
+    overloaded: ["overloaded", undefined],
+  }
+  const [kind, code] = kinds[failure.kind]
+  const input: ResponsesErrorInput = { kind, message: failure.message }
+  if (code !== undefined) input.code = code
+  if (failure.param !== undefined) input.param = failure.param
+  if (failure.kind === "rate-limit") input.retryAfterMs = (failure.retryAfter ?? 1) * 1000
+  return encodeResponsesError(input)
 }
 
 /** The OpenAI Responses handler. */
@@ -232,12 +128,8 @@ export const openAIResponsesFormat: FormatHandler = {
   callIdPrefix: "call_replay_",
   check,
   view,
-  events,
+  events: (render) => encoded(render).payloads,
   sse: (evs) => evs.map((e) => `event: ${String(asRecord(e)?.type)}\ndata: ${JSON.stringify(e)}\n\n`),
-  complete,
-  error: (failure) =>
-    openAIError(failure, {
-      message: "Your input exceeds the context window of this model. Please adjust your input and try again.",
-      param: "input",
-    }),
+  complete: (render) => encoded(render).final,
+  error,
 }

@@ -2,13 +2,14 @@ import { ANTHROPIC_REQUEST_FIELDS } from "../providers/anthropic/request-shape.j
 import { geminiUnknownFields } from "../providers/gemini/request-shape.js"
 import { OPENAI_CHAT_REQUEST_FIELDS } from "../providers/openai-chat/request-shape.js"
 import { OPENAI_RESPONSES_REQUEST_FIELDS } from "../providers/openai-responses/request-shape.js"
+import { responseObject, responsesUsageObject } from "../providers/openai-responses/response-object.js"
 import { unknownFields } from "../providers/request-shape.js"
 import { anthropicFormat } from "./anthropic.js"
 import { checkTurn } from "./expect.js"
 import type { Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
 import { geminiFormat } from "./gemini.js"
 import { openAIChatFormat } from "./openai-chat.js"
-import { openAIResponsesFormat, responseId, responseObject } from "./openai-responses.js"
+import { openAIResponsesFormat, responseId } from "./openai-responses.js"
 import { resolveTurn } from "./resolve.js"
 import { compilePattern, type ReplayFault, type ReplayScript } from "./script.js"
 import type { ReplayFormat, RequestView } from "./view.js"
@@ -97,18 +98,8 @@ export interface ReplayerOptions {
 /** Where the indexes of summary answers start (far from any turn's). */
 const SUMMARY_INDEX = 1_000_000
 
-const SECRET_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key"])
-
-/** Copies headers, replacing credentials with `[redacted]`. */
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const key of Object.keys(headers).sort()) {
-    const value = headers[key]
-    if (value === undefined) continue
-    out[key] = SECRET_HEADERS.has(key.toLowerCase()) ? "[redacted]" : Array.isArray(value) ? value.join(", ") : value
-  }
-  return out
-}
+/** Copies headers, replacing credentials with `[redacted]` (shared with the traces: src/redact.ts). */
+export { redactHeaders } from "../redact.js"
 
 const FAULT_MESSAGES: Record<Exclude<ReplayFault["kind"], "disconnect">, string> = {
   "rate-limit": "Rate limit reached for requests (injected by the replay script).",
@@ -275,20 +266,16 @@ export class Replayer {
     if (view.store !== false) this.stored.add(id)
     record.outcome = "warmup"
     record.status = 200
-    const usage = { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0 }
+    const usage = responsesUsageObject({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 })
+    const model = typeof body.model === "string" ? body.model : ""
+    const state = (status: "in_progress" | "completed") => ({
+      status,
+      output: [],
+      usage: status === "completed" ? usage : null,
+    })
     const events = [
-      {
-        type: "response.created",
-        response: responseObject(id, body, this.created, { status: "in_progress", output: [], usage: null }),
-      },
-      {
-        type: "response.completed",
-        response: responseObject(id, body, this.created, {
-          status: "completed",
-          output: [],
-          usage: { ...usage, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
-        }),
-      },
+      { type: "response.created", response: responseObject(id, model, body, this.created, state("in_progress")) },
+      { type: "response.completed", response: responseObject(id, model, body, this.created, state("completed")) },
     ].map((event, sequence_number) => ({ ...event, sequence_number }))
     return { type: "warmup", handler: FORMAT_HANDLERS["openai-responses"], events, responseId: id }
   }

@@ -230,7 +230,7 @@ export class ReplayServer {
     }
     if (asArray) {
       res.writeHead(200, JSON_HEADERS)
-      res.end(JSON.stringify(handler.events(render)))
+      res.end(handler.array?.(render) ?? JSON.stringify(handler.events(render)))
     } else if (stream) {
       res.writeHead(200, SSE_HEADERS)
       res.end(handler.sse(handler.events(render)).join(""))

@@ -1,12 +1,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { toOpenAIResponsesTools } from "../providers/openai-responses/tools.js"
 import {
   toAnthropicTools,
   toGeminiSchema,
   toGeminiTools,
   toNativeTools,
   toOpenAIChatTools,
-  toOpenAIResponsesTools,
   toStrictSchema,
 } from "./native.js"
 import type { EnabledTool, JsonSchema } from "./spec.js"

@@ -4,14 +4,20 @@
  * only Gemini's OpenAPI subset needs a real conversion, and a schema that subset cannot express goes out
  * as plain JSON Schema (`parametersJsonSchema`) instead of losing detail.
  */
-import type { Tool as AnthropicTool } from "@anthropic-ai/sdk/resources/messages"
-import type { FunctionDeclaration, Schema as GeminiSchema, Tool as GeminiTool, Type as GeminiType } from "@google/genai"
-import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions"
-import type { FunctionTool as ResponsesFunctionTool } from "openai/resources/responses/responses"
 import type { WireFormat } from "../models/types.js"
+import type {
+  AnthropicTool,
+  ChatCompletionFunctionTool,
+  FunctionDeclaration,
+  GeminiSchema,
+  GeminiTool,
+  GeminiType,
+  NativeToolDefinition,
+  ResponsesFunctionTool,
+} from "./native-types.js"
 import type { EnabledTool, JsonSchema } from "./spec.js"
 
-export type { AnthropicTool, ChatCompletionFunctionTool, GeminiTool, ResponsesFunctionTool }
+export type { AnthropicTool, ChatCompletionFunctionTool, GeminiTool }
 
 /** OpenAI options: `strict` turns on structured-output checking of arguments (schema rewritten to fit). */
 export interface OpenAIToolOptions {
@@ -55,18 +61,27 @@ export function toOpenAIChatTools(
   }))
 }
 
+/**
+ * The fields an OpenAI function tool declares (name, description, parameters), shared by the OpenAI formats'
+ * tool conversions (the Responses one lives in providers/openai-responses/tools.ts).
+ */
+export function openAIFunctionFields(
+  tool: EnabledTool,
+  options: OpenAIToolOptions = {},
+): { name: string; description: string; parameters: Record<string, unknown> } {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: (options.strict ? toStrictSchema(tool.parameters) : clone(tool.parameters)) as Record<string, unknown>,
+  }
+}
+
 /** Tools as OpenAI Responses `tools` entries (`{type: "function", name, parameters, strict}`). */
 export function toOpenAIResponsesTools(
   tools: readonly EnabledTool[],
   options: OpenAIToolOptions = {},
 ): ResponsesFunctionTool[] {
-  return tools.map((t) => ({
-    type: "function",
-    name: t.name,
-    description: t.description,
-    parameters: (options.strict ? toStrictSchema(t.parameters) : clone(t.parameters)) as Record<string, unknown>,
-    strict: options.strict === true,
-  }))
+  return tools.map((t) => ({ type: "function", ...openAIFunctionFields(t, options), strict: options.strict === true }))
 }
 
 /** Tools as Gemini `tools`: one entry holding every function declaration (empty list when no tools). */
@@ -283,17 +298,19 @@ function nullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: "null" }] }
 }
 
-/** The enabled tools in the native definition format of a wire format (DeepSeek speaks OpenAI Chat's). */
-export function toNativeTools(tools: readonly EnabledTool[], format: WireFormat): unknown[] {
-  switch (format) {
-    case "anthropic":
-      return toAnthropicTools(tools)
-    case "openai-chat":
-    case "deepseek":
-      return toOpenAIChatTools(tools)
-    case "openai-responses":
-      return toOpenAIResponsesTools(tools)
-    case "gemini":
-      return toGeminiTools(tools)
-  }
+/** Each wire format's native tool definitions (DeepSeek speaks OpenAI Chat's). */
+const NATIVE_TOOLS: { readonly [F in WireFormat]: (tools: readonly EnabledTool[]) => NativeToolDefinition<F>[] } = {
+  anthropic: (tools) => toAnthropicTools(tools),
+  "openai-chat": (tools) => toOpenAIChatTools(tools),
+  deepseek: (tools) => toOpenAIChatTools(tools),
+  "openai-responses": (tools) => toOpenAIResponsesTools(tools),
+  gemini: (tools) => toGeminiTools(tools),
+}
+
+/** The enabled tools in the native definition format of a wire format, typed per format. */
+export function toNativeTools<F extends WireFormat>(
+  tools: readonly EnabledTool[],
+  format: F,
+): NativeToolDefinition<F>[] {
+  return NATIVE_TOOLS[format](tools)
 }

@@ -2,30 +2,30 @@
  * Anthropic Messages API request bodies: system as text blocks, tools with `input_schema`, content blocks
  * close to our own, thinking with its signature, and `cache_control` breakpoints chosen by cache.ts.
  */
-import type {
-  ToolChoice as AnthropicToolChoice,
-  Base64ImageSource,
-  CacheControlEphemeral,
-  ContentBlockParam,
-  ImageBlockParam,
-  MessageCreateParamsBase,
-  MessageParam,
-  TextBlockParam,
-  ThinkingConfigParam,
-  ToolResultBlockParam,
-} from "@anthropic-ai/sdk/resources/messages"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
-import { toAnthropicTools } from "../../tools/native.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "../cache.js"
 import { prepareHistory } from "../portability.js"
 import { systemReminder } from "../system-message.js"
 import { repairTurns } from "../turns.js"
-import type { EncodeInput, EncodeOptions, EncodeResult, ReasoningEffort } from "../types.js"
+import type { EncodeInput, EncodeResult, ReasoningEffort } from "../types.js"
+import { ANTHROPIC_TOOL_SEARCH, toAnthropicToolChoice, toAnthropicTools } from "./tools.js"
+import type {
+  AnthropicRequest,
+  AnthropicToolChoice,
+  Base64ImageSource,
+  CacheControlEphemeral,
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageParam,
+  TextBlockParam,
+  ThinkingConfigParam,
+  ToolResultBlockParam,
+} from "./wire-types.js"
 
-/** An Anthropic Messages request body, as the official SDK types it. */
-export type AnthropicRequest = MessageCreateParamsBase
+export type { AnthropicRequest } from "./wire-types.js"
+export { ANTHROPIC_TOOL_SEARCH }
 
 const MEDIA_TYPES = new Set<string>(["image/jpeg", "image/png", "image/gif", "image/webp"])
 
@@ -62,7 +62,7 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
   const body: AnthropicRequest = { model: input.model.id, max_tokens: maxTokens, messages }
   if (system.length > 0) body.system = system
   if (tools.length > 0) body.tools = tools
-  const choice = native ? toolChoice(options) : undefined
+  const choice = native ? toAnthropicToolChoice(options) : undefined
   if (choice) body.tool_choice = choice
   if (!native && options.toolChoice !== undefined && options.toolChoice !== "auto")
     diagnostics.push(diagnostic("info", "tool-choice-ignored", "tool_choice has no effect without native tools"))
@@ -208,16 +208,6 @@ function encodeImage(block: ImageBlock, diagnostics: Diagnostic[]): ImageBlockPa
   return { type: "image", source }
 }
 
-function toolChoice(options: EncodeOptions): AnthropicToolChoice | undefined {
-  const parallel = options.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {}
-  const choice = options.toolChoice
-  if (choice === undefined) return options.parallelToolCalls === false ? { type: "auto", ...parallel } : undefined
-  if (choice === "none") return { type: "none" }
-  if (choice === "auto") return { type: "auto", ...parallel }
-  if (choice === "required") return { type: "any", ...parallel }
-  return { type: "tool", name: choice.name, ...parallel }
-}
-
 function anthropicEffort(effort: ReasoningEffort): "low" | "medium" | "high" | "xhigh" | "max" {
   return effort === "minimal" ? "low" : effort
 }
@@ -278,9 +268,6 @@ function thinkingConfig(
   }
   return { type: "adaptive" }
 }
-
-/** Anthropic's server-side tool search over tools sent with `defer_loading` (BM25 variant). */
-export const ANTHROPIC_TOOL_SEARCH = { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" } as const
 
 /**
  * The tools of the body. With `nativeToolSearch` and deferred tools, promptline's search and call tools give way

@@ -1,9 +1,13 @@
 /** The Anthropic Messages wire format: everything about it, as one module. */
 import { OVERHEADS } from "../../history/tokens.js"
-import { toAnthropicTools } from "../../tools/native.js"
 import type { WireFormatModule } from "../types.js"
 import { AnthropicDecoder, anthropicResponseEvents } from "./decode.js"
 import { type AnthropicRequest, encodeAnthropic } from "./encode.js"
+import { encodeAnthropicError } from "./errors.js"
+import { decodeAnthropicRequest } from "./request-decode.js"
+import { encodeAnthropicResponse } from "./response-encode.js"
+import { createAnthropicStreamEncoder } from "./stream-encode.js"
+import { toAnthropicTools } from "./tools.js"
 
 /** The Anthropic Messages API (`POST /v1/messages`). */
 export const anthropicFormat = {
@@ -15,4 +19,8 @@ export const anthropicFormat = {
   decodeOptions: () => ({}),
   nativeTools: toAnthropicTools,
   overhead: OVERHEADS.anthropic,
+  decodeRequest: decodeAnthropicRequest,
+  createStreamEncoder: createAnthropicStreamEncoder,
+  encodeResponse: encodeAnthropicResponse,
+  encodeError: encodeAnthropicError,
 } as const satisfies WireFormatModule<AnthropicRequest, "anthropic">

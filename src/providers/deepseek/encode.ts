@@ -7,11 +7,9 @@
  * - the first reasoner generation (R1, also as served by Ollama and others) rejects `reasoning_content` in
  *   input and successive messages of the same role, so reasoning is stripped and such messages are merged.
  */
-import type { ChatCompletionContentPart } from "openai/resources/chat/completions"
 import type { Diagnostic } from "../../diagnostics.js"
 import { diagnostic } from "../../diagnostics.js"
 import type { ModelInfo } from "../../models/types.js"
-import { toOpenAIChatTools } from "../../tools/native.js"
 import {
   applyStream,
   CHAT_TURNS,
@@ -22,6 +20,8 @@ import {
   encodeChatMessages,
   type OpenAIChatRequest,
 } from "../openai-chat/encode.js"
+import { toOpenAIChatTools } from "../openai-chat/tools.js"
+import type { ChatCompletionContentPart } from "../openai-chat/wire-types.js"
 import { prepareHistory } from "../portability.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeResult } from "../types.js"

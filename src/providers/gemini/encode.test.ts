@@ -1,4 +1,4 @@
-import { GoogleGenAI } from "@google/genai"
+import { type GenerationConfig, GoogleGenAI, type Tool, type ToolConfig } from "@google/genai"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
@@ -196,9 +196,10 @@ describe("through the official Google Gen AI SDK", () => {
         contents: body.contents,
         config: {
           systemInstruction: body.systemInstruction,
-          tools: body.tools,
-          toolConfig: body.toolConfig,
-          ...body.generationConfig,
+          // The SDK types enum-valued fields as TypeScript enums; ours are their wire strings.
+          tools: body.tools as Tool[] | undefined,
+          toolConfig: body.toolConfig as ToolConfig | undefined,
+          ...(body.generationConfig as GenerationConfig | undefined),
         },
       })
       const calls: unknown[] = []

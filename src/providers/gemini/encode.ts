@@ -4,35 +4,28 @@
  * refuses a replayed function call without a signature, so one that lost it gets Google's documented
  * placeholder. The model and the streaming choice go in the URL, not the body.
  */
-import type {
-  Content,
-  FunctionCallingConfigMode,
-  GenerationConfig,
-  Part,
-  ThinkingConfig,
-  ThinkingLevel,
-  Tool,
-  ToolConfig,
-} from "@google/genai"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
 import { type Fitted, fitBudget, fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
-import { toGeminiTools } from "../../tools/native.js"
 import { prepareHistory } from "../portability.js"
 import { systemReminder, systemText } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort, ThinkingOptions } from "../types.js"
+import { toGeminiTools } from "./tools.js"
+import type {
+  Content,
+  FunctionCallingConfigMode,
+  GeminiRequest,
+  GenerationConfig,
+  Part,
+  ThinkingConfig,
+  ThinkingLevel,
+  ToolConfig,
+} from "./wire-types.js"
 
-/** A generateContent request body (REST form), built from the official SDK's types. */
-export interface GeminiRequest {
-  contents: Content[]
-  systemInstruction?: Content
-  tools?: Tool[]
-  toolConfig?: ToolConfig
-  generationConfig?: GenerationConfig
-}
+export type { GeminiRequest } from "./wire-types.js"
 
 /**
  * The value Google documents for a function call whose real thought signature is unknown (a history made
@@ -81,7 +74,7 @@ export function encodeGemini(input: EncodeInput): EncodeResult<GeminiRequest> {
   // Turns alternate and the first is the user's; a function call turn then always follows a user turn.
   const turns = repairTurns(encoded, {
     roleOf: (c) => (c.role === "model" ? "assistant" : "user"),
-    userTurn: (text) => ({ role: "user", parts: [{ text }] }),
+    userTurn: (text): Content => ({ role: "user", parts: [{ text }] }),
     merge: (a, b) => ({ role: a.role, parts: [...(a.parts ?? []), ...(b.parts ?? [])] }),
     userFirst: true,
   })

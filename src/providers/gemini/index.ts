@@ -1,11 +1,14 @@
 /** The Gemini generateContent wire format: everything about it, as one module. */
 import { OVERHEADS } from "../../history/tokens.js"
-import { toGeminiTools } from "../../tools/native.js"
 import type { WireFormatModule } from "../types.js"
 import { GeminiDecoder, geminiResponseEvents } from "./decode.js"
 import { encodeGemini, type GeminiRequest } from "./encode.js"
+import { encodeGeminiError } from "./errors.js"
+import { decodeGeminiRequest } from "./request-decode.js"
+import { createGeminiStreamEncoder, encodeGeminiResponse } from "./stream-encode.js"
+import { geminiNativeTools } from "./tools.js"
 
-/** The Gemini API (`models/{model}:streamGenerateContent`). */
+/** The Gemini API (`models/{model}:generateContent` and `:streamGenerateContent`). */
 export const geminiFormat = {
   format: "gemini",
   speaks: "gemini",
@@ -13,6 +16,10 @@ export const geminiFormat = {
   createDecoder: () => new GeminiDecoder(),
   responseEvents: geminiResponseEvents,
   decodeOptions: () => ({}),
-  nativeTools: (tools) => toGeminiTools(tools),
+  nativeTools: geminiNativeTools,
   overhead: OVERHEADS.gemini,
+  decodeRequest: decodeGeminiRequest,
+  createStreamEncoder: createGeminiStreamEncoder,
+  encodeResponse: encodeGeminiResponse,
+  encodeError: encodeGeminiError,
 } as const satisfies WireFormatModule<GeminiRequest, "gemini">

@@ -2,22 +2,11 @@
  * OpenAI Chat Completions request bodies, for OpenAI and the servers that copy its API (Ollama, vLLM,
  * LM Studio, llama.cpp, OpenRouter, xAI). Where those servers differ, `OpenAICompat` says how.
  */
-import type {
-  ChatCompletionAssistantMessageParam,
-  ChatCompletionContentPart,
-  ChatCompletionContentPartText,
-  ChatCompletionCreateParamsBase,
-  ChatCompletionMessageParam,
-  ChatCompletionMessageToolCall,
-  ChatCompletionToolChoiceOption,
-  ChatCompletionToolMessageParam,
-} from "openai/resources/chat/completions"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
-import { toOpenAIChatTools } from "../../tools/native.js"
 import { prepareHistory } from "../portability.js"
 import { systemText } from "../system-message.js"
 import { repairTurns, type TurnRole } from "../turns.js"
@@ -29,14 +18,20 @@ import type {
   ReasoningEffort,
   ThinkingOptions,
 } from "../types.js"
-
-/** One Chat Completions message, with the fields some compatible servers add. */
-export type ChatMessage = ChatCompletionMessageParam & { reasoning_content?: string; name?: string }
-
-/** A Chat Completions request body: the official SDK's type, messages widened by the compatible fields. */
-export type OpenAIChatRequest = Omit<ChatCompletionCreateParamsBase, "messages"> & { messages: ChatMessage[] }
+import { toOpenAIChatTools } from "./tools.js"
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
+  ChatCompletionContentPartText,
+  ChatCompletionMessageToolCall,
+  ChatCompletionToolChoiceOption,
+  ChatCompletionToolMessageParam,
+  ChatMessage,
+  OpenAIChatRequest,
+} from "./wire-types.js"
 
 export type { OpenAICompat } from "../types.js"
+export type { ChatMessage, OpenAIChatRequest } from "./wire-types.js"
 
 const LOCAL = new Set(["ollama", "lmstudio", "llamacpp", "llama.cpp", "vllm"])
 

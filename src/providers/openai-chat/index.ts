@@ -1,10 +1,14 @@
 /** The OpenAI Chat Completions wire format (and every OpenAI-compatible server): everything about it, as one module. */
 import { OVERHEADS } from "../../history/tokens.js"
-import { toOpenAIChatTools } from "../../tools/native.js"
 import type { DecodeOptions } from "../stream.js"
 import type { WireFormatModule } from "../types.js"
 import { chatResponseEvents, OpenAIChatDecoder } from "./decode.js"
 import { encodeOpenAIChat, type OpenAIChatRequest } from "./encode.js"
+import { encodeChatError } from "./errors.js"
+import { decodeChatRequest } from "./request-decode.js"
+import { encodeChatResponse } from "./response-encode.js"
+import { ChatStreamEncoder } from "./stream-encode.js"
+import { toOpenAIChatTools } from "./tools.js"
 
 /** Whether a Chat Completions body asked for a usage chunk at the end of the stream (`stream_options.include_usage`). */
 export function chatDecodeOptions(body: unknown): DecodeOptions {
@@ -27,4 +31,8 @@ export const openAIChatFormat = {
   decodeOptions: chatDecodeOptions,
   nativeTools: (tools) => toOpenAIChatTools(tools),
   overhead: OVERHEADS["openai-chat"],
+  decodeRequest: (body, route) => decodeChatRequest(body, "openai-chat", route),
+  createStreamEncoder: (options) => new ChatStreamEncoder(options, "openai-chat"),
+  encodeResponse: (events, options) => encodeChatResponse(events, options, "openai-chat"),
+  encodeError: (error) => encodeChatError(error, "openai-chat"),
 } as const satisfies WireFormatModule<OpenAIChatRequest, "openai-chat">

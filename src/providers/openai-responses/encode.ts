@@ -3,26 +3,25 @@
  * (messages, function calls and their outputs, reasoning items with their encrypted content), stateless by
  * default (`store: false`) so that reasoning travels with the request.
  */
+import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import type { ImageBlock, Message, TextBlock } from "../../history/message.js"
+import { applyPromptCache, assistantImagesDropped, effortFor } from "../openai-chat/encode.js"
+import { prepareHistory } from "../portability.js"
+import { systemText } from "../system-message.js"
+import { repairTurns } from "../turns.js"
+import type { EncodeInput, EncodeOptions, EncodeResult } from "../types.js"
+import { toOpenAIResponsesTools } from "./tools.js"
 import type {
-  ResponseCreateParamsBase,
+  OpenAIResponsesRequest,
   ResponseFunctionCallOutputItemList,
   ResponseInputContent,
   ResponseInputImage,
   ResponseInputItem,
   ToolChoiceFunction,
   ToolChoiceOptions,
-} from "openai/resources/responses/responses"
-import { type Diagnostic, diagnostic } from "../../diagnostics.js"
-import type { ImageBlock, Message, TextBlock } from "../../history/message.js"
-import { toOpenAIResponsesTools } from "../../tools/native.js"
-import { applyPromptCache, assistantImagesDropped, effortFor } from "../openai-chat/encode.js"
-import { prepareHistory } from "../portability.js"
-import { systemText } from "../system-message.js"
-import { repairTurns } from "../turns.js"
-import type { EncodeInput, EncodeOptions, EncodeResult } from "../types.js"
+} from "./wire-types.js"
 
-/** A Responses API request body, as the official SDK types it. */
-export type OpenAIResponsesRequest = ResponseCreateParamsBase
+export type { OpenAIResponsesRequest } from "./wire-types.js"
 
 /** Encodes a request for the OpenAI Responses API. */
 export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIResponsesRequest> {

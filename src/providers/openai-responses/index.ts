@@ -1,9 +1,13 @@
 /** The OpenAI Responses wire format: everything about it, as one module. */
 import { OVERHEADS } from "../../history/tokens.js"
-import { toOpenAIResponsesTools } from "../../tools/native.js"
 import type { WireFormatModule } from "../types.js"
 import { OpenAIResponsesDecoder, responsesResponseEvents } from "./decode.js"
 import { encodeOpenAIResponses, type OpenAIResponsesRequest } from "./encode.js"
+import { encodeResponsesError } from "./errors.js"
+import { decodeOpenAIResponsesRequest } from "./request-decode.js"
+import { encodeResponsesResponse } from "./response-encode.js"
+import { type ResponsesStreamEncodeOptions, ResponsesStreamEncoder } from "./stream-encode.js"
+import { toOpenAIResponsesTools } from "./tools.js"
 
 /** The OpenAI Responses API (`POST /responses`). */
 export const openAIResponsesFormat = {
@@ -15,4 +19,8 @@ export const openAIResponsesFormat = {
   decodeOptions: () => ({}),
   nativeTools: (tools) => toOpenAIResponsesTools(tools),
   overhead: OVERHEADS["openai-responses"],
+  decodeRequest: decodeOpenAIResponsesRequest,
+  createStreamEncoder: (options: ResponsesStreamEncodeOptions) => new ResponsesStreamEncoder(options),
+  encodeResponse: encodeResponsesResponse,
+  encodeError: encodeResponsesError,
 } as const satisfies WireFormatModule<OpenAIResponsesRequest, "openai-responses">

@@ -1,0 +1,270 @@
+/**
+ * Traces: one JSON line per request in a file per conversation (`conversations/<key>.jsonl`), bodies stored
+ * once by content (blob-store.ts), credentials redacted, a retention limit, every file written atomically.
+ * `record` is the one call a server or agent makes per request: it explains the request's cache use against
+ * the previous request of its conversation and returns the verdict and the `x-promptline-cache` header value.
+ */
+import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises"
+import { join } from "node:path"
+import { writeFileAtomic } from "../atomic-write.js"
+import type { TokenCounter } from "../history/tokens.js"
+import type { ModelInfo, WireFormat } from "../models/types.js"
+import type { Usage } from "../providers/stream.js"
+import { redactHeaders, redactUrl } from "../redact.js"
+import { BlobStore } from "./blob-store.js"
+import { conversationKeys } from "./conversation.js"
+import { CacheExplainer, type CacheRequest, type CacheVerdict } from "./explain.js"
+import { cacheHeader } from "./header.js"
+import type { TraceLine } from "./trace-types.js"
+
+export type { TraceLine } from "./trace-types.js"
+
+/** Retention of a trace folder (the config's `traces` section). */
+export interface TraceRetention {
+  /** Conversations kept (the most recent by their last request). */
+  maxConversations?: number
+  /** Bytes the folder may hold (conversations and blobs); the oldest conversations go first. */
+  maxBytes?: number
+  /** Conversations whose last request is older than this many days are removed. */
+  maxAgeDays?: number
+}
+
+/** One HTTP exchange side: headers and body. */
+export interface TracedMessage {
+  headers?: Record<string, string | string[] | undefined>
+  body: unknown
+  url?: string
+}
+
+/** What a caller records for one request. */
+export interface TraceInput {
+  /** When the request arrived (milliseconds; the clock is the caller's). */
+  at: number
+  durationMs?: number
+  /** Milliseconds until the first byte of the answer. */
+  firstByteMs?: number
+  /** The API the client spoke. */
+  clientApi: string
+  /** Where the request went: its wire format, and the provider or URL. */
+  upstream: { format: WireFormat; provider?: string; url?: string }
+  model: string
+  /** An explicit conversation id (a header or session id). */
+  conversation?: string
+  /** The request as the client sent it, when it differs from what went upstream. */
+  received?: TracedMessage
+  /** The request as sent upstream (the body the cache is explained on). */
+  sent: TracedMessage
+  usage?: Usage
+  status?: number
+  error?: string
+}
+
+/** What `record` returns. */
+export interface TraceRecord {
+  conversation: string
+  /** 1-based position of the request in its conversation. */
+  index: number
+  verdict: CacheVerdict
+  /** The `x-promptline-cache` header value. */
+  header: string
+}
+
+/** Options of a trace store. */
+export interface TraceStoreOptions {
+  counter: TokenCounter
+  models?: readonly ModelInfo[]
+  retention?: TraceRetention
+}
+
+interface Conversation {
+  key: string
+  loose?: string
+  lines: string[]
+  lastAt: number
+  last?: CacheRequest
+}
+
+/** Writes traces to a folder and explains each request's cache use. */
+export class TraceStore {
+  private readonly blobs: BlobStore
+  private readonly explainer: CacheExplainer
+  private readonly conversations = new Map<string, Conversation>()
+  private readonly byLoose = new Map<string, string>()
+  private loaded = false
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    readonly dir: string,
+    private readonly options: TraceStoreOptions,
+  ) {
+    this.blobs = new BlobStore(join(dir, "blobs"))
+    this.explainer = new CacheExplainer({
+      counter: options.counter,
+      ...(options.models ? { models: options.models } : {}),
+    })
+  }
+
+  /** Records one request; calls are serialized, so concurrent requests are written in the order they came. */
+  record(input: TraceInput): Promise<TraceRecord> {
+    const next = this.queue.then(() => this.recordNow(input))
+    this.queue = next.catch(() => undefined)
+    return next
+  }
+
+  /**
+   * The verdict a request gets before its answer (no usage yet), for a header sent before the answer streams;
+   * nothing is written. `record` with the usage comes after and reuses the layout.
+   */
+  preview(
+    input: Pick<TraceInput, "at" | "upstream" | "model" | "conversation" | "sent">,
+  ): Promise<Omit<TraceRecord, "index">> {
+    const next = this.queue.then(async () => {
+      await this.load()
+      const request = requestOf(input)
+      const { key } = this.keyOf(request, input.conversation)
+      const conversation = this.conversations.get(key)
+      const previous = conversation ? (conversation.last ?? (await this.lastRequest(conversation))) : undefined
+      const verdict = this.explainer.explain(previous, request)
+      return { conversation: key, verdict, header: cacheHeader(verdict) }
+    })
+    this.queue = next.catch(() => undefined)
+    return next
+  }
+
+  /** The conversation a request belongs to: its exact key if known, else one found by its first user message. */
+  private keyOf(request: CacheRequest, explicit?: string): { key: string; loose?: string } {
+    const keys = conversationKeys(this.explainer.layout(request), explicit)
+    const key = this.conversations.has(keys.key) ? keys.key : (keys.loose && this.byLoose.get(keys.loose)) || keys.key
+    return { key, ...(keys.loose ? { loose: keys.loose } : {}) }
+  }
+
+  private async recordNow(input: TraceInput): Promise<TraceRecord> {
+    await this.load()
+    const request = requestOf(input)
+    const keys = this.keyOf(request, input.conversation)
+    const key = keys.key
+    let conversation = this.conversations.get(key)
+    if (!conversation) {
+      conversation = { key, lines: [], lastAt: input.at, ...(keys.loose ? { loose: keys.loose } : {}) }
+      this.conversations.set(key, conversation)
+      if (keys.loose) this.byLoose.set(keys.loose, key)
+    }
+    const previous = conversation.last ?? (await this.lastRequest(conversation))
+    const verdict = this.explainer.explain(previous, request, input.usage)
+    const line: TraceLine = {
+      v: 1,
+      n: conversation.lines.length + 1,
+      at: input.at,
+      ...(input.durationMs !== undefined ? { durationMs: input.durationMs } : {}),
+      ...(input.firstByteMs !== undefined ? { firstByteMs: input.firstByteMs } : {}),
+      clientApi: input.clientApi,
+      upstream: { ...input.upstream, ...(input.upstream.url ? { url: redactUrl(input.upstream.url) } : {}) },
+      model: input.model,
+      conversation: key,
+      ...(keys.loose ? { loose: keys.loose } : {}),
+      ...(input.received ? { received: await this.stored(input.received) } : {}),
+      sent: await this.stored(input.sent),
+      ...(input.usage ? { usage: input.usage } : {}),
+      ...(input.status !== undefined ? { status: input.status } : {}),
+      ...(input.error !== undefined ? { error: input.error } : {}),
+      verdict,
+    }
+    conversation.lines.push(JSON.stringify(line))
+    conversation.last = request
+    conversation.lastAt = input.at
+    await writeFileAtomic(this.fileOf(key), `${conversation.lines.join("\n")}\n`, {
+      createFolders: true,
+      durable: false,
+    })
+    await this.retain(input.at)
+    return { conversation: key, index: line.n, verdict, header: cacheHeader(verdict) }
+  }
+
+  private fileOf(key: string): string {
+    return join(this.dir, "conversations", `${key}.jsonl`)
+  }
+
+  private async stored(message: TracedMessage): Promise<TraceLine["sent"]> {
+    return {
+      ...(message.url ? { url: redactUrl(message.url) } : {}),
+      ...(message.headers ? { headers: redactHeaders(message.headers) } : {}),
+      body: await this.blobs.putBody(message.body),
+    }
+  }
+
+  /** The previous request of a conversation read back from its file (after a restart). */
+  private async lastRequest(conversation: Conversation): Promise<CacheRequest | undefined> {
+    const text = conversation.lines.at(-1)
+    if (!text) return undefined
+    const line = JSON.parse(text) as TraceLine
+    const body = await this.blobs.getBody(line.sent.body)
+    conversation.last = { format: line.upstream.format, body, at: line.at, model: line.model }
+    return conversation.last
+  }
+
+  /** Reads the folder's conversations once: their lines, keys and last request times. */
+  private async load(): Promise<void> {
+    if (this.loaded) return
+    this.loaded = true
+    await mkdir(join(this.dir, "conversations"), { recursive: true })
+    await this.blobs.open()
+    for (const name of (await readdir(join(this.dir, "conversations"))).sort()) {
+      if (!name.endsWith(".jsonl")) continue
+      const lines = (await readFile(join(this.dir, "conversations", name), "utf8")).split("\n").filter((l) => l.trim())
+      const last = lines.at(-1)
+      if (!last) continue
+      const line = JSON.parse(last) as TraceLine
+      const key = name.replace(/\.jsonl$/, "")
+      this.conversations.set(key, { key, lines, lastAt: line.at, ...(line.loose ? { loose: line.loose } : {}) })
+      if (line.loose) this.byLoose.set(line.loose, key)
+    }
+  }
+
+  /** Applies the retention limits, `now` being the time of the request just recorded. */
+  private async retain(now: number): Promise<void> {
+    const limits = this.options.retention
+    if (!limits) return
+    const byAge = () =>
+      [...this.conversations.values()].sort((a, b) => b.lastAt - a.lastAt || a.key.localeCompare(b.key))
+    const drop = new Set<Conversation>()
+    if (limits.maxAgeDays !== undefined)
+      for (const c of byAge()) if (now - c.lastAt > limits.maxAgeDays * 86_400_000) drop.add(c)
+    if (limits.maxConversations !== undefined) for (const c of byAge().slice(limits.maxConversations)) drop.add(c)
+    if (drop.size > 0) await this.remove(drop)
+    if (limits.maxBytes === undefined) return
+    // The newest conversation always stays, even alone over the limit.
+    while (this.conversations.size > 1 && (await folderBytes(this.dir)) > limits.maxBytes)
+      await this.remove(new Set([byAge().at(-1)!]))
+  }
+
+  /** Removes conversations and the blobs no other conversation reaches. */
+  private async remove(drop: ReadonlySet<Conversation>): Promise<void> {
+    for (const c of drop) {
+      this.conversations.delete(c.key)
+      if (c.loose && this.byLoose.get(c.loose) === c.key) this.byLoose.delete(c.loose)
+      await rm(this.fileOf(c.key), { force: true })
+    }
+    const keep = new Set<string>()
+    for (const c of this.conversations.values())
+      for (const text of c.lines) {
+        const line = JSON.parse(text) as TraceLine
+        await this.blobs.reach(line.sent.body, keep)
+        if (line.received) await this.blobs.reach(line.received.body, keep)
+      }
+    await this.blobs.sweep(keep)
+  }
+}
+
+function requestOf(input: Pick<TraceInput, "at" | "upstream" | "model" | "sent">): CacheRequest {
+  return { format: input.upstream.format, body: input.sent.body, at: input.at, model: input.model }
+}
+
+/** Bytes of every file under a folder. */
+async function folderBytes(dir: string): Promise<number> {
+  let n = 0
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name)
+    n += entry.isDirectory() ? await folderBytes(path) : (await stat(path).catch(() => ({ size: 0 }))).size
+  }
+  return n
+}

@@ -1,0 +1,117 @@
+/**
+ * The Anthropic Messages request body as promptline writes it, declared in our own words so the published
+ * types need no SDK. Narrow on purpose: only the fields and block types the encoder writes.
+ * wire-types.test.ts checks each stays assignable to the official SDK's type.
+ */
+import type { AnthropicCacheControl, AnthropicTool } from "../../tools/native-types.js"
+
+export type { AnthropicCacheControl as CacheControlEphemeral } from "../../tools/native-types.js"
+
+/** A text block; `cache_control` marks the end of a cached prefix. */
+export interface TextBlockParam {
+  type: "text"
+  text: string
+  cache_control?: AnthropicCacheControl
+}
+
+/** Image bytes, base64, in one of the media types the API takes. */
+export interface Base64ImageSource {
+  type: "base64"
+  media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp"
+  data: string
+}
+
+/** An image block. */
+export interface ImageBlockParam {
+  type: "image"
+  source: Base64ImageSource
+  cache_control?: AnthropicCacheControl
+}
+
+/** A tool call the model made earlier. */
+export interface ToolUseBlockParam {
+  type: "tool_use"
+  id: string
+  name: string
+  input: unknown
+  cache_control?: AnthropicCacheControl
+}
+
+/** The result of a tool call: text, or text and images. */
+export interface ToolResultBlockParam {
+  type: "tool_result"
+  tool_use_id: string
+  content?: string | (TextBlockParam | ImageBlockParam)[]
+  is_error?: boolean
+  cache_control?: AnthropicCacheControl
+}
+
+/** The model's own thinking, sent back with its signature. */
+export interface ThinkingBlockParam {
+  type: "thinking"
+  thinking: string
+  signature: string
+}
+
+/** Thinking the API returned encrypted. */
+export interface RedactedThinkingBlockParam {
+  type: "redacted_thinking"
+  data: string
+}
+
+/** A content block of a message. */
+export type ContentBlockParam =
+  | TextBlockParam
+  | ImageBlockParam
+  | ToolUseBlockParam
+  | ToolResultBlockParam
+  | ThinkingBlockParam
+  | RedactedThinkingBlockParam
+
+/** A user or assistant message. */
+export interface TurnMessageParam {
+  role: "user" | "assistant"
+  content: string | ContentBlockParam[]
+}
+
+/** A system message inside the conversation (only on models that take them): text only. */
+export interface SystemMessageParam {
+  role: "system"
+  content: string | TextBlockParam[]
+}
+
+/** One message of the conversation. */
+export type MessageParam = TurnMessageParam | SystemMessageParam
+
+/** Which tool the model may or must call; `disable_parallel_tool_use` asks for one call per turn. */
+export type AnthropicToolChoice =
+  | { type: "auto"; disable_parallel_tool_use?: boolean }
+  | { type: "any"; disable_parallel_tool_use?: boolean }
+  | { type: "tool"; name: string; disable_parallel_tool_use?: boolean }
+  | { type: "none" }
+
+/** Extended thinking: a token budget, adaptive, or off. */
+export type ThinkingConfigParam =
+  | { type: "enabled"; budget_tokens: number }
+  | { type: "adaptive" }
+  | { type: "disabled" }
+
+/** Anthropic's server-side tool search tool (BM25 variant). */
+export interface AnthropicToolSearchTool {
+  type: "tool_search_tool_bm25_20251119"
+  name: "tool_search_tool_bm25"
+  cache_control?: AnthropicCacheControl
+}
+
+/** An Anthropic Messages request body. */
+export type AnthropicRequest = {
+  model: string
+  max_tokens: number
+  messages: MessageParam[]
+  system?: string | TextBlockParam[]
+  tools?: (AnthropicTool | AnthropicToolSearchTool)[]
+  tool_choice?: AnthropicToolChoice
+  thinking?: ThinkingConfigParam
+  output_config?: { effort?: "low" | "medium" | "high" | "xhigh" | "max" }
+  stream?: boolean
+}
