@@ -247,6 +247,26 @@ describe("bad input and bad upstreams: a clear error in the client's shape, and 
       type: "error",
       error: { message: expect.stringMatching(/limit of 2000 bytes/) },
     })
+    // The same without a declared length (chunked): counted as it arrives.
+    const { request } = await import("node:http")
+    const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        `${gateway!.url}/v1/messages`,
+        { method: "POST", headers: { "content-type": "application/json" } },
+        (res) => {
+          let text = ""
+          res.on("data", (c: Buffer) => {
+            text += String(c)
+          })
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+        },
+      )
+      req.on("error", reject)
+      for (let i = 0; i < 10; i++) req.write("x".repeat(500))
+      req.end()
+    })
+    expect(chunked.status).toBe(413)
+    expect(chunked.body).toMatch(/limit of 2000 bytes/)
     const unknown = await post("/v1beta/models/llama-3:generateContent", JSON.stringify({ contents: [] }))
     expect(unknown.status).toBe(404)
     expect(await unknown.json()).toMatchObject({
