@@ -5,13 +5,14 @@ import { OPENAI_RESPONSES_REQUEST_FIELDS } from "../providers/openai-responses/r
 import { responseObject, responsesUsageObject } from "../providers/openai-responses/response-object.js"
 import { unknownFields } from "../providers/request-shape.js"
 import { anthropicFormat } from "./anthropic.js"
+import type { CacheSimulation } from "./cache-simulation.js"
 import { checkTurn } from "./expect.js"
 import type { Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
 import { geminiFormat } from "./gemini.js"
 import { openAIChatFormat } from "./openai-chat.js"
 import { openAIResponsesFormat, responseId } from "./openai-responses.js"
 import { resolveTurn } from "./resolve.js"
-import { compilePattern, type ReplayFault, type ReplayScript } from "./script.js"
+import { compilePattern, type ReplayFault, type ReplayScript, type ScriptTurn } from "./script.js"
 import type { ReplayFormat, RequestView } from "./view.js"
 
 /** The handler of each wire format. */
@@ -93,6 +94,8 @@ export interface ReplayerOptions {
   created?: number
   /** Approximate characters per streamed delta. */
   chunkSize?: number
+  /** Bills each answer's input, cache reads and writes from this prompt-cache simulation (scripted usage wins). */
+  cacheSimulation?: CacheSimulation
 }
 
 /** Where the indexes of summary answers start (far from any turn's). */
@@ -127,6 +130,7 @@ export class Replayer {
   private summaries = 0
   private readonly created: number
   private readonly chunkSize: number
+  private readonly simulation: CacheSimulation | undefined
 
   constructor(
     readonly script: ReplayScript,
@@ -134,6 +138,7 @@ export class Replayer {
   ) {
     this.created = options.created ?? 1_767_225_600
     this.chunkSize = options.chunkSize ?? 24
+    this.simulation = options.cacheSimulation
   }
 
   /** Turns answered so far. */
@@ -246,7 +251,7 @@ export class Replayer {
   ): Answer {
     // Ids apart from the turns' (the turn index names response and call ids).
     const index = SUMMARY_INDEX + this.summaries++
-    const turn = resolveTurn({ text }, index, {
+    const turn = resolveTurn(this.billed({ text }, view, body), index, {
       dialect: view.dialect,
       callIdPrefix: handler.callIdPrefix,
       requestChars: JSON.stringify(body).length,
@@ -281,12 +286,19 @@ export class Replayer {
   }
 
   private render(index: number, view: RequestView, body: Record<string, unknown>, handler: FormatHandler): TurnRender {
-    const turn = resolveTurn(this.script.turns[index]!, index, {
+    const turn = resolveTurn(this.billed(this.script.turns[index]!, view, body), index, {
       dialect: view.dialect,
       callIdPrefix: handler.callIdPrefix,
       requestChars: JSON.stringify(body).length,
     })
     return { turn, view, body, created: this.created, chunkSize: this.chunkSize }
+  }
+
+  /** The turn with the cache simulation's usage under its own scripted figures (the turn as is without one). */
+  private billed(turn: ScriptTurn, view: RequestView, body: Record<string, unknown>): ScriptTurn {
+    if (!this.simulation) return turn
+    const usage = this.simulation.bill(view.format, body, view.model)
+    return { ...turn, usage: { ...usage, ...turn.usage } }
   }
 
   private takeFault(turn: number): ReplayFault | undefined {
