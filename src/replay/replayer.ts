@@ -96,6 +96,10 @@ export interface ReplayerOptions {
   chunkSize?: number
   /** Bills each answer's input, cache reads and writes from this prompt-cache simulation (scripted usage wins). */
   cacheSimulation?: CacheSimulation
+  /** After the last turn, start again from the first (a load test's upstream answers every request). */
+  loop?: boolean
+  /** Keep only the most recent this many requests in `requests` (at least 1; all by default), for long loads. */
+  keepRequests?: number
 }
 
 /** Where the indexes of summary answers start (far from any turn's). */
@@ -131,6 +135,10 @@ export class Replayer {
   private readonly created: number
   private readonly chunkSize: number
   private readonly simulation: CacheSimulation | undefined
+  private readonly loop: boolean
+  private readonly keep: number
+  /** Requests received so far (`requests` may keep fewer). */
+  private received = 0
 
   constructor(
     readonly script: ReplayScript,
@@ -139,6 +147,8 @@ export class Replayer {
     this.created = options.created ?? 1_767_225_600
     this.chunkSize = options.chunkSize ?? 24
     this.simulation = options.cacheSimulation
+    this.loop = options.loop === true
+    this.keep = Math.max(1, options.keepRequests ?? Number.POSITIVE_INFINITY)
   }
 
   /** Turns answered so far. */
@@ -148,7 +158,7 @@ export class Replayer {
 
   /** Turns not answered yet. */
   get remaining(): number {
-    return this.script.turns.length - this.next
+    return Math.max(0, this.script.turns.length - this.next)
   }
 
   /** Serves `fault` once on turn `turn` (0-based), after the script's own faults for that turn. */
@@ -160,12 +170,13 @@ export class Replayer {
   record(entry: Omit<RecordedRequest, "seq" | "outcome" | "status" | "problems">): RecordedRequest {
     const recorded: RecordedRequest = {
       ...entry,
-      seq: this.requests.length,
+      seq: this.received++,
       outcome: "pending",
       status: 0,
       problems: [],
     }
     this.requests.push(recorded)
+    if (this.requests.length > this.keep) this.requests.splice(0, this.requests.length - this.keep)
     return recorded
   }
 
@@ -207,7 +218,7 @@ export class Replayer {
     }
     const index = this.next
     record.turn = index
-    const turn = this.script.turns[index]
+    const turn = this.turnAt(index)
     if (turn === undefined) {
       const message = `replay script exhausted: all ${this.script.turns.length} turns were already answered`
       this.divergences.push({ seq: record.seq, turn: index, problems: [message] })
@@ -286,12 +297,18 @@ export class Replayer {
   }
 
   private render(index: number, view: RequestView, body: Record<string, unknown>, handler: FormatHandler): TurnRender {
-    const turn = resolveTurn(this.billed(this.script.turns[index]!, view, body), index, {
+    const turn = resolveTurn(this.billed(this.turnAt(index)!, view, body), index, {
       dialect: view.dialect,
       callIdPrefix: handler.callIdPrefix,
       requestChars: JSON.stringify(body).length,
     })
     return { turn, view, body, created: this.created, chunkSize: this.chunkSize }
+  }
+
+  /** The script turn that answers the `index`-th turn request (the script starts over when it loops). */
+  private turnAt(index: number): ScriptTurn | undefined {
+    const turns = this.script.turns
+    return turns[this.loop ? index % turns.length : index]
   }
 
   /** The turn with the cache simulation's usage under its own scripted figures (the turn as is without one). */
@@ -302,7 +319,7 @@ export class Replayer {
   }
 
   private takeFault(turn: number): ReplayFault | undefined {
-    const faults = [...(this.script.turns[turn]?.faults ?? []), ...(this.injected.get(turn) ?? [])]
+    const faults = [...(this.turnAt(turn)?.faults ?? []), ...(this.injected.get(turn) ?? [])]
     const served = this.faultsServed.get(turn) ?? 0
     const fault = faults[served]
     if (fault !== undefined) this.faultsServed.set(turn, served + 1)
