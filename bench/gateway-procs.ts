@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 /** A proxy running as a child process. */
-export interface Proxy {
+export interface ProxyProcess {
   name: string
   url: string
   pid: number
@@ -43,16 +43,26 @@ function track(child: ChildProcess, home: string): () => Promise<void> {
   }
 }
 
-/** Starts `promptline serve --json` (built dist/) with `gateway` as its config section; resolves once it listens. */
-export async function startPromptline(gateway: Record<string, unknown>): Promise<Proxy> {
+/**
+ * Starts `promptline serve --json` (built dist/) with `gateway` as its config section; resolves once it listens.
+ * `nodeArgs` go to node before the script (`--cpu-prof` to profile it).
+ */
+export async function startPromptline(
+  gateway: Record<string, unknown>,
+  nodeArgs: string[] = [],
+): Promise<ProxyProcess> {
   const home = mkdtempSync(join(tmpdir(), "pl-bench-gw-"))
   const config = join(home, "promptline.config.json")
   writeFileSync(config, JSON.stringify({ gateway: { port: 0, ...gateway } }))
-  const child = spawn(process.execPath, [join(root, "bin/promptline.js"), "serve", "--json", "--config", config], {
-    cwd: home,
-    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
-    stdio: ["ignore", "pipe", "pipe"],
-  })
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(root, "bin/promptline.js"), "serve", "--json", "--config", config],
+    {
+      cwd: home,
+      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  )
   const url = await new Promise<string>((done, fail) => {
     let text = ""
     let errors = ""
@@ -82,7 +92,7 @@ function ccrCli(): string {
 }
 
 /** Starts claude-code-router 2.0.0 on `port`, routing every request to the OpenAI Chat endpoint `chatUrl`. */
-export async function startCcr(port: number, chatUrl: string, model: string): Promise<Proxy> {
+export async function startCcr(port: number, chatUrl: string, model: string): Promise<ProxyProcess> {
   const home = mkdtempSync(join(tmpdir(), "pl-bench-ccr-"))
   const dir = join(home, ".claude-code-router")
   const config = {
@@ -112,6 +122,40 @@ export async function startCcr(port: number, chatUrl: string, model: string): Pr
   }
   await stop()
   throw new Error("claude-code-router did not start listening")
+}
+
+/** A minimal Node.js proxy: each request piped to the upstream and the answer piped back, nothing else. */
+const PIPE_PROXY = `
+const http = require("node:http")
+const [upstream, port] = process.argv.slice(1)
+const agent = new http.Agent({ keepAlive: true })
+http.createServer((req, res) => {
+  const out = http.request(upstream + req.url, { method: req.method, headers: req.headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode, answer.headers)
+    answer.pipe(res)
+  })
+  out.on("error", () => res.destroy())
+  req.pipe(out)
+}).listen(Number(port), "127.0.0.1", () => process.stdout.write("listening\\n"))
+`
+
+/** Starts the minimal pipe proxy on `port` in front of `upstream`: the floor of one more Node.js HTTP hop. */
+export async function startPipeProxy(port: number, upstream: string): Promise<ProxyProcess> {
+  const home = mkdtempSync(join(tmpdir(), "pl-bench-pipe-"))
+  const child = spawn(process.execPath, ["-e", PIPE_PROXY, upstream, String(port)], {
+    cwd: home,
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  await new Promise<void>((done, fail) => {
+    child.stdout!.once("data", () => done())
+    child.once("exit", (code) => fail(new Error(`the pipe proxy exited (${code})`)))
+  })
+  return {
+    name: "a bare Node.js pipe proxy",
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    stop: track(child, home),
+  }
 }
 
 /** Resident set size of a process, and its peak so far, in MB (Linux /proc). */
