@@ -46,21 +46,25 @@ const added = (via: number[], direct: number[]) => ({
   p99: quantile(via, 0.99) - quantile(direct, 0.99),
 })
 
-/** 200 streams at once, each sending small requests one after another, for `seconds`; the gateway's RSS sampled. */
-async function load(gateway: ProxyProcess, seconds: number, streams = 200) {
+/**
+ * 200 streams at once, each sending small requests one after another, for `seconds` or until `limit` requests
+ * were sent; the gateway's RSS sampled.
+ */
+async function load(gateway: ProxyProcess, seconds: number, streams = 200, limit = Number.POSITIVE_INFINITY) {
   const url = `${gateway.url}/v1/messages`
   const payload = smallAnthropic("claude-sonnet-4-5")
   const end = Date.now() + seconds * 1000
   let done = 0
   let errors = 0
   let peak = 0
+  let started = 0
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssOf(gateway.pid).rss)
   }, 100)
   const t0 = Date.now()
   await Promise.all(
     Array.from({ length: streams }, async () => {
-      while (Date.now() < end) {
+      while (Date.now() < end && started++ < limit) {
         const reply = await post(url, payload, KEY).catch(() => undefined)
         if (reply?.status !== 200 || !complete(reply.body)) errors++
         else done++
@@ -298,9 +302,14 @@ const gateway: Benchmark = {
         },
       )
       if (process.env.PROMPTLINE_BENCH_LOAD === "1") {
+        const idle = () => new Promise((done) => setTimeout(done, 10_000))
         const long = await load(fresh, 60)
-        await new Promise((done) => setTimeout(done, 3000))
+        await idle()
         const after = rssOf(fresh.pid).rss
+        // 10,000 more requests: a leak grows RSS again; a heap that has found its size does not.
+        const more = await load(fresh, 600, 200, 10_000)
+        await idle()
+        const again = rssOf(fresh.pid).rss
         metrics.push(
           {
             name: `load: 200 concurrent streams for 60 s (${long.done.toLocaleString("en-US")} requests), errors`,
@@ -314,12 +323,20 @@ const gateway: Benchmark = {
           { name: "load: gateway RSS before", unit: "MB", ours: before, better: "lower" },
           { name: "load: gateway RSS peak", unit: "MB", ours: long.peak, better: "lower" },
           {
-            name: "load: gateway RSS after (3 s idle)",
+            name: "load: gateway RSS after (10 s idle)",
             unit: "MB",
             ours: after,
             better: "lower",
             target: "≤ 1.25x before",
             met: after <= 1.25 * before,
+          },
+          {
+            name: `load: gateway RSS after 10,000 more requests (${more.errors} errors), 10 s idle`,
+            unit: "MB",
+            ours: again,
+            better: "lower",
+            target: "≤ 1.05x the RSS after the 60 s run (no growth)",
+            met: again <= 1.05 * after && more.errors === 0,
           },
         )
       }
