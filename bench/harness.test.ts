@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { formatFigure, formatRatio, type Metric, ratio, resultRow, resultsMarkdown } from "./harness.js"
+import { formatFigure, formatRatio, type Metric, ratio, resultRow, resultsMarkdown, updateResults } from "./harness.js"
 
 const machine = { cpu: "Test CPU @ 2.0GHz", cores: 2, os: "linux 6.1 x64", node: "v20.20.2" }
 const time: Metric = {
@@ -59,5 +59,45 @@ describe("the benchmark report", () => {
 describe("small ratios", () => {
   it("keep two significant digits instead of rounding to zero", () => {
     expect(formatRatio({ ...time, ours: 5000, peer: { name: "pi", value: 18 } })).toBe("0.0036x")
+  })
+})
+
+describe("a partial run's update of the results", () => {
+  const full = resultsMarkdown(
+    [
+      { bench: "alpha", metrics: [time] },
+      { bench: "gamma", metrics: [{ ...speed, target: "≥ 1x", met: false }] },
+    ],
+    machine,
+    "2026-01-01",
+  )
+
+  it("replaces the rows of the benchmarks that ran, keeps the others in order, and counts targets again", () => {
+    const beta = { ...time, name: "beta figure", met: true }
+    const out = updateResults(
+      full,
+      [
+        { bench: "gamma", metrics: [{ ...speed, ours: 90, target: "≥ 1x", met: true }] },
+        { bench: "beta", metrics: [beta] },
+      ],
+      machine,
+      "2026-02-02",
+    )
+    const rows = out.split("\n").filter((l) => /^\| (alpha|beta|gamma) \|/.test(l))
+    expect(rows.map((r) => r.split(" | ")[0])).toEqual(["| alpha", "| beta", "| gamma"])
+    expect(rows[2]).toContain("| 90 MB/s |")
+    expect(out).not.toContain("| 30 MB/s |")
+    expect(out).toContain("Targets met: 3 of 3.")
+    expect(out).toContain("Rows of gamma, beta updated by `npm run bench -- gamma beta` on 2026-02-02")
+    expect(out).toContain("Written by `npm run bench` on 2026-01-01")
+  })
+
+  it("writes the whole file when there is no table yet, and lists a failed benchmark", () => {
+    expect(updateResults("", [{ bench: "alpha", metrics: [time] }], machine, "2026-02-02")).toBe(
+      resultsMarkdown([{ bench: "alpha", metrics: [time] }], machine, "2026-02-02"),
+    )
+    const out = updateResults(full, [{ bench: "alpha", metrics: [], error: "boom" }], machine, "2026-02-02")
+    expect(out).toContain("- alpha: boom")
+    expect(out).not.toMatch(/^\| alpha \|/m)
   })
 })

@@ -135,3 +135,40 @@ export function resultsMarkdown(results: readonly BenchResult[], machine: Machin
   }
   return `${lines.filter((l, i, all) => !(l === "" && all[i - 1] === "")).join("\n")}\n`
 }
+
+/**
+ * bench/results.md after a run of some benchmarks only: their rows replace their old rows (in benchmark order
+ * among the others), the other rows stay, the count of targets met is taken again over the whole table, and a
+ * line names what was updated and when. A file without the table is written whole instead.
+ */
+export function updateResults(
+  existing: string,
+  results: readonly BenchResult[],
+  machine: Machine,
+  date: string,
+): string {
+  const lines = existing.split("\n")
+  const first = lines.findIndex((l) => l.startsWith("| benchmark |"))
+  if (first < 0) return resultsMarkdown(results, machine, date)
+  let end = first + 2
+  while (end < lines.length && lines[end]!.startsWith("| ")) end++
+  const ran = new Set(results.map((r) => r.bench))
+  const benchOf = (row: string) => row.slice(2, row.indexOf(" |", 2))
+  const kept = lines.slice(first + 2, end).filter((row) => !ran.has(benchOf(row)))
+  const fresh = results.flatMap((r) => r.metrics.map((m) => resultRow(r.bench, m)))
+  const rows = [...kept, ...fresh].sort((a, b) => benchOf(a).localeCompare(benchOf(b)))
+  // A stable sort keeps each benchmark's own rows in the order it printed them.
+  const targets = (cells: string[]) => cells.map((r) => r.split(" | ").at(-1) ?? "")
+  const judged = targets(rows).filter((t) => /[✓✗] \|$/.test(t))
+  const met = judged.filter((t) => t.includes("✓")).length
+  const head = lines
+    .slice(0, first)
+    .filter((l) => !l.startsWith("Rows of "))
+    .map((l) => (l.startsWith("Targets met:") ? `Targets met: ${met} of ${judged.length}.` : l))
+  while (head.at(-1) === "") head.pop()
+  const updated = `Rows of ${[...ran].join(", ")} updated by \`npm run bench -- ${[...ran].join(" ")}\` on ${date} (${machine.cpu}, ${machine.cores} cores, Node.js ${machine.node}).`
+  const failed = results.filter((r) => r.error !== undefined)
+  const tail = lines.slice(end).join("\n").trimEnd()
+  const failures = failed.map((f) => `- ${f.bench}: ${cellText(f.error ?? "")}`)
+  return `${[...head, updated, "", ...lines.slice(first, first + 2), ...rows].join("\n")}\n${tail ? `${tail}\n` : ""}${failures.length > 0 ? `\n## Failed (partial run)\n\n${failures.join("\n")}\n` : ""}`
+}

@@ -1,10 +1,11 @@
-// Runs the benchmarks in bench/ (all, or those named as arguments) and writes bench/results.md after a full run.
+// Runs the benchmarks in bench/ (all, or those named as arguments); a full run writes bench/results.md, a partial one
+// replaces its own rows there.
 
-import { readdir, writeFile } from "node:fs/promises"
+import { readdir, readFile, writeFile } from "node:fs/promises"
 import { arch, cpus, platform, release } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Benchmark, type BenchResult, type Machine, resultRow, resultsMarkdown } from "./harness.js"
+import { type Benchmark, type BenchResult, type Machine, resultRow, resultsMarkdown, updateResults } from "./harness.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const wanted = process.argv.slice(2)
@@ -46,5 +47,11 @@ const date = new Date().toISOString().slice(0, 10)
 if (wanted.length === 0) {
   await writeFile(join(here, "results.md"), resultsMarkdown(results, machine, date))
   process.stdout.write("\nwrote bench/results.md\n")
-} else process.stdout.write(`\n(only ${wanted.join(", ")} ran; bench/results.md is written by a full run)\n`)
+} else {
+  // A partial run replaces only its own rows.
+  const file = join(here, "results.md")
+  const existing = await readFile(file, "utf8").catch(() => "")
+  await writeFile(file, updateResults(existing, results, machine, date))
+  process.stdout.write(`\nupdated the rows of ${wanted.join(", ")} in bench/results.md\n`)
+}
 if (results.some((r) => r.error !== undefined)) process.exitCode = 1

@@ -68,6 +68,20 @@ export const ERROR_CODES = [
   "diff-needs-two",
   "no-task",
   "websocket-format",
+  // Gateway (promptline serve): configuration, then upstream failures answered in the client's shape
+  "gateway-token-missing",
+  "gateway-unsafe-host",
+  "gateway-key-missing",
+  "gateway-upstream-invalid",
+  "gateway-context-overflow",
+  "gateway-rate-limit",
+  "gateway-quota",
+  "gateway-auth",
+  "gateway-invalid-request",
+  "gateway-server",
+  "gateway-network",
+  "gateway-not-found",
+  "gateway-overloaded",
 ] as const
 
 /** The stable code of a `PromptlineError`: one of `ERROR_CODES`. */

@@ -5,13 +5,14 @@ import { OPENAI_RESPONSES_REQUEST_FIELDS } from "../providers/openai-responses/r
 import { responseObject, responsesUsageObject } from "../providers/openai-responses/response-object.js"
 import { unknownFields } from "../providers/request-shape.js"
 import { anthropicFormat } from "./anthropic.js"
+import type { CacheSimulation } from "./cache-simulation.js"
 import { checkTurn } from "./expect.js"
 import type { Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
 import { geminiFormat } from "./gemini.js"
 import { openAIChatFormat } from "./openai-chat.js"
 import { openAIResponsesFormat, responseId } from "./openai-responses.js"
 import { resolveTurn } from "./resolve.js"
-import { compilePattern, type ReplayFault, type ReplayScript } from "./script.js"
+import { compilePattern, type ReplayFault, type ReplayScript, type ScriptTurn } from "./script.js"
 import type { ReplayFormat, RequestView } from "./view.js"
 
 /** The handler of each wire format. */
@@ -93,6 +94,12 @@ export interface ReplayerOptions {
   created?: number
   /** Approximate characters per streamed delta. */
   chunkSize?: number
+  /** Bills each answer's input, cache reads and writes from this prompt-cache simulation (scripted usage wins). */
+  cacheSimulation?: CacheSimulation
+  /** After the last turn, start again from the first (a load test's upstream answers every request). */
+  loop?: boolean
+  /** Keep only the most recent this many requests in `requests` (at least 1; all by default), for long loads. */
+  keepRequests?: number
 }
 
 /** Where the indexes of summary answers start (far from any turn's). */
@@ -127,6 +134,11 @@ export class Replayer {
   private summaries = 0
   private readonly created: number
   private readonly chunkSize: number
+  private readonly simulation: CacheSimulation | undefined
+  private readonly loop: boolean
+  private readonly keep: number
+  /** Requests received so far (`requests` may keep fewer). */
+  private received = 0
 
   constructor(
     readonly script: ReplayScript,
@@ -134,6 +146,9 @@ export class Replayer {
   ) {
     this.created = options.created ?? 1_767_225_600
     this.chunkSize = options.chunkSize ?? 24
+    this.simulation = options.cacheSimulation
+    this.loop = options.loop === true
+    this.keep = Math.max(1, options.keepRequests ?? Number.POSITIVE_INFINITY)
   }
 
   /** Turns answered so far. */
@@ -143,7 +158,7 @@ export class Replayer {
 
   /** Turns not answered yet. */
   get remaining(): number {
-    return this.script.turns.length - this.next
+    return Math.max(0, this.script.turns.length - this.next)
   }
 
   /** Serves `fault` once on turn `turn` (0-based), after the script's own faults for that turn. */
@@ -155,12 +170,13 @@ export class Replayer {
   record(entry: Omit<RecordedRequest, "seq" | "outcome" | "status" | "problems">): RecordedRequest {
     const recorded: RecordedRequest = {
       ...entry,
-      seq: this.requests.length,
+      seq: this.received++,
       outcome: "pending",
       status: 0,
       problems: [],
     }
     this.requests.push(recorded)
+    if (this.requests.length > this.keep) this.requests.splice(0, this.requests.length - this.keep)
     return recorded
   }
 
@@ -202,7 +218,7 @@ export class Replayer {
     }
     const index = this.next
     record.turn = index
-    const turn = this.script.turns[index]
+    const turn = this.turnAt(index)
     if (turn === undefined) {
       const message = `replay script exhausted: all ${this.script.turns.length} turns were already answered`
       this.divergences.push({ seq: record.seq, turn: index, problems: [message] })
@@ -246,7 +262,7 @@ export class Replayer {
   ): Answer {
     // Ids apart from the turns' (the turn index names response and call ids).
     const index = SUMMARY_INDEX + this.summaries++
-    const turn = resolveTurn({ text }, index, {
+    const turn = resolveTurn(this.billed({ text }, view, body), index, {
       dialect: view.dialect,
       callIdPrefix: handler.callIdPrefix,
       requestChars: JSON.stringify(body).length,
@@ -281,7 +297,7 @@ export class Replayer {
   }
 
   private render(index: number, view: RequestView, body: Record<string, unknown>, handler: FormatHandler): TurnRender {
-    const turn = resolveTurn(this.script.turns[index]!, index, {
+    const turn = resolveTurn(this.billed(this.turnAt(index)!, view, body), index, {
       dialect: view.dialect,
       callIdPrefix: handler.callIdPrefix,
       requestChars: JSON.stringify(body).length,
@@ -289,8 +305,21 @@ export class Replayer {
     return { turn, view, body, created: this.created, chunkSize: this.chunkSize }
   }
 
+  /** The script turn that answers the `index`-th turn request (the script starts over when it loops). */
+  private turnAt(index: number): ScriptTurn | undefined {
+    const turns = this.script.turns
+    return turns[this.loop ? index % turns.length : index]
+  }
+
+  /** The turn with the cache simulation's usage under its own scripted figures (the turn as is without one). */
+  private billed(turn: ScriptTurn, view: RequestView, body: Record<string, unknown>): ScriptTurn {
+    if (!this.simulation) return turn
+    const usage = this.simulation.bill(view.format, body, view.model)
+    return { ...turn, usage: { ...usage, ...turn.usage } }
+  }
+
   private takeFault(turn: number): ReplayFault | undefined {
-    const faults = [...(this.script.turns[turn]?.faults ?? []), ...(this.injected.get(turn) ?? [])]
+    const faults = [...(this.turnAt(turn)?.faults ?? []), ...(this.injected.get(turn) ?? [])]
     const served = this.faultsServed.get(turn) ?? 0
     const fault = faults[served]
     if (fault !== undefined) this.faultsServed.set(turn, served + 1)

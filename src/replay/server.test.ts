@@ -250,3 +250,31 @@ describe("replay server", () => {
     expect(chunks.map((c) => c.candidates[0]!.content.parts[0]!.text).join("")).toBe(finalTurn.text)
   })
 })
+
+describe("replay server for loads", () => {
+  it("with loop starts the script again after its last turn, and keeps only the last requests asked for", async () => {
+    server = await startReplayServer({
+      script: scriptOf({ text: "first" }, { text: "second" }),
+      loop: true,
+      keepRequests: 2,
+    })
+    const texts: string[] = []
+    for (let i = 0; i < 5; i++) {
+      const res = await post("/v1/messages", anthropicBody)
+      expect(res.status).toBe(200)
+      const answer = (await res.json()) as { content: { text: string }[] }
+      texts.push(answer.content[0]!.text)
+    }
+    expect(texts).toEqual(["first", "second", "first", "second", "first"])
+    expect(server.requests.map((r) => r.seq)).toEqual([3, 4])
+    expect(server.served).toBe(5)
+    expect(() => server!.assertComplete()).not.toThrow()
+  })
+
+  it("without loop refuses a request past the last turn", async () => {
+    server = await startReplayServer({ script: scriptOf({ text: "only" }) })
+    expect((await post("/v1/messages", anthropicBody)).status).toBe(200)
+    expect((await post("/v1/messages", anthropicBody)).status).toBeGreaterThanOrEqual(400)
+    expect(server.requests).toHaveLength(2)
+  })
+})

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { PromptlineError } from "../errors.js"
+import { TokenCounter } from "../history/tokens.js"
 import { countingFormat, routeOf } from "../providers/api-paths.js"
+import { CacheSimulation } from "./cache-simulation.js"
 import {
   type Answer,
   type Divergence,
@@ -21,6 +23,13 @@ export interface ReplayServerOptions extends ReplayerOptions {
   host?: string
   /** Port; 0 (any free port) by default. */
   port?: number
+  /**
+   * `simulate`: bill each answer's input, cache reads and cache writes as the provider's prompt cache would
+   * (prefix shared with earlier requests, breakpoints, minimum size, lifetime); see cache-simulation.ts.
+   */
+  cache?: "simulate"
+  /** The clock of the cache simulation, in milliseconds; `Date.now` by default. */
+  now?: () => number
 }
 
 /** The replay did not go as scripted: a divergence, or turns left unanswered. */
@@ -69,7 +78,11 @@ export class ReplayServer {
 
   /** Starts a server on a free port (unless one is given). */
   static async start(options: ReplayServerOptions): Promise<ReplayServer> {
-    const replayer = new Replayer(options.script, options)
+    const cacheSimulation =
+      options.cache === "simulate"
+        ? new CacheSimulation({ counter: await TokenCounter.create(), ...(options.now ? { now: options.now } : {}) })
+        : options.cacheSimulation
+    const replayer = new Replayer(options.script, { ...options, ...(cacheSimulation ? { cacheSimulation } : {}) })
     const http = createServer()
     const socket = attachResponsesWebSocket(http, replayer)
     await new Promise<void>((resolve, reject) => {

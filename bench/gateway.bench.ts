@@ -1,0 +1,352 @@
+// bench/gateway: `promptline serve` as a child process against one local upstream (the replay server, scripted to
+// answer every request), measured in the same run as calling the upstream directly and as claude-code-router
+// 2.0.0 (a child process too, same machine, same upstream).
+// 1. Added latency, p50 and p99: a small same-format Anthropic request, and an Anthropic → OpenAI Chat
+//    translation of a 200-message (~100k-token) history, where claude-code-router does the same translation.
+// 2. Cache: bench/fit's generated history replayed for 200 turns by an Anthropic client (no cache markers of its
+//    own) through a translate route with `cache: "optimize"` to an Anthropic upstream that bills like one (the
+//    replay server's cache simulation, 15 s between turns on its clock).
+// 3. Requests per second and the gateway's RSS with 200 concurrent streams. With PROMPTLINE_BENCH_LOAD=1 also
+//    the load run: 200 concurrent streams for 60 s, then RSS before, at peak and after.
+
+import { type ReplayServer, startReplayServer } from "../src/replay/server.js"
+import { generateHistory } from "../test/fixtures/history/generate.js"
+import { historyBody, smallAnthropic } from "./gateway-bodies.js"
+import { type ProxyProcess, post, rssOf, startCcr, startPipeProxy, startPromptline } from "./gateway-procs.js"
+import { type Benchmark, type Metric, quantile } from "./harness.js"
+
+const KEY = { "x-api-key": "sk-fake", "anthropic-version": "2023-06-01" }
+const CHAT_KEY = { authorization: "Bearer sk-fake" }
+const OK = { text: "Done: the config is parsed in src/config/config.ts." }
+
+/** A stream that ended as its format ends one. */
+const complete = (body: string) => body.includes("message_stop") || body.includes("[DONE]")
+
+/** Sends `payload` to each target in turn, `rounds` times after `warmup` rounds; each target's times in ms. */
+async function interleaved(
+  targets: { url: string; payload: string; headers: Record<string, string> }[],
+  rounds: number,
+  warmup: number,
+): Promise<number[][]> {
+  const times = targets.map(() => [] as number[])
+  for (let r = 0; r < warmup + rounds; r++) {
+    for (const [i, t] of targets.entries()) {
+      const reply = await post(t.url, t.payload, t.headers)
+      if (reply.status !== 200 || !complete(reply.body))
+        throw new Error(`${t.url} answered ${reply.status}: ${reply.body.slice(0, 300)}`)
+      if (r >= warmup) times[i]!.push(reply.ms)
+    }
+  }
+  return times
+}
+
+/** p50 and p99 of `via` minus those of `direct` (ms). */
+const added = (via: number[], direct: number[]) => ({
+  p50: quantile(via, 0.5) - quantile(direct, 0.5),
+  p99: quantile(via, 0.99) - quantile(direct, 0.99),
+})
+
+/**
+ * 200 streams at once, each sending small requests one after another, for `seconds` or until `limit` requests
+ * were sent; the gateway's RSS sampled.
+ */
+async function load(gateway: ProxyProcess, seconds: number, streams = 200, limit = Number.POSITIVE_INFINITY) {
+  const url = `${gateway.url}/v1/messages`
+  const payload = smallAnthropic("claude-sonnet-4-5")
+  const end = Date.now() + seconds * 1000
+  let done = 0
+  let errors = 0
+  let peak = 0
+  let started = 0
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssOf(gateway.pid).rss)
+  }, 100)
+  const t0 = Date.now()
+  await Promise.all(
+    Array.from({ length: streams }, async () => {
+      while (Date.now() < end && started++ < limit) {
+        const reply = await post(url, payload, KEY).catch(() => undefined)
+        if (reply?.status !== 200 || !complete(reply.body)) errors++
+        else done++
+      }
+    }),
+  )
+  clearInterval(sampler)
+  return { done, errors, rps: done / ((Date.now() - t0) / 1000), peak: Math.max(peak, rssOf(gateway.pid).rss) }
+}
+
+async function latencyMetrics(
+  replay: ReplayServer,
+  gateway: ProxyProcess,
+  ccr: ProxyProcess,
+  pipe: ProxyProcess,
+): Promise<Metric[]> {
+  const small = smallAnthropic("claude-sonnet-4-5")
+  const [direct, via, piped] = await interleaved(
+    [
+      { url: `${replay.url}/v1/messages`, payload: small, headers: KEY },
+      { url: `${gateway.url}/v1/messages`, payload: small, headers: KEY },
+      { url: `${pipe.url}/v1/messages`, payload: small, headers: KEY },
+    ],
+    2000,
+    300,
+  )
+  const same = added(via!, direct!)
+  const floor = added(piped!, direct!)
+  const history = generateHistory({ messages: 200, seed: 7, fileLines: 70 })
+  const anthropic = JSON.stringify(historyBody("anthropic", history, "claude-sonnet-4-5", "claude-sonnet-4-5"))
+  const toChat = JSON.stringify(historyBody("anthropic", history, "claude-sonnet-4-5", "to-chat"))
+  const chat = JSON.stringify(historyBody("openai-chat", history, "gpt-4.1", "gpt-4.1"))
+  const [chatDirect, ours, theirs] = await interleaved(
+    [
+      { url: `${replay.urls.openai}/chat/completions`, payload: chat, headers: CHAT_KEY },
+      { url: `${gateway.url}/v1/messages`, payload: toChat, headers: KEY },
+      { url: `${ccr.url}/v1/messages`, payload: anthropic, headers: KEY },
+    ],
+    60,
+    8,
+  )
+  const a = added(ours!, chatDirect!)
+  const b = added(theirs!, chatDirect!)
+  const size = `${Math.round(anthropic.length / 1024)} KB`
+  const name = (q: string) => `added latency, Anthropic → OpenAI Chat, 200 messages (${size}), ${q}`
+  return [
+    {
+      name: "added latency, same-format small Anthropic stream, p50 (vs upstream direct)",
+      unit: "ms",
+      ours: same.p50,
+      peer: { name: "a bare Node.js pipe proxy (the floor of one more hop)", value: floor.p50 },
+      better: "lower",
+      target: "≤ 0.5 ms",
+      met: same.p50 <= 0.5,
+    },
+    {
+      name: "added latency, same-format small Anthropic stream, p99",
+      unit: "ms",
+      ours: same.p99,
+      peer: { name: "a bare Node.js pipe proxy", value: floor.p99 },
+      better: "lower",
+    },
+    {
+      name: "upstream direct, same-format small stream, p50 (reference)",
+      unit: "ms",
+      ours: quantile(direct!, 0.5),
+      better: "lower",
+    },
+    {
+      name: name("p50"),
+      unit: "ms",
+      ours: a.p50,
+      peer: { name: "claude-code-router 2.0.0", value: b.p50 },
+      better: "lower",
+      target: "≤ 0.5x claude-code-router",
+      met: a.p50 <= 0.5 * b.p50,
+    },
+    {
+      name: name("p99"),
+      unit: "ms",
+      ours: a.p99,
+      peer: { name: "claude-code-router 2.0.0", value: b.p99 },
+      better: "lower",
+      target: "≤ 0.5x claude-code-router",
+      met: a.p99 <= 0.5 * b.p99,
+    },
+    {
+      name: "OpenAI Chat upstream direct, 200 messages, p50 (reference)",
+      unit: "ms",
+      ours: quantile(chatDirect!, 0.5),
+      better: "lower",
+    },
+  ]
+}
+
+/** Replays 200 turns through `model`'s route; the share of input tokens billed as cache reads, in %. */
+async function cacheReplay(
+  gatewayUrl: string,
+  model: string,
+  clock: { now: number; base: number },
+  simulated: ReplayServer,
+) {
+  const history = generateHistory({ messages: 400, seed: 7, fileLines: 170 })
+  let input = 0
+  let read = 0
+  let write = 0
+  for (let k = 1; k <= history.length; k += 2) {
+    clock.now = clock.base + (k - 1) * 7_500 // 15 s between turns
+    const body = historyBody("anthropic", history.slice(0, k), "claude-sonnet-4-5", model)
+    const reply = await post(`${gatewayUrl}/v1/messages`, JSON.stringify(body), KEY)
+    if (reply.status !== 200)
+      throw new Error(`cache replay turn ${(k + 1) / 2}: ${reply.status} ${reply.body.slice(0, 300)}`)
+    // The usage of the whole answer: the last one in the stream (message_delta carries the final figures).
+    const usage = [...reply.body.matchAll(/"usage":(\{[^}]*\})/g)].at(-1)?.[1]
+    if (!usage) throw new Error(`cache replay turn ${(k + 1) / 2}: the answer has no usage`)
+    const u = JSON.parse(usage) as Record<string, number>
+    input += u.input_tokens ?? 0
+    read += u.cache_read_input_tokens ?? 0
+    write += u.cache_creation_input_tokens ?? 0
+  }
+  if (simulated.divergences.length > 0) throw new Error("the cache replay diverged")
+  // The next replay starts an hour later: every entry of this one has expired.
+  clock.base = clock.now + 3_600_000
+  return { share: (100 * read) / (input + read + write), billed: input + read + write }
+}
+
+async function cacheMetrics(
+  gatewayUrl: string,
+  clock: { now: number; base: number },
+  simulated: ReplayServer,
+): Promise<Metric[]> {
+  const { share, billed } = await cacheReplay(gatewayUrl, "bench-cache", clock, simulated)
+  const fitted = await cacheReplay(gatewayUrl, "bench-cache-fit", clock, simulated)
+  return [
+    {
+      name: "cache reads, share of input tokens, 200-turn replay via translate + cache: optimize",
+      unit: "%",
+      ours: share,
+      better: "higher",
+      target: "≥ 90%",
+      met: share >= 90,
+    },
+    {
+      name: "cache replay: input tokens billed (uncached + read + written)",
+      unit: "tokens",
+      ours: billed,
+      better: "lower",
+    },
+    {
+      name: "cache reads, share of input tokens, same replay with the route's fit: true",
+      unit: "%",
+      ours: fitted.share,
+      better: "higher",
+    },
+  ]
+}
+
+const gateway: Benchmark = {
+  name: "gateway",
+  async run(): Promise<Metric[]> {
+    const script = { version: 1 as const, turns: [OK] }
+    const replay = await startReplayServer({ script, loop: true, keepRequests: 16 })
+    const clock = { now: 0, base: 0 }
+    const simulated = await startReplayServer({
+      script,
+      loop: true,
+      keepRequests: 16,
+      cache: "simulate",
+      now: () => clock.now,
+    })
+    const proxies: ProxyProcess[] = []
+    try {
+      const ours = await startPromptline({
+        upstreams: {
+          anthropic: { provider: "anthropic", baseUrl: replay.url },
+          chat: { provider: "openai", format: "openai-chat", baseUrl: replay.urls.openai },
+          cached: { provider: "anthropic", baseUrl: simulated.url },
+        },
+        routes: [
+          { match: "to-chat", upstream: "chat", model: "gpt-4.1", mode: "translate" },
+          {
+            match: "bench-cache",
+            upstream: "cached",
+            model: "claude-sonnet-4-5",
+            mode: "translate",
+            cache: "optimize",
+          },
+          {
+            match: "bench-cache-fit",
+            upstream: "cached",
+            model: "claude-sonnet-4-5",
+            mode: "translate",
+            cache: "optimize",
+            fit: true,
+          },
+          { match: "*", upstream: "anthropic" },
+        ],
+      })
+      proxies.push(ours)
+      const port = 20000 + (process.pid % 20000)
+      const ccr = await startCcr(port, `${replay.urls.openai}/chat/completions`, "gpt-4.1")
+      proxies.push(ccr)
+      const pipe = await startPipeProxy(port + 1, replay.url)
+      proxies.push(pipe)
+      const metrics = await latencyMetrics(replay, ours, ccr, pipe)
+      await ccr.stop()
+      await pipe.stop()
+      metrics.push(...(await cacheMetrics(ours.url, clock, simulated)))
+      await ours.stop()
+      // A fresh gateway for the load: its memory before is that of a process that has served small requests only.
+      const fresh = await startPromptline({
+        upstreams: { anthropic: { provider: "anthropic", baseUrl: replay.url } },
+        routes: [{ match: "*", upstream: "anthropic" }],
+      })
+      proxies.push(fresh)
+      await load(fresh, 2, 20)
+      await new Promise((done) => setTimeout(done, 1000))
+      const before = rssOf(fresh.pid).rss
+      const short = await load(fresh, 5)
+      metrics.push(
+        {
+          name: "requests per second, 200 concurrent small streams, 5 s",
+          unit: "req/s",
+          ours: short.rps,
+          better: "higher",
+        },
+        { name: "gateway RSS with 200 concurrent streams (peak)", unit: "MB", ours: short.peak, better: "lower" },
+        {
+          name: "errors in the 5 s run",
+          unit: "",
+          ours: short.errors,
+          better: "lower",
+          target: "0",
+          met: short.errors === 0,
+        },
+      )
+      if (process.env.PROMPTLINE_BENCH_LOAD === "1") {
+        const idle = () => new Promise((done) => setTimeout(done, 10_000))
+        const long = await load(fresh, 60)
+        await idle()
+        const after = rssOf(fresh.pid).rss
+        // 10,000 more requests: a leak grows RSS again; a heap that has found its size does not.
+        const more = await load(fresh, 600, 200, 10_000)
+        await idle()
+        const again = rssOf(fresh.pid).rss
+        metrics.push(
+          {
+            name: `load: 200 concurrent streams for 60 s (${long.done.toLocaleString("en-US")} requests), errors`,
+            unit: "",
+            ours: long.errors,
+            better: "lower",
+            target: "0",
+            met: long.errors === 0 && long.done >= 10_000,
+          },
+          { name: "load: requests per second", unit: "req/s", ours: long.rps, better: "higher" },
+          { name: "load: gateway RSS before", unit: "MB", ours: before, better: "lower" },
+          { name: "load: gateway RSS peak", unit: "MB", ours: long.peak, better: "lower" },
+          {
+            name: "load: gateway RSS after (10 s idle)",
+            unit: "MB",
+            ours: after,
+            better: "lower",
+            target: "≤ 1.25x before",
+            met: after <= 1.25 * before,
+          },
+          {
+            name: `load: gateway RSS after 10,000 more requests (${more.errors} errors), 10 s idle`,
+            unit: "MB",
+            ours: again,
+            better: "lower",
+            target: "≤ 1.05x the RSS after the 60 s run (no growth)",
+            met: again <= 1.05 * after && more.errors === 0,
+          },
+        )
+      }
+      return metrics
+    } finally {
+      for (const p of proxies) await p.stop()
+      await replay.close()
+      await simulated.close()
+    }
+  },
+}
+
+export default gateway
