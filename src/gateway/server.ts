@@ -12,6 +12,7 @@ import type { ModelInfo } from "../models/types.js"
 import { type ApiRoute, countingRouteOf, isModelListPath, routeOf } from "../providers/api-paths.js"
 import { formatModule } from "../providers/formats.js"
 import type { DecodedRequest } from "../providers/types.js"
+import { ConversationChangeLogs } from "./change-logs.js"
 import { GatewayError } from "./errors.js"
 import { Exchange } from "./exchange.js"
 import { MODEL_LIST_SHAPES, modelListFormat, routedModelNames } from "./models-list.js"
@@ -67,6 +68,7 @@ export class Gateway {
   readonly #active = new Set<Exchange>()
   #seq = 0
   #counter: Promise<TokenCounter> | undefined
+  readonly #changeLogs = new ConversationChangeLogs()
   #closing: Promise<void> | undefined
   #closeSockets: () => void = () => {}
 
@@ -260,6 +262,7 @@ export class Gateway {
         this.#counter ??= TokenCounter.create()
         return this.#counter
       },
+      changeLogs: this.#changeLogs,
     })
   }
 

@@ -16,6 +16,7 @@ import { classifyHttpError, providerErrorFromEvent } from "../providers/errors.j
 import { formatModule } from "../providers/formats.js"
 import type { StreamEvent } from "../providers/stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute } from "../providers/types.js"
+import type { ConversationChangeLogs } from "./change-logs.js"
 import { GatewayError } from "./errors.js"
 import type { Exchange } from "./exchange.js"
 import { isApiContentType } from "./pass-through.js"
@@ -37,6 +38,8 @@ export interface TranslateInput {
   models: readonly ModelInfo[]
   /** The token counter `fit` uses (loaded once per gateway). */
   counter: () => Promise<TokenCounter>
+  /** The change logs of fitted conversations, so a conversation's cuts stay where they were. */
+  changeLogs: ConversationChangeLogs
 }
 
 /** The header value naming dropped fields (bounded; the record keeps the full list). */
@@ -54,13 +57,17 @@ async function prepare(
 ): Promise<{ messages: Message[]; options: EncodeOptions }> {
   let messages = decoded.messages
   if (input.plan.fit) {
-    const manager = new ContextManager(await input.counter(), { models: input.models })
+    const changeLog = conversation === undefined ? undefined : input.changeLogs.for(conversation)
+    const manager = new ContextManager(await input.counter(), {
+      models: input.models,
+      ...(changeLog ? { changeLog } : {}),
+    })
     const tools = decoded.prompt.tools.map((t) => ({
       name: t.name,
       description: t.description,
       parameters: t.parameters,
     }))
-    // `now` stamps the fit's edits; the gateway keeps no change log, so a fixed 0 keeps the output deterministic.
+    // `now` stamps the fit's edits; a fixed 0 keeps the output a function of the requests alone.
     const fitted = manager.fit(messages, {
       model,
       now: 0,
