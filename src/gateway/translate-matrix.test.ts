@@ -10,6 +10,7 @@ import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { WireFormat } from "../models/types.js"
+import { classifyHttpError } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { scriptOf } from "../replay/test-helpers/fixtures.js"
@@ -35,6 +36,8 @@ beforeAll(async () => {
   const turns = CLIENTS.flatMap(() =>
     FORMATS.flatMap(() => [{ toolCalls: [{ name: "read_file", input: { path: "a.ts" } }] }, { text: FINAL }]),
   )
+  // One more turn for the failure tests: its faults answer their requests, the turn itself is never asked for.
+  turns.push({ text: FINAL })
   replay = await startReplayServer({ script: scriptOf(...turns) })
   gateway = await startGateway({
     config: {
@@ -153,3 +156,71 @@ describe("translate mode: every client SDK against every upstream format", () =>
     }
   }
 })
+
+describe("translate mode: upstream failures reach each client in its own shape", () => {
+  /** Each client against an upstream of another format: its own SDK error for a 429 and an overflow. */
+  const PAIRS: [Client, WireFormat][] = [
+    ["anthropic", "openai-chat"],
+    ["openai-chat", "anthropic"],
+    ["openai-responses", "gemini"],
+    ["gemini", "openai-responses"],
+  ]
+  for (const [client, upstream] of PAIRS) {
+    it(`${client} client, ${upstream} upstream: a 429 keeps its wait, an overflow is the client's overflow, a cut is an error`, async () => {
+      // The script's next turn is preceded by the faults; each fault answers one request.
+      const next = answeredTurns()
+      replay.injectFault(next, { kind: "rate-limit", retryAfter: 7 })
+      replay.injectFault(next, { kind: "context-overflow" })
+      replay.injectFault(next, { kind: "disconnect" })
+      const limited = await failure(client, `to-${upstream}`)
+      expect([limited.status, limited.retryAfter]).toEqual([429, "7"])
+      const overflow = await failure(client, `to-${upstream}`)
+      expect(overflow.status).toBe(400)
+      expect(classifyHttpError({ status: 400, body: JSON.stringify(overflow.body) }).kind).toBe("context-overflow")
+      const cut = await failure(client, `to-${upstream}`)
+      expect(cut.status === 0 || cut.status >= 400).toBe(true)
+    })
+  }
+})
+
+/** The script turn the next request will get (each answered request advanced it by one). */
+function answeredTurns(): number {
+  return replay.requests.filter((r) => r.outcome === "answered").length
+}
+
+/** A raw request in the client's own format; the status, retry-after and body of its answer (status 0: cut). */
+async function failure(
+  client: Client,
+  model: string,
+): Promise<{ status: number; retryAfter: string | null; body: unknown }> {
+  const paths: Record<Client, string> = {
+    anthropic: `${gateway.urls.anthropic}/v1/messages`,
+    "openai-chat": `${gateway.urls.openai}/chat/completions`,
+    "openai-responses": `${gateway.urls.openai}/responses`,
+    gemini: `${gateway.urls.gemini}/v1beta/models/${model}:streamGenerateContent?alt=sse`,
+  }
+  const bodies: Record<Client, unknown> = {
+    anthropic: { model, max_tokens: 50, stream: true, messages: [{ role: "user", content: "hi" }] },
+    "openai-chat": { model, stream: true, messages: [{ role: "user", content: "hi" }] },
+    "openai-responses": { model, stream: true, input: "hi" },
+    gemini: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+  }
+  try {
+    const answer = await fetch(paths[client], {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer client", "x-api-key": "client" },
+      body: JSON.stringify(bodies[client]),
+    })
+    const text = await answer.text()
+    let body: unknown = text
+    try {
+      body = JSON.parse(text)
+    } catch {
+      // a stream: kept as text
+    }
+    const inStreamError = answer.status === 200 && /error|failed/i.test(text)
+    return { status: inStreamError ? 500 : answer.status, retryAfter: answer.headers.get("retry-after"), body }
+  } catch {
+    return { status: 0, retryAfter: null, body: undefined }
+  }
+}
