@@ -13,6 +13,7 @@ import { type ApiRoute, countingRouteOf, isModelListPath, routeOf } from "../pro
 import { formatModule } from "../providers/formats.js"
 import type { DecodedRequest } from "../providers/types.js"
 import { ConversationChangeLogs } from "./change-logs.js"
+import { countTranslated } from "./count.js"
 import { GatewayError } from "./errors.js"
 import { Exchange } from "./exchange.js"
 import { MODEL_LIST_SHAPES, modelListFormat, routedModelNames } from "./models-list.js"
@@ -243,14 +244,14 @@ export class Gateway {
       })
       return
     }
-    if (counting)
-      throw new GatewayError(
-        {
-          kind: "invalid-request",
-          message: "token counting through a translating route is not available; count with the upstream's own API",
-        },
-        501,
-      )
+    const counter = () => {
+      this.#counter ??= TokenCounter.create()
+      return this.#counter
+    }
+    if (counting) {
+      await countTranslated(ex, decoded!, { plan, key, models: this.options.models ?? [], counter })
+      return
+    }
     await translate(ex, decoded!, {
       plan,
       body: fields,
@@ -258,10 +259,7 @@ export class Gateway {
       key,
       settings: this.settings,
       models: this.options.models ?? [],
-      counter: () => {
-        this.#counter ??= TokenCounter.create()
-        return this.#counter
-      },
+      counter,
       changeLogs: this.#changeLogs,
     })
   }

@@ -224,3 +224,31 @@ async function failure(
     return { status: 0, retryAfter: null, body: undefined }
   }
 }
+
+describe("translate mode: token counting", () => {
+  it("counts with the upstream's counting endpoint when its format has one, else with promptline's counter", async () => {
+    const body = { model: "to-gemini", messages: [{ role: "user", content: "count these words please" }] }
+    const ask = (model: string) =>
+      fetch(`${gateway.urls.anthropic}/v1/messages/count_tokens`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": "client", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ ...body, model }),
+      })
+    const before = replay.requests.length
+    const viaGemini = await ask("to-gemini")
+    expect(viaGemini.status).toBe(200)
+    const counted = (await viaGemini.json()) as { input_tokens: number }
+    expect(counted.input_tokens).toBeGreaterThan(0)
+    // The upstream's own counting endpoint answered, asked in its own format.
+    expect(replay.requests.slice(before).map((r) => [r.format, r.path])).toEqual([
+      ["gemini", `/v1beta/models/${UPSTREAMS.gemini.model}:countTokens`],
+    ])
+    const viaChat = await ask("to-openai-chat")
+    expect(viaChat.status).toBe(200)
+    const local = (await viaChat.json()) as { input_tokens: number }
+    // No request upstream: OpenAI Chat has no counting endpoint, promptline counted (o200k, exact).
+    expect(replay.requests.length).toBe(before + 1)
+    expect(local.input_tokens).toBeGreaterThan(4)
+    expect(local.input_tokens).toBeLessThan(40)
+  })
+})
