@@ -8,7 +8,7 @@ import type { CacheBreakpoint, CacheSettings } from "../cache.js"
 import type { EncodeOptions } from "../types.js"
 import { encodeAnthropic } from "./encode.js"
 import { decodeAnthropicRequest } from "./request-decode.js"
-import { clientTool } from "./tools.js"
+import { anthropicClientTool as clientTool } from "./tools.js"
 
 /**
  * decodeRequest(encode(x)) gives x back, for well-formed histories (user first, roles alternating, every call

@@ -5,6 +5,7 @@
 
 import { toAnthropicTools } from "../../tools/native.js"
 import type { EnabledTool } from "../../tools/spec.js"
+import { clientTool } from "../client-tool.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
 import type { EncodeOptions, ToolChoice } from "../types.js"
@@ -60,16 +61,15 @@ export function fromAnthropicTools(value: unknown, path = "tools"): DecodedTools
     const deferred = searching && tool.defer_loading === true
     for (const key of Object.keys(tool))
       if (!TOOL_KEYS.has(key) && !(deferred && key === "defer_loading")) out.unmodeled.push(`${at}.${key}`)
-    const decoded = clientTool(name, str(tool.description) ?? "", schema)
+    const decoded = anthropicClientTool(name, str(tool.description) ?? "", schema)
     ;(deferred ? out.deferredTools : out.tools).push(decoded)
   })
   return out
 }
 
 /** A tool the client defines and runs, as promptline's tool type: the schema kept as it came. */
-export function clientTool(name: string, description: string, schema: Record<string, unknown>): EnabledTool {
-  const parameters = { ...schema } as EnabledTool["parameters"]
-  return { id: name, kind: "client", name, description, snippet: "", guidelines: [], examples: {}, parameters }
+export function anthropicClientTool(name: string, description: string, schema: Record<string, unknown>): EnabledTool {
+  return clientTool(name, description, { ...schema } as EnabledTool["parameters"])
 }
 
 /** The `tool_choice` of a request for promptline's tool choice and parallel-call setting. */

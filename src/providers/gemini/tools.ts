@@ -4,9 +4,11 @@
  * (the layer rule); this file re-exports it and holds the way back: a client's `functionDeclarations` as
  * client tools, with `parameters` in Gemini's subset turned back into JSON Schema.
  */
+
 import { toGeminiTools } from "../../tools/native.js"
 import type { GeminiTool } from "../../tools/native-types.js"
 import type { EnabledTool, JsonSchema } from "../../tools/spec.js"
+import { clientTool } from "../client-tool.js"
 import { camelCase, invalidRequest, otherKeys, type RecordOf, recordAt, stringAt } from "./fields.js"
 import { geminiField, snakeCase } from "./request-shape.js"
 
@@ -116,19 +118,10 @@ function declarationTool(declaration: RecordOf, path: string, unmodeled: string[
       : subset !== undefined
         ? fromGeminiSchema(recordAt(subset, `${path}.parameters`))
         : {}
-  return {
-    id: name,
-    kind: "client",
-    name,
-    description,
-    snippet: "",
-    guidelines: [],
-    parameters: {
-      ...schema,
-      type: "object",
-      properties: (schema.properties as Record<string, JsonSchema> | undefined) ?? {},
-      required: Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : [],
-    },
-    examples: {},
-  }
+  return clientTool(name, description, {
+    ...schema,
+    type: "object",
+    properties: (schema.properties as Record<string, JsonSchema> | undefined) ?? {},
+    required: Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : [],
+  })
 }

@@ -17,7 +17,7 @@ import { encodeDeepSeek } from "../deepseek/encode.js"
 import type { EncodeInput, EncodeOptions } from "../types.js"
 import { encodeOpenAIChat } from "./encode.js"
 import { decodeChatRequest } from "./request-decode.js"
-import { clientTool } from "./tools.js"
+import { chatClientTool as clientTool } from "./tools.js"
 
 type Flavour = "openai-chat" | "deepseek"
 

@@ -3,7 +3,9 @@
  * in tools/native.ts, because the prompt builder hashes native tools before any request exists and sits above this
  * layer), and the inverse: a client's declared tools and tool choice read back as `client` tools.
  */
+
 import type { EnabledTool, JsonSchema } from "../../tools/spec.js"
+import { clientTool } from "../client-tool.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
 import type { ToolChoice } from "../types.js"
@@ -21,20 +23,11 @@ export function invalidAt(path: string, what: string): ProviderError {
 }
 
 /** One declared function as a client tool: id = name, the schema as parameters, nothing promptline adds. */
-export function clientTool(name: string, description: string, schema: unknown): EnabledTool {
+export function chatClientTool(name: string, description: string, schema: unknown): EnabledTool {
   const given = obj(schema) ?? {}
   const properties = (obj(given.properties) ?? {}) as Record<string, JsonSchema>
   const required = Array.isArray(given.required) ? given.required.filter((r): r is string => typeof r === "string") : []
-  return {
-    id: name,
-    kind: "client",
-    name,
-    description,
-    snippet: "",
-    guidelines: [],
-    parameters: { ...(given as JsonSchema), type: "object", properties, required },
-    examples: {},
-  }
+  return clientTool(name, description, { ...(given as JsonSchema), type: "object", properties, required })
 }
 
 /**
@@ -58,7 +51,7 @@ export function fromOpenAIChatTools(body: Record<string, unknown>, sink: Unmodel
       for (const key of Object.keys(fn))
         if (!FUNCTION_FIELDS.has(key) && !(key === "strict" && fn.strict !== true))
           sink.unmodeled.push(`tools[${i}].function.${key}`)
-      out.push(clientTool(name, str(fn.description) ?? "", fn.parameters))
+      out.push(chatClientTool(name, str(fn.description) ?? "", fn.parameters))
     })
   }
   if (body.functions !== undefined && body.functions !== null) {
@@ -67,7 +60,7 @@ export function fromOpenAIChatTools(body: Record<string, unknown>, sink: Unmodel
       const fn = obj(entry)
       const name = str(fn?.name)
       if (!fn || !name) throw invalidAt(`functions[${i}].name`, "a function name is required")
-      out.push(clientTool(name, str(fn.description) ?? "", fn.parameters))
+      out.push(chatClientTool(name, str(fn.description) ?? "", fn.parameters))
     })
   }
   return out

@@ -3,8 +3,10 @@
  * `tools` and `tool_choice` read back into enabled tools of kind `client` and a tool choice. Hosted tools (web
  * search, file search, MCP, custom and namespaced tools, …) have no enabled-tool form and are named as unmodeled.
  */
+
 import type { ResponsesFunctionTool } from "../../tools/native-types.js"
 import type { EnabledTool, JsonSchema } from "../../tools/spec.js"
+import { clientTool } from "../client-tool.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
 import type { ToolChoice } from "../types.js"
@@ -41,25 +43,16 @@ export function fromOpenAIResponsesTools(value: unknown, path = "tools"): Decode
     const name = str(tool.name)
     if (!name) throw new ProviderError("invalid-request", `${path}[${i}].name: a function tool needs a name`)
     if (tool.strict === true) out.unmodeled.push(`${path}[${i}].strict`)
-    out.tools.push(clientTool(name, str(tool.description) ?? "", tool.parameters))
+    out.tools.push(responsesClientTool(name, str(tool.description) ?? "", tool.parameters))
   })
   return out
 }
 
 /** An enabled tool of kind `client`: a tool the client declared and runs itself. */
-export function clientTool(name: string, description: string, parameters: unknown): EnabledTool {
+export function responsesClientTool(name: string, description: string, parameters: unknown): EnabledTool {
   // The schema is kept as the client wrote it (so it goes out again unchanged); no schema means no arguments.
   const schema = obj(parameters) ?? { type: "object", properties: {}, required: [] }
-  return {
-    id: name,
-    kind: "client",
-    name,
-    description,
-    snippet: "",
-    guidelines: [],
-    parameters: clone(schema) as JsonSchema as EnabledTool["parameters"],
-    examples: {},
-  }
+  return clientTool(name, description, clone(schema) as JsonSchema as EnabledTool["parameters"])
 }
 
 /** Reads `tool_choice`: the three modes and a named function; any other form is unmodeled (`undefined`). */
