@@ -43,20 +43,6 @@ export const ERROR_CODES = [
   // MCP servers
   "mcp-connect",
   "mcp-unknown-server",
-  // Gateway (errors answered in the client's shape carry gateway-<kind>)
-  "gateway-context-overflow",
-  "gateway-rate-limit",
-  "gateway-quota",
-  "gateway-auth",
-  "gateway-invalid-request",
-  "gateway-server",
-  "gateway-network",
-  "gateway-not-found",
-  "gateway-overloaded",
-  "gateway-token-missing",
-  "gateway-unsafe-host",
-  "gateway-key-missing",
-  "gateway-upstream-invalid",
   // Replay
   "replay-incomplete",
   "replay-script-not-json",
