@@ -5,15 +5,13 @@
  * proxy) becomes an error in the client's shape.
  */
 import type { IncomingHttpHeaders } from "node:http"
-import { classifyHttpError } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
 import type { Exchange } from "./exchange.js"
 import { HOP_BY_HOP } from "./exchange.js"
 import type { RoutePlan } from "./routing.js"
-import { redactHeaders, redactUrl } from "./secrets.js"
+import { isApiContentType, sendUpstream } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
 import { forwardHeaders, upstreamEndpoint } from "./target.js"
-import { callUpstream, readText } from "./upstream.js"
 import { UsageTap } from "./usage-tap.js"
 
 /** One same-format call. */
@@ -27,11 +25,6 @@ export interface PassThroughInput {
   url: (endpoint: ReturnType<typeof upstreamEndpoint>) => string
   key: string
   settings: GatewaySettings
-}
-
-/** Whether a content type is one an API answers with (JSON or server-sent events). */
-export function isApiContentType(type: string): boolean {
-  return /application\/(.*\+)?json|text\/event-stream/i.test(type)
 }
 
 /** The end-to-end headers of an upstream answer, to send to the client. */
@@ -55,25 +48,9 @@ export async function passThrough(ex: Exchange, input: PassThroughInput): Promis
   }
   const url = input.url(endpoint)
   const headers = forwardHeaders(ex.req.headers, endpoint)
-  headers["content-length"] = String(payload.length)
-  ex.sent = { url: redactUrl(url), headers: redactHeaders(headers), body: sentBody }
-  const answer = await callUpstream({
-    url,
-    method: "POST",
-    headers,
-    body: payload,
-    signal: ex.abort.signal,
-    connectTimeoutMs: settings.connectTimeoutMs,
-    idleTimeoutMs: settings.idleTimeoutMs,
-  })
-  const type = String(answer.headers["content-type"] ?? "")
-  if (answer.status >= 400 || !isApiContentType(type)) {
-    const text = await readText(answer.body)
-    const failure = classifyHttpError({
-      status: answer.status,
-      body: text,
-      headers: answer.headers as Record<string, string>,
-    })
+  const { answer, type, failure: refused } = await sendUpstream(ex, { url, headers, payload, body: sentBody }, settings)
+  if (refused) {
+    const { text, error: failure } = refused
     if (isApiContentType(type) && text.trim() !== "") {
       // The provider's own error, in the client's own format: forwarded as it is.
       ex.error = { kind: failure.kind, message: failure.message }

@@ -12,20 +12,18 @@ import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { StreamDecoder } from "../providers/decode.js"
-import { classifyHttpError, providerErrorFromEvent } from "../providers/errors.js"
+import { providerErrorFromEvent } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
 import type { StreamEvent } from "../providers/stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute } from "../providers/types.js"
 import type { ConversationChangeLogs } from "./change-logs.js"
 import { GatewayError } from "./errors.js"
 import type { Exchange } from "./exchange.js"
-import { isApiContentType } from "./pass-through.js"
 import { DROPPED_HEADER } from "./record.js"
 import type { RoutePlan } from "./routing.js"
-import { redactHeaders, redactUrl } from "./secrets.js"
+import { sendUpstream } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
 import { generationUrl, upstreamEndpoint } from "./target.js"
-import { callUpstream, readText } from "./upstream.js"
 
 /** What translating one request needs besides the exchange. */
 export interface TranslateInput {
@@ -102,25 +100,9 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
   const url = generationUrl(endpoint, plan.model, true)
   const headers: Record<string, string> = { ...endpoint.headers, accept: "text/event-stream" }
   const payload = JSON.stringify(body)
-  headers["content-length"] = String(Buffer.byteLength(payload))
-  ex.sent = { url: redactUrl(url), headers: redactHeaders(headers), body }
-  const answer = await callUpstream({
-    url,
-    method: "POST",
-    headers,
-    body: payload,
-    signal: ex.abort.signal,
-    connectTimeoutMs: settings.connectTimeoutMs,
-    idleTimeoutMs: settings.idleTimeoutMs,
-  })
-  const type = String(answer.headers["content-type"] ?? "")
-  if (answer.status >= 400 || !isApiContentType(type)) {
-    const text = await readText(answer.body)
-    const failure = classifyHttpError({
-      status: answer.status,
-      body: text,
-      headers: answer.headers as Record<string, string>,
-    })
+  const { answer, type, failure: refused } = await sendUpstream(ex, { url, headers, payload, body }, settings)
+  if (refused) {
+    const failure = refused.error
     // A 2xx page that is not the API's is the upstream failing, not the request.
     if (answer.status < 400)
       throw new GatewayError(

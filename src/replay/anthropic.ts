@@ -6,8 +6,7 @@ import {
   frameAnthropicEvent,
 } from "../providers/anthropic/stream-encode.js"
 import type { StreamEvent } from "../providers/stream.js"
-import type { ErrorInput } from "../providers/types.js"
-import type { ErrorAnswer, Failure, FormatHandler, TurnRender } from "./format.js"
+import { type ErrorAnswer, FAILURE_KINDS, type Failure, type FormatHandler, type TurnRender } from "./format.js"
 import { turnEvents } from "./turn-events.js"
 import {
   asArray,
@@ -102,21 +101,9 @@ function complete(render: TurnRender): unknown {
   return anthropicModule.encodeResponse(turnStream(render), encodeOptions(render))
 }
 
-/** The replay's failures as the module's error kinds. */
-const KINDS: Record<Failure["kind"], ErrorInput["kind"]> = {
-  "invalid-request": "invalid-request",
-  diverged: "invalid-request",
-  exhausted: "invalid-request",
-  "context-overflow": "context-overflow",
-  "not-found": "not-found",
-  "rate-limit": "rate-limit",
-  "server-error": "server",
-  overloaded: "overloaded",
-}
-
 function error(failure: Failure): ErrorAnswer {
   const answer = anthropicModule.encodeError({
-    kind: KINDS[failure.kind],
+    kind: FAILURE_KINDS[failure.kind],
     // An injected overflow names sizes, as the API's own overflow message does.
     message:
       failure.kind === "context-overflow" ? "prompt is too long: 212345 tokens > 200000 maximum" : failure.message,

@@ -1,3 +1,4 @@
+import type { ErrorInput } from "../providers/types.js"
 import type { ResolvedTurn } from "./resolve.js"
 import type { ReplayFormat, RequestView } from "./view.js"
 
@@ -24,6 +25,18 @@ export interface Failure {
   code?: string
   /** The request field at fault, when known. */
   param?: string
+}
+
+/** The replay's failures as the format modules' error kinds (a script that cannot go on is an invalid request). */
+export const FAILURE_KINDS: Readonly<Record<FailureKind, ErrorInput["kind"]>> = {
+  "invalid-request": "invalid-request",
+  diverged: "invalid-request",
+  exhausted: "invalid-request",
+  "context-overflow": "context-overflow",
+  "not-found": "not-found",
+  "rate-limit": "rate-limit",
+  "server-error": "server",
+  overloaded: "overloaded",
 }
 
 /** An error answer in a provider's shape. */

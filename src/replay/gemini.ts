@@ -2,7 +2,14 @@ import { geminiFormat as geminiModule } from "../providers/gemini/index.js"
 import { checkGeminiRequest, geminiField } from "../providers/gemini/request-shape.js"
 import type { StreamEvent } from "../providers/stream.js"
 import type { ErrorInput } from "../providers/types.js"
-import type { ErrorAnswer, Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
+import {
+  type ErrorAnswer,
+  FAILURE_KINDS,
+  type Failure,
+  type FormatHandler,
+  type RouteInfo,
+  type TurnRender,
+} from "./format.js"
 import { turnEvents } from "./turn-events.js"
 import { asArray, asRecord, asString, contentText, lastTurnOf, type RequestView, type ToolResultView } from "./view.js"
 
@@ -125,21 +132,9 @@ function complete(render: TurnRender): unknown {
   return geminiModule.encodeResponse(replayEvents(render), encodeOptions(render))
 }
 
-/** Replay failures as the format module's error kinds; a script that cannot go on is a failed precondition. */
-const KINDS: Record<Failure["kind"], ErrorInput["kind"]> = {
-  "invalid-request": "invalid-request",
-  diverged: "invalid-request",
-  exhausted: "invalid-request",
-  "context-overflow": "context-overflow",
-  "not-found": "not-found",
-  "rate-limit": "rate-limit",
-  "server-error": "server",
-  overloaded: "overloaded",
-}
-
 function error(failure: Failure): ErrorAnswer {
   const input: ErrorInput = {
-    kind: KINDS[failure.kind],
+    kind: FAILURE_KINDS[failure.kind],
     message:
       failure.kind === "context-overflow"
         ? "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576)."

@@ -2,7 +2,7 @@ import { deepseekFormat } from "../providers/deepseek/index.js"
 import { openAIChatFormat as chatModule } from "../providers/openai-chat/index.js"
 import { checkOpenAIChatRequest, openAIChatToolNames } from "../providers/openai-chat/request-shape.js"
 import type { ErrorInput } from "../providers/types.js"
-import type { ErrorAnswer, Failure, FormatHandler, TurnRender } from "./format.js"
+import { type ErrorAnswer, FAILURE_KINDS, type Failure, type FormatHandler, type TurnRender } from "./format.js"
 import { turnEvents } from "./turn-events.js"
 import {
   asArray,
@@ -108,18 +108,6 @@ export const openAIChatFormat: FormatHandler = {
   error: chatError,
 }
 
-/** The replay failures as the error kinds of the format modules. */
-const ERROR_KINDS: Record<Failure["kind"], ErrorInput["kind"]> = {
-  "invalid-request": "invalid-request",
-  diverged: "invalid-request",
-  exhausted: "invalid-request",
-  "context-overflow": "context-overflow",
-  "not-found": "not-found",
-  "rate-limit": "rate-limit",
-  "server-error": "server",
-  overloaded: "overloaded",
-}
-
 /** The codes replay's own failures carry (the module has no word for a diverged or exhausted script). */
 const REPLAY_CODES: Partial<Record<Failure["kind"], string>> = {
   diverged: "replay_diverged",
@@ -130,7 +118,7 @@ const REPLAY_CODES: Partial<Record<Failure["kind"], string>> = {
 /** A replay failure through the format module's error encoder, with replay's own codes. */
 function chatError(failure: Failure): ErrorAnswer {
   const input: ErrorInput = {
-    kind: ERROR_KINDS[failure.kind],
+    kind: FAILURE_KINDS[failure.kind],
     // An overflow names OpenAI's figures, which the module's overflow message repeats.
     message:
       failure.kind === "context-overflow"
