@@ -30,8 +30,15 @@ async function terminalQuestion(prompt: string, signal?: AbortSignal): Promise<s
   }
 }
 
+/** A reader that went away (`promptline prompt | head`) ends the command quietly, as other Unix tools do. */
+function endOnClosedPipe(error: NodeJS.ErrnoException): void {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
+  throw error
+}
+
 /** The IO of the real process. */
 export function processIO(): CliIO {
+  if (!process.stdout.listeners("error").includes(endOnClosedPipe)) process.stdout.on("error", endOnClosedPipe)
   return {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
