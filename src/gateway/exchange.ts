@@ -38,8 +38,10 @@ export class Exchange {
   stop?: string
   error?: GatewayRecord["error"]
   dropped: string[] = []
-  conversationKey?: string
+  /** The conversation key, or how to work it out once the answer ended (off the answer's path). */
+  conversationKey?: string | (() => string | undefined)
   body: unknown
+  /** What went upstream, as sent (credentials still in); redacted when the record is built. */
   sent?: RecordedBody
   firstByteAt?: number
   /** Extra headers for a successful answer, asked just before its headers go out (set by the gateway). */
@@ -87,14 +89,25 @@ export class Exchange {
         413,
       )
     if (Number.isFinite(declared) && declared > limit) throw tooLarge()
-    const chunks: Buffer[] = []
-    let size = 0
-    for await (const chunk of this.req as AsyncIterable<Buffer>) {
-      size += chunk.length
-      if (size > limit) throw tooLarge()
-      chunks.push(chunk)
-    }
-    return Buffer.concat(chunks)
+    // Events rather than an async iterator: this is on every request's path, and a small body is one chunk.
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      const { req } = this
+      const onData = (chunk: Buffer) => {
+        size += chunk.length
+        if (size <= limit) return void chunks.push(chunk)
+        req.off("data", onData)
+        req.resume()
+        reject(tooLarge())
+      }
+      req.on("data", onData)
+      req.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+      req.once("error", reject)
+      req.once("close", () => {
+        if (!req.complete) reject(new ProviderError("network", "the client went away while sending its request"))
+      })
+    })
   }
 
   /** Answers an error in the client's shape (when nothing was sent yet; otherwise the connection is cut). */
@@ -140,7 +153,7 @@ export class Exchange {
       model: this.model,
       status: this.res.statusCode,
       dropped: this.dropped,
-      conversationKey: this.conversationKey ?? "",
+      conversationKey: this.#conversationKey(),
       received: {
         url: redactUrl(`${this.url.pathname}${this.url.search}`),
         headers: redactHeaders(this.req.headers),
@@ -153,7 +166,13 @@ export class Exchange {
     if (this.usage) record.usage = this.usage
     if (this.stop) record.stop = this.stop
     if (this.error) record.error = this.error
-    if (this.sent) record.sent = this.sent
+    if (this.sent)
+      record.sent = { url: redactUrl(this.sent.url), headers: redactHeaders(this.sent.headers), body: this.sent.body }
     return record
+  }
+
+  #conversationKey(): string {
+    if (typeof this.conversationKey === "function") this.conversationKey = this.conversationKey()
+    return this.conversationKey ?? ""
   }
 }

@@ -4,7 +4,7 @@
  * kept; a copy is decoded on the side for the record. An answer that is not the API's (an HTML page from a
  * proxy) becomes an error in the client's shape.
  */
-import type { IncomingHttpHeaders } from "node:http"
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import { formatModule } from "../providers/formats.js"
 import type { Exchange } from "./exchange.js"
 import { HOP_BY_HOP } from "./exchange.js"
@@ -33,6 +33,29 @@ function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | st
   for (const [name, value] of Object.entries(headers))
     if (value !== undefined && !HOP_BY_HOP.has(name) && name !== "set-cookie") out[name] = value
   return out
+}
+
+/**
+ * Copies an answer to the client chunk by chunk, the client's bytes first and `copy` (the side decoder) after,
+ * pausing while the client's socket is full. Resolves when the answer ended, or with the error that cut it.
+ * Events rather than an async iterator: this runs for every chunk of every forwarded answer.
+ */
+function relay(from: IncomingMessage, to: ServerResponse, copy: (chunk: Buffer) => void): Promise<Error | undefined> {
+  return new Promise((resolve) => {
+    const resume = () => from.resume()
+    from.on("data", (chunk: Buffer) => {
+      if (!to.write(chunk)) {
+        from.pause()
+        to.once("drain", resume)
+      }
+      copy(chunk)
+    })
+    from.once("end", () => resolve(undefined))
+    from.once("error", (error) => resolve(error))
+    from.once("close", () => {
+      if (!from.complete) resolve(new Error("the connection closed before the answer ended"))
+    })
+  })
 }
 
 /** Forwards one request unchanged and the answer back unchanged; records usage from a copy. */
@@ -76,29 +99,18 @@ export async function passThrough(ex: Exchange, input: PassThroughInput): Promis
     return
   }
   const tap = new UsageTap(plan.upstream.format, type, formatModule(plan.upstream.format).decodeOptions(sentBody))
-  const extra = await ex.extraHeaders()
+  const extra = ex.answerHeaders ? await ex.extraHeaders() : undefined
   ex.markFirstByte()
-  ex.res.writeHead(answer.status, { ...answerHeaders(answer.headers), ...extra })
-  ex.res.flushHeaders()
-  let cut: string | undefined
-  try {
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-      tap.feed(chunk)
-      if (!ex.res.write(chunk))
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            ex.res.off("drain", done)
-            ex.res.off("close", done)
-            resolve()
-          }
-          ex.res.on("drain", done)
-          ex.res.on("close", done)
-        })
-      if (ex.abort.signal.aborted) break
-    }
-  } catch (error) {
-    cut = answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${(error as Error).message}`
-  }
+  // No early flush: the headers leave with the first chunk, one write instead of two.
+  ex.res.writeHead(
+    answer.status,
+    extra ? { ...answerHeaders(answer.headers), ...extra } : answerHeaders(answer.headers),
+  )
+  const failed = await relay(answer.body, ex.res, (chunk) => tap.feed(chunk))
+  const cut =
+    failed === undefined
+      ? undefined
+      : (answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${failed.message}`)
   const result = tap.end(cut)
   if (result.usage) ex.usage = result.usage
   if (result.stop) ex.stop = result.stop

@@ -5,7 +5,6 @@
  */
 import { classifyHttpError, type ProviderError } from "../providers/errors.js"
 import type { Exchange } from "./exchange.js"
-import { redactHeaders, redactUrl } from "./secrets.js"
 import type { GatewaySettings } from "./settings.js"
 import { callUpstream, readText, type UpstreamAnswer } from "./upstream.js"
 
@@ -30,7 +29,7 @@ export async function sendUpstream(
 ): Promise<SentRequest> {
   const { url, headers, payload } = request
   headers["content-length"] = String(Buffer.byteLength(payload))
-  ex.sent = { url: redactUrl(url), headers: redactHeaders(headers), body: request.body }
+  ex.sent = { url, headers: { ...headers }, body: request.body }
   const answer = await callUpstream({
     url,
     method: "POST",

@@ -227,9 +227,9 @@ export class Gateway {
       query: ex.url.searchParams,
       tokenInUse: this.settings.token !== undefined,
     })
-    const decoded = this.#decode(fields, match, plan.mode === "translate")
-    ex.conversationKey = conversationKey(req.headers, decoded)
     if (plan.mode === "same-format") {
+      // The key needs the decoded body, which forwarding does not: worked out when the record is built.
+      ex.conversationKey = () => conversationKey(req.headers, this.#decode(fields, match, false))
       const stream = match.route.stream ?? fields.stream === true
       await passThrough(ex, {
         plan,
@@ -244,15 +244,19 @@ export class Gateway {
       })
       return
     }
+    const decoded = this.#decode(fields, match, true)!
+    const conversation = conversationKey(req.headers, decoded)
+    ex.conversationKey = conversation
     const counter = () => {
       this.#counter ??= TokenCounter.create()
       return this.#counter
     }
     if (counting) {
-      await countTranslated(ex, decoded!, { plan, key, models: this.options.models ?? [], counter })
+      await countTranslated(ex, decoded, { plan, key, models: this.options.models ?? [], counter })
       return
     }
-    await translate(ex, decoded!, {
+    await translate(ex, decoded, {
+      conversationKey: conversation,
       plan,
       body: fields,
       route: match.route,

@@ -38,6 +38,8 @@ export interface TranslateInput {
   counter: () => Promise<TokenCounter>
   /** The change logs of fitted conversations, so a conversation's cuts stay where they were. */
   changeLogs: ConversationChangeLogs
+  /** The conversation's key (header or derived from the decoded body), when one could be made. */
+  conversationKey: string | undefined
 }
 
 /** The header value naming dropped fields (bounded; the record keeps the full list). */
@@ -90,7 +92,7 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
   const { plan, settings } = input
   const upstreamModule = formatModule(plan.upstream.format)
   const model = resolveModel(plan.model, { provider: plan.upstream.provider, models: input.models }).model
-  const { messages, options } = await prepare(decoded, model, input, ex.conversationKey)
+  const { messages, options } = await prepare(decoded, model, input, input.conversationKey)
   const encoded = upstreamModule.encode({ prompt: decoded.prompt, messages, model, options })
   const body = encoded.body as Record<string, unknown>
   if (typeof body.model === "string") body.model = plan.model
