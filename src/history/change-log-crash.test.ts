@@ -72,7 +72,11 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true })
 })
 
-function runUntilKilled(file: string, start: number, delayMs: number): Promise<number[]> {
+/**
+ * Runs the child and kills it `delayMs` after its `acks`-th acknowledged write (0: once it is loaded). Counting
+ * acknowledgements, not only time, keeps each trial moving the state on however loaded the machine is.
+ */
+function runUntilKilled(file: string, start: number, acks: number, delayMs: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(work, "child.mjs"), file, String(start)], {
       stdio: ["ignore", "pipe", "pipe"],
@@ -80,10 +84,12 @@ function runUntilKilled(file: string, start: number, delayMs: number): Promise<n
     let out = ""
     let err = ""
     let timer: NodeJS.Timeout | undefined
-    // The kill clock starts once the child is loaded, so kills land among the writes.
+    // The kill clock starts once the child is loaded and has acknowledged `acks` writes, so kills land among
+    // the writes.
     child.stdout.on("data", (d) => {
       out += d
-      timer ??= setTimeout(() => child.kill("SIGKILL"), delayMs)
+      const acknowledged = out.split("\n").filter((l) => /^\d+$/.test(l)).length
+      if (acknowledged >= acks) timer ??= setTimeout(() => child.kill("SIGKILL"), delayMs)
     })
     child.stderr.on("data", (d) => {
       err += d
@@ -113,7 +119,7 @@ describe("change log crash safety", () => {
       let state = 0
       let interrupted = 0
       for (let trial = 0; trial < 50; trial++) {
-        const acks = await runUntilKilled(file, state, Math.floor(random() * 40))
+        const acks = await runUntilKilled(file, state, Math.floor(random() * 3), Math.floor(random() * 40))
         const acked = acks.at(-1) ?? state
         const loaded = await ChangeLog.load(file)
         const k = (loaded.edits.at(-1)?.ts ?? 1000) - 1000
