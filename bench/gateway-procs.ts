@@ -16,6 +16,8 @@ export interface ProxyProcess {
   name: string
   url: string
   pid: number
+  /** The inspector's WebSocket URL, when the process was started with `--inspect`. */
+  inspector?: string
   stop(): Promise<void>
 }
 
@@ -63,6 +65,7 @@ export async function startPromptline(
       stdio: ["ignore", "pipe", "pipe"],
     },
   )
+  let inspector: string | undefined
   const url = await new Promise<string>((done, fail) => {
     let text = ""
     let errors = ""
@@ -77,10 +80,11 @@ export async function startPromptline(
     child.stdout!.on("data", onData)
     child.stderr!.on("data", (c: Buffer) => {
       errors += c.toString("utf8")
+      inspector ??= /Debugger listening on (ws:\/\/\S+)/.exec(errors)?.[1]
     })
     child.once("exit", (code) => fail(new Error(`promptline serve exited (${code}): ${errors || text}`)))
   })
-  return { name: "promptline serve", url, pid: child.pid!, stop: track(child, home) }
+  return { name: "promptline serve", url, pid: child.pid!, inspector, stop: track(child, home) }
 }
 
 /** The claude-code-router CLI of the pinned devDependency. */
@@ -205,4 +209,43 @@ export function post(url: string, payload: string, headers: Record<string, strin
     req.on("error", fail)
     req.end(payload)
   })
+}
+
+/**
+ * The live JavaScript heap of a process started with `--inspect`, in MB, after a full garbage collection asked
+ * through the inspector (what is still reachable: a leak shows here, a heap that grew and was not yet given back
+ * to the system does not).
+ */
+export async function liveHeapOf(inspector: string): Promise<number> {
+  const { WebSocket } = await import("ws")
+  const socket = new WebSocket(inspector)
+  await new Promise((done, fail) => {
+    socket.once("open", done)
+    socket.once("error", fail)
+  })
+  let id = 0
+  const call = (method: string) =>
+    new Promise<Record<string, number>>((done, fail) => {
+      const mine = ++id
+      const onMessage = (data: Buffer) => {
+        const message = JSON.parse(data.toString("utf8")) as {
+          id?: number
+          result?: Record<string, number>
+          error?: unknown
+        }
+        if (message.id !== mine) return
+        socket.off("message", onMessage)
+        if (message.error) fail(new Error(`${method}: ${JSON.stringify(message.error)}`))
+        else done(message.result ?? {})
+      }
+      socket.on("message", onMessage)
+      socket.send(JSON.stringify({ id: mine, method }))
+    })
+  try {
+    await call("HeapProfiler.collectGarbage")
+    const usage = await call("Runtime.getHeapUsage")
+    return (usage.usedSize ?? Number.NaN) / 1048576
+  } finally {
+    socket.close()
+  }
 }
