@@ -101,6 +101,9 @@ export class Gateway {
       settings: gateway.settings,
       config: options.config,
       env: options.env,
+      models: options.models ?? [],
+      counter: () => gateway.#tokenCounter(),
+      changeLogs: gateway.#changeLogs,
       clock: options.clock ?? Date.now,
       nextSeq: () => ++gateway.#seq,
       finish: (record) => gateway.#finish(record),
@@ -182,6 +185,12 @@ export class Gateway {
     }
   }
 
+  /** The token counter, loaded on first use and shared by every request. */
+  #tokenCounter(): Promise<TokenCounter> {
+    this.#counter ??= TokenCounter.create()
+    return this.#counter
+  }
+
   #finish(record: GatewayRecord): void {
     emitSpan(record)
     this.options.onRequest?.(record)
@@ -244,10 +253,7 @@ export class Gateway {
       })
       return
     }
-    const counter = () => {
-      this.#counter ??= TokenCounter.create()
-      return this.#counter
-    }
+    const counter = () => this.#tokenCounter()
     if (counting) {
       await countTranslated(ex, decoded!, { plan, key, models: this.options.models ?? [], counter })
       return
