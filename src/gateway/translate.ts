@@ -19,6 +19,7 @@ import type { DecodedRequest, EncodeOptions, RequestRoute, StreamEncodeOptions }
 import type { ConversationChangeLogs } from "./change-logs.js"
 import { GatewayError } from "./errors.js"
 import type { Exchange } from "./exchange.js"
+import { promptTokens } from "./prompt-tokens.js"
 import { DROPPED_HEADER, type RecordUsage } from "./record.js"
 import type { RoutePlan } from "./routing.js"
 import { sendUpstream, type UpstreamCall } from "./send.js"
@@ -132,6 +133,15 @@ export async function openTranslation(
   const url = generationUrl(endpoint, plan.model, true)
   const headers: Record<string, string> = { ...endpoint.headers, accept: "text/event-stream" }
   const payload = JSON.stringify(body)
+  // A client format that reports the input before the answer gets promptline's count when the upstream's usage
+  // comes only at the end; counted while the upstream is asked.
+  const counted =
+    formatModule(call.clientFormat).inputUsageAtStart && !upstreamModule.inputUsageAtStart
+      ? input
+          .counter()
+          .then((counter) => promptTokens(counter, decoded.prompt, messages, model, plan.upstream.format))
+          .catch(() => undefined)
+      : undefined
   const { answer, type, failure: refused } = await sendUpstream(call, { url, headers, payload, body }, settings)
   if (refused) {
     const failure = refused.error
@@ -152,6 +162,8 @@ export async function openTranslation(
     includeUsage: formatModule(call.clientFormat).decodeOptions(call.body).expectUsage === true,
     ...(input.route.sse !== undefined ? { sse: input.route.sse } : {}),
   }
+  const inputTokens = await counted
+  if (inputTokens !== undefined) encodeOptions.inputTokens = inputTokens
   const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
   const note = (batch: readonly StreamEvent[]) => {
     for (const e of batch)
