@@ -67,6 +67,8 @@ export interface GatewayUrls {
 /** A running gateway. */
 export class Gateway {
   readonly #active = new Set<Exchange>()
+  /** Translated WebSocket responses running now. */
+  #socketResponses = 0
   #seq = 0
   #counter: Promise<TokenCounter> | undefined
   readonly #changeLogs = new ConversationChangeLogs()
@@ -107,6 +109,14 @@ export class Gateway {
       clock: options.clock ?? Date.now,
       nextSeq: () => ++gateway.#seq,
       finish: (record) => gateway.#finish(record),
+      began: () => {
+        gateway.#socketResponses++
+        let ended = false
+        return () => {
+          if (!ended) gateway.#socketResponses--
+          ended = true
+        }
+      },
     })
     return gateway
   }
@@ -121,9 +131,9 @@ export class Gateway {
     }
   }
 
-  /** Requests being answered now. */
+  /** Requests being answered now (translated WebSocket responses included). */
   get active(): number {
-    return this.#active.size
+    return this.#active.size + this.#socketResponses
   }
 
   /**
@@ -136,7 +146,7 @@ export class Gateway {
       this.http.closeIdleConnections()
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
       const drained = (async () => {
-        while (this.#active.size > 0) await new Promise((resolve) => setTimeout(resolve, 20))
+        while (this.active > 0) await new Promise((resolve) => setTimeout(resolve, 20))
       })()
       await Promise.race([drained, deadline])
       this.#closeSockets()

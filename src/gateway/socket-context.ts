@@ -21,4 +21,6 @@ export interface SocketContext {
   nextSeq: () => number
   /** Hears of each finished response (the record, the span, the log line). */
   finish: (record: GatewayRecord) => void
+  /** A response began (counted as active, so a closing gateway lets it finish); returns its end. */
+  began: () => () => void
 }

@@ -16,6 +16,7 @@ import { scriptOf } from "../replay/test-helpers/fixtures.js"
 import { logLine } from "./log.js"
 import type { GatewayRecord } from "./record.js"
 import { type Gateway, startGateway } from "./server.js"
+import { traceInputOf } from "./traces.js"
 
 const UPSTREAMS: Record<WireFormat, { provider: string; model: string; path: string }> = {
   anthropic: { provider: "anthropic", model: "claude-sonnet-4-5", path: "" },
@@ -188,6 +189,7 @@ describe("translate mode over the Responses WebSocket, the SDK's ResponsesWS as 
       expect(ws[2]!.sent?.body).toEqual(seen.body)
       expect(ws[1]!.conversationKey).toBe(ws[2]!.conversationKey)
       expect(ws[0]!.usage).toBeDefined()
+      expect(traceInputOf(ws[2]!)).toMatchObject({ clientApi: "openai-responses", upstream: { format: upstream } })
       expect(logLine(ws[2]!)).toContain(`openai-responses → ${upstream} (${upstream})`)
       expect(JSON.stringify(records)).not.toContain("sk-fake-socket-key-000")
     })
@@ -262,6 +264,37 @@ describe("WebSocket-mode semantics when translating", () => {
       "context first",
       "now answer",
     ])
+  })
+
+  it("lets a running response finish when the gateway closes", async () => {
+    raw = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+        `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+      res.write(chunk({ content: "first half, " }, null))
+      setTimeout(() => res.end(`${chunk({ content: "second half" }, null)}${chunk({}, "stop")}data: [DONE]\n\n`), 300)
+    })
+    await new Promise<void>((resolve) => raw!.listen(0, "127.0.0.1", () => resolve()))
+    const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`
+    gateway = await startGateway({
+      config: {
+        port: 0,
+        upstreams: { slow: { provider: "openai", format: "openai-chat", baseUrl: url } },
+        routes: [{ match: "*", upstream: "slow", mode: "translate" }],
+      },
+      env: {},
+    })
+    const socket = await connect(gateway)
+    const answer = respond(socket, { model: "m", input: "hi" })
+    await new Promise<void>((resolve) =>
+      socket.on("event", (e) => {
+        if ((e as unknown as Event).type === "response.output_text.delta") resolve()
+      }),
+    )
+    expect(gateway.active).toBe(1)
+    const closing = gateway.close(5000)
+    expect(textOf(await answer)).toBe("first half, second half")
+    await closing
   })
 
   it("aborts the upstream request when the client closes mid-answer", async () => {

@@ -140,6 +140,7 @@ export class SocketTranslator {
     const { context } = this
     const turn = new SocketTurn(context.nextSeq(), context.clock(), event)
     this.#running = turn
+    const ended = context.began()
     let previous: string | undefined
     try {
       const rebuilt = this.#conversation.rebuild(event)
@@ -198,6 +199,7 @@ export class SocketTranslator {
       this.#send(frame)
     } finally {
       this.#running = undefined
+      ended()
       context.finish(this.#record(turn, event, plan, model))
     }
   }
