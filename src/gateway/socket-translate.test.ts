@@ -297,6 +297,41 @@ describe("WebSocket-mode semantics when translating", () => {
     await closing
   })
 
+  it("lets 16 responses wait behind the running one, refuses more, and keeps a connection to one mode", async () => {
+    raw = createServer((_req, res) => {
+      // Never answers: the first response keeps running.
+      res.writeHead(200, { "content-type": "text/event-stream" })
+    })
+    await new Promise<void>((resolve) => raw!.listen(0, "127.0.0.1", () => resolve()))
+    const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`
+    gateway = await startGateway({
+      config: {
+        port: 0,
+        upstreams: {
+          slow: { provider: "openai", format: "openai-chat", baseUrl: url },
+          resp: { provider: "openai", format: "openai-responses", baseUrl: url },
+        },
+        routes: [
+          { match: "gpt-same", upstream: "resp" },
+          { match: "*", upstream: "slow", mode: "translate" },
+        ],
+      },
+      env: {},
+    })
+    const socket = await connect(gateway)
+    const errors: Event[] = []
+    socket.on("event", (e) => {
+      if ((e as unknown as Event).type === "error") errors.push(e as unknown as Event)
+    })
+    for (let i = 0; i < 18; i++) socket.send({ type: "response.create", model: "m", input: `${i}` } as never)
+    socket.send({ type: "response.create", model: "gpt-same", input: "x" } as never)
+    for (let i = 0; i < 100 && errors.length < 2; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(errors.map((e) => (e.error as { message: string }).message)).toEqual([
+      expect.stringContaining("16 responses already wait on this connection"),
+      expect.stringContaining("this connection translates; model gpt-same goes to a same-format route"),
+    ])
+  })
+
   it("aborts the upstream request when the client closes mid-answer", async () => {
     const left: string[] = []
     raw = createServer((req, res) => {
