@@ -186,7 +186,8 @@ export class SocketTranslator {
       const final = written.final
       if (final?.status === "failed") {
         if (previous !== undefined) this.#conversation.evict(previous)
-      } else this.#conversation.remember(id, rebuilt.items, Array.isArray(final?.output) ? final.output : [])
+      } else if (!this.#closed)
+        this.#conversation.remember(id, rebuilt.items, Array.isArray(final?.output) ? final.output : [])
     } catch (error) {
       const { input, status } = errorInputOf(error)
       const safe = { ...input, message: redactText(input.message, turn.secrets) }
