@@ -38,10 +38,10 @@ export class Exchange {
   stop?: string
   error?: GatewayRecord["error"]
   dropped: string[] = []
-  /** The conversation key, or how to work it out once the answer ended (off the answer's path). */
-  conversationKey?: string | (() => string | undefined)
+  conversationKey?: string
+  /** Works the conversation key out when the record is built (same-format mode: off the answer's path). */
+  conversationKeyLater?: () => string | undefined
   body: unknown
-  /** What went upstream, as sent (credentials still in); redacted when the record is built. */
   sent?: RecordedBody
   firstByteAt?: number
   /** Extra headers for a successful answer, asked just before its headers go out (set by the gateway). */
@@ -166,13 +166,15 @@ export class Exchange {
     if (this.usage) record.usage = this.usage
     if (this.stop) record.stop = this.stop
     if (this.error) record.error = this.error
-    if (this.sent)
-      record.sent = { url: redactUrl(this.sent.url), headers: redactHeaders(this.sent.headers), body: this.sent.body }
+    if (this.sent) record.sent = this.sent
     return record
   }
 
   #conversationKey(): string {
-    if (typeof this.conversationKey === "function") this.conversationKey = this.conversationKey()
+    if (this.conversationKey === undefined && this.conversationKeyLater) {
+      this.conversationKey = this.conversationKeyLater()
+      this.conversationKeyLater = undefined
+    }
     return this.conversationKey ?? ""
   }
 }

@@ -4,13 +4,21 @@
  * (an error status, or a page that is neither JSON nor a stream) read and classified.
  */
 import { classifyHttpError, type ProviderError } from "../providers/errors.js"
-import type { Exchange } from "./exchange.js"
+import type { RecordedBody } from "./record.js"
+import { redactHeaders, redactUrl } from "./secrets.js"
 import type { GatewaySettings } from "./settings.js"
 import { callUpstream, readText, type UpstreamAnswer } from "./upstream.js"
 
 /** Whether a content type is one an API answers with (JSON or server-sent events). */
 export function isApiContentType(type: string): boolean {
   return /application\/(.*\+)?json|text\/event-stream/i.test(type)
+}
+
+/** What sending needs of a request's state: its cancellation, and where to record what was sent. */
+export interface UpstreamCall {
+  /** Aborted when the client goes away. */
+  readonly abort: AbortController
+  sent?: RecordedBody
 }
 
 /** An upstream answer; `failure` is set when it is not the API's answer (its text read, its error classified). */
@@ -23,13 +31,13 @@ export interface SentRequest {
 
 /** Sends `payload` to `url` for `ex`; `body` is what the record shows as sent. */
 export async function sendUpstream(
-  ex: Exchange,
+  ex: UpstreamCall,
   request: { url: string; headers: Record<string, string>; payload: Buffer | string; body: unknown },
   settings: GatewaySettings,
 ): Promise<SentRequest> {
   const { url, headers, payload } = request
   headers["content-length"] = String(Buffer.byteLength(payload))
-  ex.sent = { url, headers: { ...headers }, body: request.body }
+  ex.sent = { url: redactUrl(url), headers: redactHeaders(headers), body: request.body }
   const answer = await callUpstream({
     url,
     method: "POST",

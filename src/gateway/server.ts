@@ -67,6 +67,8 @@ export interface GatewayUrls {
 /** A running gateway. */
 export class Gateway {
   readonly #active = new Set<Exchange>()
+  /** Translated WebSocket responses running now. */
+  #socketResponses = 0
   #seq = 0
   #counter: Promise<TokenCounter> | undefined
   readonly #changeLogs = new ConversationChangeLogs()
@@ -101,9 +103,20 @@ export class Gateway {
       settings: gateway.settings,
       config: options.config,
       env: options.env,
+      models: options.models ?? [],
+      counter: () => gateway.#tokenCounter(),
+      changeLogs: gateway.#changeLogs,
       clock: options.clock ?? Date.now,
       nextSeq: () => ++gateway.#seq,
       finish: (record) => gateway.#finish(record),
+      began: () => {
+        gateway.#socketResponses++
+        let ended = false
+        return () => {
+          if (!ended) gateway.#socketResponses--
+          ended = true
+        }
+      },
     })
     return gateway
   }
@@ -118,9 +131,9 @@ export class Gateway {
     }
   }
 
-  /** Requests being answered now. */
+  /** Requests being answered now (translated WebSocket responses included). */
   get active(): number {
-    return this.#active.size
+    return this.#active.size + this.#socketResponses
   }
 
   /**
@@ -133,7 +146,7 @@ export class Gateway {
       this.http.closeIdleConnections()
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
       const drained = (async () => {
-        while (this.#active.size > 0) await new Promise((resolve) => setTimeout(resolve, 20))
+        while (this.active > 0) await new Promise((resolve) => setTimeout(resolve, 20))
       })()
       await Promise.race([drained, deadline])
       this.#closeSockets()
@@ -180,6 +193,12 @@ export class Gateway {
       if (!res.writableEnded && !res.destroyed) res.end()
       this.#finish(ex.record())
     }
+  }
+
+  /** The token counter, loaded on first use and shared by every request. */
+  #tokenCounter(): Promise<TokenCounter> {
+    this.#counter ??= TokenCounter.create()
+    return this.#counter
   }
 
   #finish(record: GatewayRecord): void {
@@ -229,7 +248,7 @@ export class Gateway {
     })
     if (plan.mode === "same-format") {
       // The key needs the decoded body, which forwarding does not: worked out when the record is built.
-      ex.conversationKey = () => conversationKey(req.headers, this.#decode(fields, match, false))
+      ex.conversationKeyLater = () => conversationKey(req.headers, this.#decode(fields, match, false))
       const stream = match.route.stream ?? fields.stream === true
       await passThrough(ex, {
         plan,
@@ -245,18 +264,13 @@ export class Gateway {
       return
     }
     const decoded = this.#decode(fields, match, true)!
-    const conversation = conversationKey(req.headers, decoded)
-    ex.conversationKey = conversation
-    const counter = () => {
-      this.#counter ??= TokenCounter.create()
-      return this.#counter
-    }
+    ex.conversationKey = conversationKey(req.headers, decoded)
+    const counter = () => this.#tokenCounter()
     if (counting) {
       await countTranslated(ex, decoded, { plan, key, models: this.options.models ?? [], counter })
       return
     }
     await translate(ex, decoded, {
-      conversationKey: conversation,
       plan,
       body: fields,
       route: match.route,

@@ -13,15 +13,16 @@ import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { StreamDecoder } from "../providers/decode.js"
 import { providerErrorFromEvent } from "../providers/errors.js"
-import { formatModule } from "../providers/formats.js"
+import { formatModule, type SpokenFormat } from "../providers/formats.js"
 import type { StreamEvent } from "../providers/stream.js"
-import type { DecodedRequest, EncodeOptions, RequestRoute } from "../providers/types.js"
+import type { DecodedRequest, EncodeOptions, RequestRoute, StreamEncodeOptions } from "../providers/types.js"
 import type { ConversationChangeLogs } from "./change-logs.js"
 import { GatewayError } from "./errors.js"
 import type { Exchange } from "./exchange.js"
-import { DROPPED_HEADER } from "./record.js"
+import { promptTokens } from "./prompt-tokens.js"
+import { DROPPED_HEADER, type RecordUsage } from "./record.js"
 import type { RoutePlan } from "./routing.js"
-import { sendUpstream } from "./send.js"
+import { sendUpstream, type UpstreamCall } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
 import { generationUrl, upstreamEndpoint } from "./target.js"
 
@@ -38,8 +39,6 @@ export interface TranslateInput {
   counter: () => Promise<TokenCounter>
   /** The change logs of fitted conversations, so a conversation's cuts stay where they were. */
   changeLogs: ConversationChangeLogs
-  /** The conversation's key (header or derived from the decoded body), when one could be made. */
-  conversationKey: string | undefined
 }
 
 /** The header value naming dropped fields (bounded; the record keeps the full list). */
@@ -86,23 +85,64 @@ async function prepare(
   return { messages, options }
 }
 
-/** Translates one request and its answer. `decoded` is the client's body already read by `decodeRequest`. */
-export async function translate(ex: Exchange, decoded: DecodedRequest, input: TranslateInput): Promise<void> {
-  const client = formatModule(ex.clientFormat)
+/** The state of one translated request that translating fills in: an HTTP exchange or a WebSocket turn. */
+export interface TranslatingCall extends UpstreamCall {
+  readonly clientFormat: SpokenFormat
+  readonly startedAt: number
+  /** Secrets to keep out of every text the record holds. */
+  readonly secrets: (string | undefined)[]
+  conversationKey?: string
+  /** The client's body, as it came. */
+  body: unknown
+  dropped: string[]
+  usage?: RecordUsage
+  stop?: string
+  error?: { kind: string; message: string }
+}
+
+/** An upstream answer being translated: how to write it for the client, and its events as they are decoded. */
+export interface Translation {
+  /** The options of the client format's stream encoder (the model name the client sees, `created`, ...). */
+  encodeOptions: StreamEncodeOptions
+  /**
+   * Reads the upstream's answer to its end, handing each decoded batch of events to `each`; a cut or a failed
+   * connection becomes an error event, never a throw. Usage, stop and error are noted on the call.
+   */
+  read(each: (batch: StreamEvent[]) => void): Promise<void>
+}
+
+/**
+ * Encodes the client's request for the upstream and sends it. Throws (a GatewayError or ProviderError) when the
+ * upstream refused it, before any byte of an answer; otherwise the answer is ready to be read.
+ */
+export async function openTranslation(
+  call: TranslatingCall,
+  decoded: DecodedRequest,
+  input: TranslateInput,
+): Promise<Translation> {
   const { plan, settings } = input
   const upstreamModule = formatModule(plan.upstream.format)
   const model = resolveModel(plan.model, { provider: plan.upstream.provider, models: input.models }).model
-  const { messages, options } = await prepare(decoded, model, input, input.conversationKey)
+  const { messages, options } = await prepare(decoded, model, input, call.conversationKey)
   const encoded = upstreamModule.encode({ prompt: decoded.prompt, messages, model, options })
   const body = encoded.body as Record<string, unknown>
   if (typeof body.model === "string") body.model = plan.model
-  ex.dropped = [...decoded.unmodeled]
+  call.dropped = [...decoded.unmodeled]
   const endpoint = upstreamEndpoint(plan.upstream, input.key)
-  ex.secrets.push(input.key)
+  call.secrets.push(input.key)
   const url = generationUrl(endpoint, plan.model, true)
   const headers: Record<string, string> = { ...endpoint.headers, accept: "text/event-stream" }
   const payload = JSON.stringify(body)
-  const { answer, type, failure: refused } = await sendUpstream(ex, { url, headers, payload, body }, settings)
+  // A client format that reports the input before the answer gets promptline's count when the upstream's usage
+  // comes only at the end; counted while the upstream is asked.
+  const counted =
+    formatModule(call.clientFormat).inputUsageAtStart && !upstreamModule.inputUsageAtStart
+      ? input
+          .counter()
+          .then((counter) => promptTokens(counter, decoded.prompt, messages, model, plan.upstream.format))
+          .catch(() => undefined)
+      : undefined
+  const { answer, type, failure: refused } = await sendUpstream(call, { url, headers, payload, body }, settings)
   if (refused) {
     const failure = refused.error
     // A 2xx page that is not the API's is the upstream failing, not the request.
@@ -116,25 +156,21 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
       )
     throw failure
   }
-  const clientStream = input.route.stream ?? decoded.options.stream ?? false
-  const encodeOptions = {
+  const encodeOptions: StreamEncodeOptions = {
     model: decoded.model,
-    created: Math.floor(ex.startedAt / 1000),
-    includeUsage: formatModule(ex.clientFormat).decodeOptions(ex.body).expectUsage === true,
+    created: Math.floor(call.startedAt / 1000),
+    includeUsage: formatModule(call.clientFormat).decodeOptions(call.body).expectUsage === true,
     ...(input.route.sse !== undefined ? { sse: input.route.sse } : {}),
   }
+  const inputTokens = await counted
+  if (inputTokens !== undefined) encodeOptions.inputTokens = inputTokens
   const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
-  const dropped = {
-    ...(ex.dropped.length > 0 ? { [DROPPED_HEADER]: droppedHeader(ex.dropped) } : {}),
-    ...(await ex.extraHeaders()),
-  }
-  const events: StreamEvent[] = []
   const note = (batch: readonly StreamEvent[]) => {
     for (const e of batch)
       if (e.type === "usage")
-        ex.usage = { input: e.input, output: e.output, cacheRead: e.cacheRead, cacheWrite: e.cacheWrite }
-      else if (e.type === "stop") ex.stop = e.reason
-      else if (e.type === "error") ex.error = { kind: e.kind ?? "server", message: e.message }
+        call.usage = { input: e.input, output: e.output, cacheRead: e.cacheRead, cacheWrite: e.cacheWrite }
+      else if (e.type === "stop") call.stop = e.reason
+      else if (e.type === "error") call.error = { kind: e.kind ?? "server", message: e.message }
   }
   const read = async (each: (batch: StreamEvent[]) => void) => {
     try {
@@ -143,7 +179,7 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
         decoder.feed(chunk, out)
         note(out)
         each(out)
-        if (ex.abort.signal.aborted) return
+        if (call.abort.signal.aborted) return
       }
       const out: StreamEvent[] = []
       decoder.end(out)
@@ -157,7 +193,20 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
       each(out)
     }
   }
+  return { encodeOptions, read }
+}
+
+/** Translates one request and its answer. `decoded` is the client's body already read by `decodeRequest`. */
+export async function translate(ex: Exchange, decoded: DecodedRequest, input: TranslateInput): Promise<void> {
+  const client = formatModule(ex.clientFormat)
+  const { read, encodeOptions } = await openTranslation(ex, decoded, input)
+  const clientStream = input.route.stream ?? decoded.options.stream ?? false
+  const dropped = {
+    ...(ex.dropped.length > 0 ? { [DROPPED_HEADER]: droppedHeader(ex.dropped) } : {}),
+    ...(await ex.extraHeaders()),
+  }
   if (!clientStream) {
+    const events: StreamEvent[] = []
     await read((batch) => events.push(...batch))
     const failed = events.find((e) => e.type === "error")
     const produced = events.some((e) => e.type === "text" || e.type === "tool_call_start" || e.type === "thinking")

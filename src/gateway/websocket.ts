@@ -1,37 +1,30 @@
 /**
- * The Responses API's WebSocket mode on `/v1/responses`: each client connection is relayed to a WebSocket
- * connection to the upstream, frame for frame (same-format), so `previous_response_id` keeps naming responses
- * the upstream connection holds. The route is planned from the model of the first `response.create`; a
- * connection stays on that upstream. One record per `response.create`, closed by the upstream's terminal event.
+ * The Responses API's WebSocket mode on `/v1/responses`. The first `response.create` of a connection decides how
+ * it is served: a same-format route relays the connection to a WebSocket connection to the upstream, frame for
+ * frame, so `previous_response_id` keeps naming responses the upstream connection holds (the connection stays on
+ * that upstream); a translating route translates each response over HTTP (socket-translate.ts). One record per
+ * `response.create`.
  */
 import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { RawData, WebSocket } from "ws"
 import { responsesSocketUrl } from "../agent/transport/endpoints.js"
-import type { GatewayConfig } from "../config/gateway.js"
 import { lazyModule } from "../lazy-module.js"
 import { formatModule } from "../providers/formats.js"
 import type { StreamEvent } from "../providers/stream.js"
 import type { GatewayRecord } from "./record.js"
-import { isRefusal, planRoute } from "./routing.js"
+import { isRefusal, planRoute, type RoutePlan } from "./routing.js"
 import { hasToken, redactHeaders } from "./secrets.js"
-import type { GatewaySettings } from "./settings.js"
+import type { SocketContext } from "./socket-context.js"
+import { SocketTranslator, socketErrorEvent } from "./socket-translate.js"
 import { upstreamEndpoint, upstreamKey } from "./target.js"
+
+export type { SocketContext } from "./socket-context.js"
 
 const wsModule = lazyModule<typeof import("ws")>("ws")
 
-/** What the WebSocket side of a gateway needs from it. */
-export interface SocketContext {
-  settings: GatewaySettings
-  config: GatewayConfig | undefined
-  env: Readonly<Record<string, string | undefined>>
-  clock: () => number
-  nextSeq: () => number
-  finish: (record: GatewayRecord) => void
-}
-
-const errorFrame = (status: number, type: string, message: string) =>
-  JSON.stringify({ type: "error", status, error: { type, code: null, message, param: null } })
+const errorFrame = (status: number, message: string) =>
+  JSON.stringify(socketErrorEvent({ kind: status === 404 ? "not-found" : "invalid-request", message }, status))
 
 const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete", "error"])
 
@@ -45,7 +38,7 @@ export function attachGatewaySocket(server: Server, context: SocketContext): () 
     if (url.pathname !== "/v1/responses" && url.pathname !== "/responses") return refuse("404 Not Found")
     const token = context.settings.token
     if (token !== undefined && !hasToken(req.headers, url.searchParams, token)) return refuse("401 Unauthorized")
-    wss.handleUpgrade(req, socket, head, (client) => relay(client, req, url, context))
+    wss.handleUpgrade(req, socket, head, (client) => serve(client, req, url, context))
   })
   return () => {
     for (const client of wss.clients) client.terminate()
@@ -53,12 +46,15 @@ export function attachGatewaySocket(server: Server, context: SocketContext): () 
   }
 }
 
-function relay(client: WebSocket, req: IncomingMessage, url: URL, context: SocketContext): void {
-  let upstream: WebSocket | undefined
-  let open: Promise<void> | undefined
-  const pending: { record: GatewayRecord; events: StreamEvent[] }[] = []
-  const decoder = formatModule("openai-responses").createDecoder({})
-  client.on("message", async (data: RawData, isBinary: boolean) => {
+/** Serves one response.create event of a connection. */
+type Handler = {
+  mode: RoutePlan["mode"]
+  take: (event: Record<string, unknown>, text: string, plan: RoutePlan, model: string) => void
+}
+
+function serve(client: WebSocket, req: IncomingMessage, url: URL, context: SocketContext): void {
+  let handler: Handler | undefined
+  client.on("message", (data: RawData, isBinary: boolean) => {
     const text = isBinary ? "" : String(data)
     let event: Record<string, unknown> | undefined
     try {
@@ -68,20 +64,42 @@ function relay(client: WebSocket, req: IncomingMessage, url: URL, context: Socke
     } catch {
       // answered below
     }
-    if (event?.type !== "response.create")
-      return client.send(errorFrame(400, "invalid_request_error", "send a JSON response.create event"))
+    if (event?.type !== "response.create") return client.send(errorFrame(400, "send a JSON response.create event"))
     const model = typeof event.model === "string" ? event.model : ""
     const plan = planRoute("openai-responses", model, context.config)
-    if (isRefusal(plan))
-      return client.send(errorFrame(plan.kind === "not-found" ? 404 : 400, "invalid_request_error", plan.refused))
-    if (plan.mode !== "same-format")
+    if (isRefusal(plan)) return client.send(errorFrame(plan.kind === "not-found" ? 404 : 400, plan.refused))
+    if (!handler) {
+      if (plan.mode === "same-format") handler = { mode: plan.mode, take: relay(client, req, url, context) }
+      else {
+        const translator = new SocketTranslator(client, req, url, context)
+        handler = { mode: plan.mode, take: (e, _text, p, m) => translator.accept(e, p, m) }
+      }
+    }
+    if (plan.mode !== handler.mode)
       return client.send(
         errorFrame(
           400,
-          "invalid_request_error",
-          "the WebSocket mode is relayed to a Responses upstream only; use HTTP for a translating route",
+          handler.mode === "same-format"
+            ? `this connection is relayed to a Responses upstream; model ${model} goes to a translating route: open another connection for it`
+            : `this connection translates; model ${model} goes to a same-format route: open another connection for it`,
         ),
       )
+    handler.take(event, text, plan, model)
+  })
+}
+
+/** The same-format side of a connection: each response.create relayed to one upstream WebSocket connection. */
+function relay(
+  client: WebSocket,
+  req: IncomingMessage,
+  url: URL,
+  context: SocketContext,
+): (event: Record<string, unknown>, text: string, plan: RoutePlan, model: string) => Promise<void> {
+  let upstream: WebSocket | undefined
+  let open: Promise<void> | undefined
+  const pending: { record: GatewayRecord; events: StreamEvent[] }[] = []
+  const decoder = formatModule("openai-responses").createDecoder({})
+  return async (event, text, plan, model) => {
     const record: GatewayRecord = {
       seq: context.nextSeq(),
       startedAt: context.clock(),
@@ -144,10 +162,14 @@ function relay(client: WebSocket, req: IncomingMessage, url: URL, context: Socke
     } catch (error) {
       pending.pop()
       client.send(
-        errorFrame(
-          502,
-          "server_error",
-          `the upstream ${plan.upstream.name} WebSocket failed: ${(error as Error).message}`,
+        JSON.stringify(
+          socketErrorEvent(
+            {
+              kind: "network",
+              message: `the upstream ${plan.upstream.name} WebSocket failed: ${(error as Error).message}`,
+            },
+            502,
+          ),
         ),
       )
       client.close()
@@ -156,7 +178,7 @@ function relay(client: WebSocket, req: IncomingMessage, url: URL, context: Socke
     const out = plan.model !== model ? JSON.stringify({ ...event, model: plan.model }) : text
     record.sent = { url: responsesSocketUrl(upstreamEndpoint(plan.upstream, "")), headers: {}, body: JSON.parse(out) }
     upstream!.send(out)
-  })
+  }
 }
 
 function finishRecord(record: GatewayRecord, events: readonly StreamEvent[], context: SocketContext): void {

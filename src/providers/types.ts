@@ -167,6 +167,11 @@ export interface StreamEncodeOptions {
   includeUsage?: boolean
   /** Gemini: server-sent events (`alt=sse`) rather than one JSON array. */
   sse?: boolean
+  /**
+   * promptline's count of the prompt's input tokens, for a format that reports the input before the answer
+   * (Anthropic's `message_start`) when the upstream's usage has not arrived by then; its figures replace it later.
+   */
+  inputTokens?: number
 }
 
 /**
@@ -208,4 +213,9 @@ export interface WireFormatServer {
   encodeResponse(events: readonly StreamEvent[], options: StreamEncodeOptions): unknown
   /** An error answer in this format's shape and status. */
   encodeError(error: ErrorInput): ErrorResponse
+  /**
+   * The format's stream reports the input tokens in its first event, before any content (Anthropic): a client
+   * reads them there, and an upstream of this format has them before the answer starts.
+   */
+  readonly inputUsageAtStart?: boolean
 }

@@ -23,4 +23,5 @@ export const anthropicFormat = {
   createStreamEncoder: createAnthropicStreamEncoder,
   encodeResponse: encodeAnthropicResponse,
   encodeError: encodeAnthropicError,
+  inputUsageAtStart: true,
 } as const satisfies WireFormatModule<AnthropicRequest, "anthropic">

@@ -184,6 +184,45 @@ describe("Anthropic stream encoder", () => {
     )
   })
 
+  it("puts the caller's input count in message_start until the upstream's usage comes, then the upstream's figures", () => {
+    const usageOf = (frames: string, type: string) =>
+      frames
+        .split("\n\n")
+        .filter((f) => f.startsWith(`event: ${type}\n`))
+        .map((f) => {
+          const payload = JSON.parse(f.slice(f.indexOf("data: ") + 6))
+          return (payload.message ?? payload).usage
+        })[0]
+    const run = (events: StreamEvent[], inputTokens?: number) => {
+      const encoder = createAnthropicStreamEncoder({ model: MODEL, id: ID, ...(inputTokens ? { inputTokens } : {}) })
+      return events.map((e) => encoder.push(e)).join("") + encoder.end()
+    }
+    const late: StreamEvent[] = [
+      { type: "text", delta: "Hi" },
+      { type: "usage", input: 40, output: 3, cacheRead: 60, cacheWrite: 0 },
+      { type: "stop", reason: "end" },
+    ]
+    const counted = run(late, 95)
+    expect(usageOf(counted, "message_start")).toEqual({
+      input_tokens: 95,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: 0,
+    })
+    expect(usageOf(counted, "message_delta")).toEqual({
+      input_tokens: 40,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 60,
+      output_tokens: 3,
+    })
+    // Without a count, as before: zeros until the end.
+    expect(usageOf(run(late), "message_start").input_tokens).toBe(0)
+    // Usage known before the first block (an Anthropic upstream) wins over the count.
+    expect(usageOf(run([late[1]!, late[0]!, late[2]!], 95), "message_start").input_tokens).toBe(40)
+    // No usage ever reported: the count stays, so the final figure does not fall to 0.
+    expect(usageOf(run([late[0]!, late[2]!], 95), "message_delta").input_tokens).toBe(95)
+  })
+
   it("writes parallel calls whose events interleave one block after another", () => {
     const events: StreamEvent[] = [
       { type: "tool_call_start", id: "a", name: "read_file" },

@@ -1,6 +1,6 @@
 /**
  * Normalized stream events written as the Messages API streams its answer: `message_start` (with the usage
- * known so far), each content block as `content_block_start` / `content_block_delta`s / `content_block_stop`,
+ * known so far, or the caller's count of the input when none is), each content block as `content_block_start` / `content_block_delta`s / `content_block_stop`,
  * one `ping` after the first block starts, `message_delta` with the stop reason and the final usage, and
  * `message_stop`. An error-level error becomes an `error` event, after which the API sends nothing more.
  */
@@ -56,6 +56,8 @@ export class AnthropicStreamWriter {
   #id: string | undefined
   #model: string
   #usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
+  /** A usage event arrived (until then the input is the caller's count, when it gave one). */
+  #usageSeen = false
   #started = false
   #done = false
   #pinged = false
@@ -95,6 +97,7 @@ export class AnthropicStreamWriter {
         }
         return
       case "usage":
+        this.#usageSeen = true
         this.#usage = {
           input: event.input,
           output: event.output,
@@ -262,9 +265,11 @@ export class AnthropicStreamWriter {
     this.#done = true
   }
 
+  /** The input figures: the upstream's once reported, else the caller's count of the prompt (no cache split known). */
   #usageFields() {
     const u = this.#usage
-    return { input_tokens: u.input, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead }
+    const input = this.#usageSeen ? u.input : (this.#options.inputTokens ?? u.input)
+    return { input_tokens: input, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead }
   }
 }
 

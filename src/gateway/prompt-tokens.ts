@@ -1,0 +1,24 @@
+/** promptline's own count of a translated request's input, for client formats that report it before the answer. */
+import type { Message } from "../history/message.js"
+import type { TokenCounter } from "../history/tokens.js"
+import type { ModelInfo, WireFormat } from "../models/types.js"
+import { formatModule } from "../providers/formats.js"
+import type { PromptInput } from "../providers/types.js"
+
+/** The input tokens of a request as `model` gets it in `format`: system prompt, tools, messages and framing. */
+export function promptTokens(
+  counter: TokenCounter,
+  prompt: PromptInput,
+  messages: readonly Message[],
+  model: ModelInfo,
+  format: WireFormat,
+): number {
+  const family = model.tokenizer
+  const overhead = formatModule(format).overhead
+  const tools = prompt.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
+  return (
+    (prompt.text ? counter.countText(prompt.text, family) : 0) +
+    counter.countTools(tools, family, overhead) +
+    counter.countMessages(messages, family, overhead)
+  )
+}

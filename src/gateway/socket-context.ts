@@ -1,0 +1,26 @@
+/** What the WebSocket side of a gateway needs from the gateway. */
+import type { GatewayConfig } from "../config/gateway.js"
+import type { TokenCounter } from "../history/tokens.js"
+import type { ModelInfo } from "../models/types.js"
+import type { ConversationChangeLogs } from "./change-logs.js"
+import type { GatewayRecord } from "./record.js"
+import type { GatewaySettings } from "./settings.js"
+
+/** The gateway's settings, config and shared state, as its WebSocket connections use them. */
+export interface SocketContext {
+  settings: GatewaySettings
+  config: GatewayConfig | undefined
+  env: Readonly<Record<string, string | undefined>>
+  /** User model rows (limits of upstream models the catalog does not know). */
+  models: readonly ModelInfo[]
+  /** The token counter translating with `fit` uses (loaded once per gateway). */
+  counter: () => Promise<TokenCounter>
+  /** The change logs of fitted conversations. */
+  changeLogs: ConversationChangeLogs
+  clock: () => number
+  nextSeq: () => number
+  /** Hears of each finished response (the record, the span, the log line). */
+  finish: (record: GatewayRecord) => void
+  /** A response began (counted as active, so a closing gateway lets it finish); returns its end. */
+  began: () => () => void
+}
