@@ -26,6 +26,13 @@ const LOADED_ON_FIRST_USE = [
   "diff",
   "@vscode/tree-sitter-wasm",
   "node:child_process",
+  // CommonJS packages: imported from ES modules, Node parses each whole file for its export names first
+  // (70 ms for `ignore`), so they are required on first use instead.
+  "jsonc-parser",
+  "ignore",
+  "picomatch",
+  "fastest-levenshtein",
+  "eventsource-parser",
 ]
 
 /** The package a specifier names: `zod/v4` → `zod`, `@scope/pkg/sub` → `@scope/pkg`. */

@@ -1,9 +1,15 @@
-import { type ParseError, parse, printParseErrorCode } from "jsonc-parser"
+import type * as Jsonc from "jsonc-parser"
+import type { ParseError } from "jsonc-parser"
 import { type ErrorCode, FileError } from "./errors.js"
+import { lazyModule } from "./lazy-module.js"
+
+/** jsonc-parser (CommonJS), required on first use: importing this module loads nothing. */
+const jsonc = lazyModule<typeof Jsonc>("jsonc-parser")
 
 /** Parses strict JSON; a syntax error becomes a FileError naming the file, line and cause. */
 export function parseJsonDocument(raw: string, file: string, code: ErrorCode = "invalid-json"): unknown {
   const errors: ParseError[] = []
+  const { parse, printParseErrorCode } = jsonc()
   const value = parse(raw, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })
   const first = errors[0]
   if (first) {

@@ -6,83 +6,99 @@
  */
 import { readFile } from "node:fs/promises"
 import { dirname, isAbsolute, join, resolve } from "node:path"
-import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser"
+import type * as Jsonc from "jsonc-parser"
+import type { ParseError } from "jsonc-parser"
 import type * as Zod from "zod"
 import { promptlineUserDir } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
-import { lazyModule } from "../lazy-module.js"
+import { lazyModule, lazyValue } from "../lazy-module.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { type GatewayConfig, gatewaySchema } from "./gateway.js"
 
 /** zod's CommonJS build, the one the context and history schemas load on first use: one zod per process. */
-const { z } = lazyModule<typeof Zod>("zod")()
+const zod = lazyModule<typeof Zod>("zod")
+
+/** jsonc-parser (CommonJS), required on first use: importing this module loads nothing. */
+const jsonc = lazyModule<typeof Jsonc>("jsonc-parser")
 
 /** The file name, in the user folder and in a project. */
 export const CONFIG_FILE = "promptline.config.json"
 
-const price = z.number().nonnegative()
+/**
+ * The file's schemas, built when the first config file is validated: zod is loaded then, so a command run
+ * without a config file never loads it.
+ */
+function makeSchemas() {
+  const { z } = zod()
+  const price = z.number().nonnegative()
 
-/** A model row added by the user: limits are required, the rest is guessed from the id when absent. */
-const modelRow = z
-  .object({
-    id: z.string().min(1),
-    aliases: z.array(z.string().min(1)).optional(),
-    provider: z.string().min(1).optional(),
-    family: z.string().min(1).optional(),
-    contextWindow: z.number().int().positive(),
-    maxOutput: z.number().int().positive(),
-    maxInput: z.number().int().positive().optional(),
-    tokenizer: z.enum(["o200k", "cl100k", "claude", "gemini", "estimate"]).optional(),
-    local: z.boolean().optional(),
-    capabilities: z
-      .object({ nativeTools: z.boolean(), images: z.boolean(), thinking: z.boolean() })
-      .partial()
-      .optional(),
-    prices: z
-      .object({ input: price, output: price, cacheRead: price.optional(), cacheWrite: price.optional() })
-      .optional(),
-  })
-  .strict()
+  /** A model row added by the user: limits are required, the rest is guessed from the id when absent. */
+  const modelRow = z
+    .object({
+      id: z.string().min(1),
+      aliases: z.array(z.string().min(1)).optional(),
+      provider: z.string().min(1).optional(),
+      family: z.string().min(1).optional(),
+      contextWindow: z.number().int().positive(),
+      maxOutput: z.number().int().positive(),
+      maxInput: z.number().int().positive().optional(),
+      tokenizer: z.enum(["o200k", "cl100k", "claude", "gemini", "estimate"]).optional(),
+      local: z.boolean().optional(),
+      capabilities: z
+        .object({ nativeTools: z.boolean(), images: z.boolean(), thinking: z.boolean() })
+        .partial()
+        .optional(),
+      prices: z
+        .object({ input: price, output: price, cacheRead: price.optional(), cacheWrite: price.optional() })
+        .optional(),
+    })
+    .strict()
 
-/** Where request traces go and how long they are kept (the gateway and `promptline run --trace`). */
-const tracesSection = z
-  .object({
-    /** The trace folder; relative paths are taken from the config file's folder. */
-    dir: z.string().min(1).optional(),
-    maxConversations: z.number().int().positive().optional(),
-    maxBytes: z.number().int().positive().optional(),
-    maxAgeDays: z.number().positive().optional(),
-  })
-  .strict()
+  /** Where request traces go and how long they are kept (the gateway and `promptline run --trace`). */
+  const tracesSection = z
+    .object({
+      /** The trace folder; relative paths are taken from the config file's folder. */
+      dir: z.string().min(1).optional(),
+      maxConversations: z.number().int().positive().optional(),
+      maxBytes: z.number().int().positive().optional(),
+      maxAgeDays: z.number().positive().optional(),
+    })
+    .strict()
 
-/** The file's schema. Unknown keys are errors, so a typo is named rather than ignored. */
-export const configSchema = z
-  .object({
-    $schema: z.string().optional(),
-    /** The model when a command gets no `--model`. */
-    model: z.string().min(1).optional(),
-    /** Who serves the default model, when the id does not say. */
-    provider: z.string().min(1).optional(),
-    /** Extra catalog rows; they win over built-in rows with the same id or alias. */
-    models: z.array(modelRow).optional(),
-    /** User file only: folders (and everything below them) whose project MCP servers may start. */
-    trustedFolders: z.array(z.string().min(1)).optional(),
-    /** User file only: folders whose owner answered no when asked; they are not asked again. */
-    declinedFolders: z.array(z.string().min(1)).optional(),
-    /** Request traces: folder and retention. */
-    traces: tracesSection.optional(),
-    /** `promptline serve`: upstreams, routes and limits. */
-    gateway: gatewaySchema.optional(),
-  })
-  .strict()
+  /** The file's schema. Unknown keys are errors, so a typo is named rather than ignored. */
+  const configFile = z
+    .object({
+      $schema: z.string().optional(),
+      /** The model when a command gets no `--model`. */
+      model: z.string().min(1).optional(),
+      /** Who serves the default model, when the id does not say. */
+      provider: z.string().min(1).optional(),
+      /** Extra catalog rows; they win over built-in rows with the same id or alias. */
+      models: z.array(modelRow).optional(),
+      /** User file only: folders (and everything below them) whose project MCP servers may start. */
+      trustedFolders: z.array(z.string().min(1)).optional(),
+      /** User file only: folders whose owner answered no when asked; they are not asked again. */
+      declinedFolders: z.array(z.string().min(1)).optional(),
+      /** Request traces: folder and retention. */
+      traces: tracesSection.optional(),
+      /** `promptline serve`: upstreams, routes and limits. */
+      gateway: gatewaySchema.optional(),
+    })
+    .strict()
+  return { modelRow, tracesSection, configFile }
+}
+
+const schemas = lazyValue(makeSchemas)
+
+type Schemas = ReturnType<typeof makeSchemas>
 
 /** The `traces` section in force. */
-export type TracesConfig = Zod.infer<typeof tracesSection>
+export type TracesConfig = Zod.infer<Schemas["tracesSection"]>
 
 /** One config file as written. */
-export type ConfigFileContent = Zod.infer<typeof configSchema>
+export type ConfigFileContent = Zod.infer<Schemas["configFile"]>
 
 /** The settings in force: the user's file, then the project's over it. */
 export interface PromptlineConfig {
@@ -113,11 +129,11 @@ export interface ConfigLocation {
 
 /** The line of a JSON path in the text, for error messages. */
 function lineOf(text: string, path: (string | number)[]): number | undefined {
-  const root = parseTree(text)
+  const root = jsonc().parseTree(text)
   if (!root) return undefined
-  let node = findNodeAtLocation(root, path)
+  let node = jsonc().findNodeAtLocation(root, path)
   for (let p = path.slice(0, -1); !node && p.length >= 0; p = p.slice(0, -1)) {
-    node = findNodeAtLocation(root, p)
+    node = jsonc().findNodeAtLocation(root, p)
     if (p.length === 0) break
   }
   return node ? text.slice(0, node.offset).split("\n").length : undefined
@@ -125,6 +141,7 @@ function lineOf(text: string, path: (string | number)[]): number | undefined {
 
 /** The field names of the object schema at `path` inside `schema` (through optionals, arrays and records). */
 function fieldsAt(schema: Zod.ZodType, path: readonly (string | number)[]): string[] {
+  const { z } = zod()
   let node: Zod.ZodType = schema
   for (let i = 0; ; ) {
     if (node instanceof z.ZodOptional || node instanceof z.ZodDefault) node = node.unwrap() as Zod.ZodType
@@ -143,14 +160,15 @@ function fieldsAt(schema: Zod.ZodType, path: readonly (string | number)[]): stri
 /** Parses and validates one config file's text; errors name the file, the line and the field. */
 export function parseConfig(text: string, file: string): ConfigFileContent {
   const errors: ParseError[] = []
-  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false })
+  const root = jsonc().parseTree(text, errors, { allowTrailingComma: true, disallowComments: false })
   const first = errors[0]
   if (first || !root) {
     const line = first ? text.slice(0, first.offset).split("\n").length : 1
-    const why = first ? printParseErrorCode(first.error) : "empty file"
+    const why = first ? jsonc().printParseErrorCode(first.error) : "empty file"
     throw new FileError("config-invalid", file, `not valid JSON with comments: ${why}`, { line })
   }
-  const parsed = configSchema.safeParse(parse(text, [], { allowTrailingComma: true }))
+  const { configFile } = schemas()
+  const parsed = configFile.safeParse(jsonc().parse(text, [], { allowTrailingComma: true }))
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]!
   const path = issue.path.filter((p): p is string | number => typeof p !== "symbol")
@@ -159,12 +177,12 @@ export function parseConfig(text: string, file: string): ConfigFileContent {
   const where = field.length > 0 ? `field "${field.join(".")}"` : "the file"
   const line = lineOf(text, field)
   const what =
-    unknown.length > 0 ? `unknown field (the fields are: ${fieldsAt(configSchema, path).join(", ")})` : issue.message
+    unknown.length > 0 ? `unknown field (the fields are: ${fieldsAt(configFile, path).join(", ")})` : issue.message
   throw new FileError("config-invalid", file, `${where}: ${what}`, line ? { line } : {})
 }
 
 /** A user row completed into a catalog row: family, tokenizer and provider guessed from the id when absent. */
-function completeRow(row: Zod.infer<typeof modelRow>, file: string): ModelInfo {
+function completeRow(row: Zod.infer<Schemas["modelRow"]>, file: string): ModelInfo {
   const local = row.local ?? false
   const out: ModelInfo = {
     id: row.id,
@@ -197,7 +215,7 @@ function tracesOf(
 }
 
 /** The model rows of one config file, completed into catalog rows naming the file as their source. */
-export function completeModelRows(rows: readonly Zod.infer<typeof modelRow>[], file: string): ModelInfo[] {
+export function completeModelRows(rows: readonly Zod.infer<Schemas["modelRow"]>[], file: string): ModelInfo[] {
   return rows.map((row) => completeRow(row, file))
 }
 

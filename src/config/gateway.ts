@@ -3,83 +3,100 @@
  * from a client's model name to an upstream and model, and the server's limits. Every field is optional; the
  * defaults are safe (loopback only, bounded bodies and waits).
  */
-import { z } from "zod"
+import type * as Zod from "zod"
+import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
+
+/** zod's CommonJS build, loaded when a config file is validated (the same copy `config.ts` uses). */
+const zod = lazyModule<typeof Zod>("zod")
 
 /** The wire formats an upstream may speak (the names of `WireFormat`). */
 const WIRE_FORMAT_NAMES = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"] as const
 
-/** An environment variable name. */
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)")
+/** The section's schemas, built on the first validation (zod is loaded then, not at import). */
+function makeSchemas() {
+  const { z } = zod()
 
-const upstreamSchema = z
-  .object({
-    /** A provider id of the registry (`anthropic`, `openai`, `gemini`, `deepseek`, `ollama`, …) or any name with a baseUrl. */
-    provider: z.string().min(1),
-    /** The wire format to speak to it; default the provider's own. */
-    format: z.enum(WIRE_FORMAT_NAMES).optional(),
-    /** Default the provider's official endpoint. */
-    baseUrl: z.string().url().optional(),
-    /** The environment variable holding the upstream's key; absent: the key the client sent is forwarded. */
-    keyEnv: envName.optional(),
-  })
-  .strict()
+  /** An environment variable name. */
+  const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name ([A-Za-z_][A-Za-z0-9_]*)")
 
-const routeSchema = z
-  .object({
-    /** The client's model name, or a glob pattern (`claude-*`, `*`). */
-    match: z.string().min(1),
-    /** The name of an upstream in `upstreams`. */
-    upstream: z.string().min(1),
-    /** The model to ask the upstream for; default the client's model name. */
-    model: z.string().min(1).optional(),
-    /** `same-format` forwards bytes unchanged; default: same-format when the client speaks the upstream's format. */
-    mode: z.enum(["same-format", "translate"]).optional(),
-    /** `optimize`: promptline places the cache breakpoints and derives an OpenAI prompt_cache_key (translate mode). */
-    cache: z.literal("optimize").optional(),
-    /** Fit the history to the upstream model's budget (translate mode). */
-    fit: z.boolean().optional(),
-  })
-  .strict()
+  const upstreamSchema = z
+    .object({
+      /** A provider id of the registry (`anthropic`, `openai`, `gemini`, `deepseek`, `ollama`, …) or any name with a baseUrl. */
+      provider: z.string().min(1),
+      /** The wire format to speak to it; default the provider's own. */
+      format: z.enum(WIRE_FORMAT_NAMES).optional(),
+      /** Default the provider's official endpoint. */
+      baseUrl: z.string().url().optional(),
+      /** The environment variable holding the upstream's key; absent: the key the client sent is forwarded. */
+      keyEnv: envName.optional(),
+    })
+    .strict()
 
-const ms = z.number().int().positive()
+  const routeSchema = z
+    .object({
+      /** The client's model name, or a glob pattern (`claude-*`, `*`). */
+      match: z.string().min(1),
+      /** The name of an upstream in `upstreams`. */
+      upstream: z.string().min(1),
+      /** The model to ask the upstream for; default the client's model name. */
+      model: z.string().min(1).optional(),
+      /** `same-format` forwards bytes unchanged; default: same-format when the client speaks the upstream's format. */
+      mode: z.enum(["same-format", "translate"]).optional(),
+      /** `optimize`: promptline places the cache breakpoints and derives an OpenAI prompt_cache_key (translate mode). */
+      cache: z.literal("optimize").optional(),
+      /** Fit the history to the upstream model's budget (translate mode). */
+      fit: z.boolean().optional(),
+    })
+    .strict()
 
-/** The schema of the `gateway` section. */
-export const gatewaySchema = z
-  .object({
-    /** Interface to listen on (default 127.0.0.1); another one requires `tokenEnv`. */
-    host: z.string().min(1).optional(),
-    /** Port (default 8788; 0 picks a free one). */
-    port: z.number().int().min(0).max(65535).optional(),
-    /** The environment variable holding the token clients must send (Authorization or x-api-key). */
-    tokenEnv: envName.optional(),
-    /** The largest request body accepted, in bytes (default 32 MiB). */
-    bodyLimit: z.number().int().positive().optional(),
-    /** How long connecting to an upstream may take, in ms (default 10 000). */
-    connectTimeoutMs: ms.optional(),
-    /** How long an upstream may stay silent (before its headers or between chunks), in ms (default 300 000). */
-    idleTimeoutMs: ms.optional(),
-    /** On SIGTERM, how long running answers may go on before they are cut, in ms (default 10 000). */
-    shutdownGraceMs: z.number().int().min(0).optional(),
-    upstreams: z
-      .record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "an upstream name is [A-Za-z0-9_.-]"), upstreamSchema)
-      .optional(),
-    /** Tried in order; the first whose `match` fits the client's model wins. */
-    routes: z.array(routeSchema).optional(),
-  })
-  .strict()
-  .superRefine((gateway, ctx) => {
-    for (const [i, route] of (gateway.routes ?? []).entries())
-      if (!gateway.upstreams?.[route.upstream])
-        ctx.addIssue({
-          code: "custom",
-          path: ["routes", i, "upstream"],
-          message: `no upstream named "${route.upstream}" (the upstreams are: ${Object.keys(gateway.upstreams ?? {}).join(", ") || "none"})`,
-        })
-  })
+  const ms = z.number().int().positive()
+
+  /** The schema of the `gateway` section. */
+  const gateway = z
+    .object({
+      /** Interface to listen on (default 127.0.0.1); another one requires `tokenEnv`. */
+      host: z.string().min(1).optional(),
+      /** Port (default 8788; 0 picks a free one). */
+      port: z.number().int().min(0).max(65535).optional(),
+      /** The environment variable holding the token clients must send (Authorization or x-api-key). */
+      tokenEnv: envName.optional(),
+      /** The largest request body accepted, in bytes (default 32 MiB). */
+      bodyLimit: z.number().int().positive().optional(),
+      /** How long connecting to an upstream may take, in ms (default 10 000). */
+      connectTimeoutMs: ms.optional(),
+      /** How long an upstream may stay silent (before its headers or between chunks), in ms (default 300 000). */
+      idleTimeoutMs: ms.optional(),
+      /** On SIGTERM, how long running answers may go on before they are cut, in ms (default 10 000). */
+      shutdownGraceMs: z.number().int().min(0).optional(),
+      upstreams: z
+        .record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "an upstream name is [A-Za-z0-9_.-]"), upstreamSchema)
+        .optional(),
+      /** Tried in order; the first whose `match` fits the client's model wins. */
+      routes: z.array(routeSchema).optional(),
+    })
+    .strict()
+    .superRefine((gateway, ctx) => {
+      for (const [i, route] of (gateway.routes ?? []).entries())
+        if (!gateway.upstreams?.[route.upstream])
+          ctx.addIssue({
+            code: "custom",
+            path: ["routes", i, "upstream"],
+            message: `no upstream named "${route.upstream}" (the upstreams are: ${Object.keys(gateway.upstreams ?? {}).join(", ") || "none"})`,
+          })
+    })
+  return { upstream: upstreamSchema, route: routeSchema, gateway }
+}
+
+const schemas = lazyValue(makeSchemas)
+
+/** The schema of the `gateway` section (built on first use). */
+export const gatewaySchema = lazyObject(() => schemas().gateway)
+
+type Schemas = ReturnType<typeof makeSchemas>
 
 /** The `gateway` section as written. */
-export type GatewayConfig = z.infer<typeof gatewaySchema>
+export type GatewayConfig = Zod.infer<Schemas["gateway"]>
 /** One upstream as written. */
-export type UpstreamConfig = z.infer<typeof upstreamSchema>
+export type UpstreamConfig = Zod.infer<Schemas["upstream"]>
 /** One route as written. */
-export type RouteConfig = z.infer<typeof routeSchema>
+export type RouteConfig = Zod.infer<Schemas["route"]>

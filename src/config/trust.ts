@@ -4,9 +4,13 @@
  */
 import { mkdir, readFile } from "node:fs/promises"
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path"
-import { applyEdits, modify, parse } from "jsonc-parser"
+import type * as Jsonc from "jsonc-parser"
 import { writeFileAtomic } from "../atomic-write.js"
+import { lazyModule } from "../lazy-module.js"
 import type { PromptlineConfig } from "./config.js"
+
+/** jsonc-parser (CommonJS), required on first use: importing this module loads nothing. */
+const jsonc = lazyModule<typeof Jsonc>("jsonc-parser")
 
 /** What the user's config says about a workspace. */
 export type TrustState =
@@ -45,14 +49,14 @@ export async function rememberTrust(userFile: string, workspace: string, trusted
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
   }
   const key = trusted ? "trustedFolders" : "declinedFolders"
-  const current = (parse(text, [], { allowTrailingComma: true }) as Record<string, unknown> | undefined)?.[key]
+  const current = (jsonc().parse(text, [], { allowTrailingComma: true }) as Record<string, unknown> | undefined)?.[key]
   const list = Array.isArray(current) ? current : []
   const folder = resolve(workspace)
   if (list.includes(folder)) return
-  const edits = modify(text, [key, list.length], folder, {
+  const edits = jsonc().modify(text, [key, list.length], folder, {
     isArrayInsertion: true,
     formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" },
   })
   await mkdir(dirname(userFile), { recursive: true })
-  await writeFileAtomic(userFile, applyEdits(text, edits))
+  await writeFileAtomic(userFile, jsonc().applyEdits(text, edits))
 }

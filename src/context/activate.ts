@@ -1,7 +1,11 @@
 import { posix } from "node:path"
-import picomatch from "picomatch"
+import type Picomatch from "picomatch"
+import { lazyModule } from "../lazy-module.js"
 import { relativeToCwd } from "./paths.js"
 import type { InstructionFile, PromptContext } from "./prompt-context.js"
+
+/** picomatch (CommonJS), required on the first glob test. */
+const picomatch = lazyModule<typeof Picomatch>("picomatch")
 
 /** True when a conditional instruction file applies to `path` (POSIX, relative to cwd). */
 export function appliesTo(file: InstructionFile, path: string): boolean {
@@ -12,7 +16,7 @@ export function appliesTo(file: InstructionFile, path: string): boolean {
   if (rel === ".." || rel.startsWith("../") || posix.isAbsolute(rel)) return false
   // Globs without a slash (`*.tsx`) match a file's name at any depth, as in Cursor and .gitignore.
   return file.activation.globs.some((glob) =>
-    picomatch.isMatch(rel, glob, { dot: true, basename: !glob.includes("/") }),
+    picomatch().isMatch(rel, glob, { dot: true, basename: !glob.includes("/") }),
   )
 }
 

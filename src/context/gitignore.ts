@@ -1,9 +1,14 @@
 import { dirname, join, relative } from "node:path"
-import ignore, { type Ignore } from "ignore"
+import type ignoreFactory from "ignore"
+import type { Ignore } from "ignore"
+import { lazyModule } from "../lazy-module.js"
 import type { DirCache } from "./dir-cache.js"
 import { readTextFile } from "./instructions/read.js"
 import type { LinkGuard } from "./link-guard.js"
 import { foldersBetween, isInside, toPosix } from "./paths.js"
+
+/** The `ignore` package (CommonJS), required when the first rules are read. */
+const ignore = lazyModule<typeof ignoreFactory>("ignore")
 
 interface Layer {
   dir: string
@@ -34,7 +39,7 @@ export class GitignoreRules {
   private async load(dir: string): Promise<Layer | undefined> {
     const files = [join(dir, ".gitignore")]
     if (dir === this.root) files.unshift(join(dir, ".git", "info", "exclude"))
-    const rules = ignore()
+    const rules = ignore()()
     let any = false
     for (const file of files) {
       if (file.endsWith(".gitignore") && (await this.dirs.kind(dir, ".gitignore")) !== "file") continue

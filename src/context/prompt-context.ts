@@ -3,6 +3,7 @@ import type { z } from "zod"
 import { type FieldIssue, FileError, ValidationError } from "../errors.js"
 import { parseJsonDocument } from "../json.js"
 import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
+import { quickParseContext } from "./quick-parse.js"
 
 /**
  * The schema of a PromptContext: everything a build depends on. A build reads nothing else
@@ -226,6 +227,8 @@ function issuesOf(error: z.ZodError): FieldIssue[] {
 
 /** Validates a value as a PromptContext, filling defaults; throws a ValidationError listing every bad field. */
 export function parseContext(value: unknown, file?: string): PromptContext {
+  const quick = quickParseContext(value)
+  if (quick !== undefined) return quick as PromptContext
   const result = promptContextSchema.safeParse(value)
   if (!result.success) throw new ValidationError("prompt context", issuesOf(result.error), file)
   return result.data

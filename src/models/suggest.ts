@@ -1,9 +1,13 @@
 /**
  * "Did you mean": the catalog ids closest to an unknown model id, and the config snippet that adds it.
  */
-import { distance } from "fastest-levenshtein"
+import type * as Levenshtein from "fastest-levenshtein"
+import { lazyModule } from "../lazy-module.js"
 import { MODEL_CATALOG } from "./catalog.js"
 import type { ModelInfo } from "./types.js"
+
+/** fastest-levenshtein (CommonJS), required on the first suggestion. */
+const levenshtein = lazyModule<typeof Levenshtein>("fastest-levenshtein")
 
 /** The bare model name of an id: no router prefix (`openrouter/anthropic/...`), lower case. */
 function bare(id: string): string {
@@ -26,7 +30,7 @@ export function suggestModels(id: string, rows: readonly ModelInfo[] = MODEL_CAT
       const d =
         candidate.startsWith(wanted) || wanted.startsWith(candidate)
           ? Math.abs(candidate.length - wanted.length) / 4
-          : distance(wanted, candidate)
+          : levenshtein().distance(wanted, candidate)
       if (!best || d < best.d) best = { name, d }
     }
     if (best && best.d <= Math.max(wanted.length, best.name.length) / 3) scored.push({ ...best, order: order++ })

@@ -1,4 +1,9 @@
-import { createParser, type EventSourceParser } from "eventsource-parser"
+import type * as EventSource from "eventsource-parser"
+import type { EventSourceParser } from "eventsource-parser"
+import { lazyModule } from "../lazy-module.js"
+
+/** eventsource-parser (its CommonJS build), required when the first stream is framed. */
+const eventSource = lazyModule<typeof EventSource>("eventsource-parser")
 
 /** One server-sent event: its `event:` name (when given) and its joined `data:` lines. */
 export interface SseMessage {
@@ -22,7 +27,7 @@ export class SseFramer {
   #lastChar = ""
 
   constructor(onMessage: (message: SseMessage) => void) {
-    this.#parser = createParser({
+    this.#parser = eventSource().createParser({
       onEvent: (event) => onMessage(event),
       onComment: () => {
         this.comments++

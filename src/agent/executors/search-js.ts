@@ -1,11 +1,15 @@
 import { readFile, stat } from "node:fs/promises"
 import path from "node:path"
-import picomatch from "picomatch"
+import type Picomatch from "picomatch"
+import { lazyModule } from "../../lazy-module.js"
 import { displayPath } from "../workspace.js"
 import { looksBinary } from "./files.js"
 import type { SearchQuery } from "./ripgrep.js"
 import { addLine, clipLine, type FileMatches, type SearchResults } from "./search-results.js"
 import { walk } from "./walk.js"
+
+/** picomatch (CommonJS), required when a search gives a file pattern. */
+const picomatch = lazyModule<typeof Picomatch>("picomatch")
 
 const MAX_FILE_BYTES = 10 * 1024 * 1024
 
@@ -43,7 +47,7 @@ export async function searchWithJavaScript(query: SearchQuery): Promise<SearchRe
   if (typeof regex === "string") return { error: `invalid regex: ${regex}` }
   const results: SearchResults = { files: [], matches: 0, capped: false }
   const info = await stat(query.target)
-  const matcher = query.filePattern ? picomatch(query.filePattern, { basename: true, dot: true }) : undefined
+  const matcher = query.filePattern ? picomatch()(query.filePattern, { basename: true, dot: true }) : undefined
   const candidates: string[] = []
   if (info.isFile()) candidates.push(query.target)
   else {

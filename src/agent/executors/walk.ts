@@ -1,8 +1,13 @@
 import type { Dirent } from "node:fs"
 import { readdir, readFile } from "node:fs/promises"
 import path from "node:path"
-import ignore, { type Ignore } from "ignore"
+import type ignoreFactory from "ignore"
+import type { Ignore } from "ignore"
+import { lazyModule } from "../../lazy-module.js"
 import { isInside } from "../workspace.js"
+
+/** The `ignore` package (CommonJS), required when the first rules are read. */
+const ignore = lazyModule<typeof ignoreFactory>("ignore")
 
 /** Folders whose contents are skipped unless asked for. */
 export const SKIPPED_FOLDERS: readonly string[] = Object.freeze([".git", "node_modules"])
@@ -63,7 +68,7 @@ async function loadLayer(dir: string): Promise<Layer | undefined> {
   let rules: Ignore | undefined
   for (const name of IGNORE_FILES) {
     const text = await readFile(path.join(dir, name), "utf8").catch(() => undefined)
-    if (text !== undefined) rules = (rules ?? ignore()).add(text)
+    if (text !== undefined) rules = (rules ?? ignore()()).add(text)
   }
   return rules ? { base: dir, rules } : undefined
 }

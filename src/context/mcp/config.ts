@@ -1,11 +1,15 @@
 import { isAbsolute, join, resolve } from "node:path"
-import { findNodeAtLocation, getNodeValue, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser"
+import type * as Jsonc from "jsonc-parser"
+import type { ParseError } from "jsonc-parser"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import { lazyModule, lazyValue } from "../../lazy-module.js"
 import { readTextFile } from "../instructions/read.js"
 import { LinkGuard, linkDiagnostic } from "../link-guard.js"
 import { promptlineUserDir, type UserRoot } from "../user-roots.js"
 import { type ExpandVars, expandVars } from "./expand.js"
+
+/** jsonc-parser (CommonJS), required on first use: importing this module loads nothing. */
+const jsonc = lazyModule<typeof Jsonc>("jsonc-parser")
 
 /** The config file formats promptline reads MCP servers from; all share the `mcpServers` map. */
 export type McpConfigFormat = "promptline" | "claude" | "cursor" | "cline"
@@ -115,16 +119,16 @@ export function parseMcpConfig(
   const diagnostics: Diagnostic[] = []
   const at = (offset: number) => ({ path: source.path, line: lineOf(raw, offset) })
   const errors: ParseError[] = []
-  const tree = parseTree(raw, errors, { allowTrailingComma: true, disallowComments: false })
+  const tree = jsonc().parseTree(raw, errors, { allowTrailingComma: true, disallowComments: false })
   const first = errors[0]
   if (first || !tree) {
-    const why = first ? printParseErrorCode(first.error) : "empty file"
+    const why = first ? jsonc().printParseErrorCode(first.error) : "empty file"
     diagnostics.push(
       diagnostic("error", "mcp-config-invalid", `not valid JSON (${why}); no servers read`, at(first?.offset ?? 0)),
     )
     return { servers: [], diagnostics }
   }
-  const map = findNodeAtLocation(tree, ["mcpServers"])
+  const map = jsonc().findNodeAtLocation(tree, ["mcpServers"])
   if (!map) return { servers: [], diagnostics }
   if (map.type !== "object") {
     diagnostics.push(diagnostic("error", "mcp-config-invalid", "`mcpServers` must be an object", at(map.offset)))
@@ -135,7 +139,7 @@ export function parseMcpConfig(
     const [key, valueNode] = property.children ?? []
     if (!key || !valueNode) continue
     const name = String(key.value)
-    const parsed = serverSchema().safeParse(getNodeValue(valueNode))
+    const parsed = serverSchema().safeParse(jsonc().getNodeValue(valueNode))
     const bad = (message: string) =>
       diagnostics.push(
         diagnostic("error", "mcp-config-invalid", `server \`${name}\`: ${message}; skipped`, at(key.offset)),
