@@ -8,10 +8,17 @@ export interface DirEntry {
   kind: "file" | "dir" | "symlink" | "other"
 }
 
-/** A directory's entries in name order, and the same entries by name. */
+/** A directory's entries in name order, and the same entries by name (indexed on the first lookup). */
 interface Listing {
   entries: DirEntry[]
-  byName: Map<string, DirEntry>
+  byName?: Map<string, DirEntry>
+}
+
+/** The entry `name` of a listing; the index by name is built once, when a folder is first asked for a name. */
+function named(listing: Listing | undefined, name: string): DirEntry | undefined {
+  if (!listing) return undefined
+  listing.byName ??= new Map(listing.entries.map((e) => [e.name, e]))
+  return listing.byName.get(name)
 }
 
 /** Directory listings for one gather, each read once and sorted by name so order never depends on the disk. */
@@ -32,7 +39,7 @@ export class DirCache {
               }),
             )
             .sort((a, b) => compareNames(a.name, b.name))
-          return { entries, byName: new Map(entries.map((e) => [e.name, e])) }
+          return { entries }
         },
         () => undefined,
       )
@@ -48,12 +55,12 @@ export class DirCache {
 
   /** The entry `name` in `dir`, if present (looked up by name, not by scanning the listing). */
   async entry(dir: string, name: string): Promise<DirEntry | undefined> {
-    return (await this.listing(dir))?.byName.get(name)
+    return named(await this.listing(dir), name)
   }
 
   /** The kind of `name` in `dir` with symbolic links followed; undefined when absent or dangling. */
   async kind(dir: string, name: string): Promise<"file" | "dir" | "other" | "broken" | undefined> {
-    const e = (await this.listing(dir))?.byName.get(name)
+    const e = named(await this.listing(dir), name)
     if (!e) return undefined
     if (e.kind !== "symlink") return e.kind
     try {

@@ -94,6 +94,8 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   } catch (cause) {
     throw new FileError("gather-cwd", givenCwd, `cannot gather this folder (${(cause as Error).message})`, { cause })
   }
+  // Git runs in processes of its own: started first, it answers while the files are read.
+  const gitFacts = readGit(cwd)
   const home = await realpath(resolve(givenHome ?? homedir())).catch(() => resolve(givenHome ?? homedir()))
   // The repository root is found on disk so reading files need not wait for git's answers.
   const root = (await findRepositoryRoot(cwd)) ?? cwd
@@ -105,7 +107,7 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   const shared = { cwd, root, home, env, trust, userRoots: roots, dirs, gitignore, links, display }
   const [platform, git, instructions, skills, servers] = await Promise.all([
     readPlatform(env, home),
-    readGit(cwd),
+    gitFacts,
     collectInstructions({
       ...shared,
       budget: instructionBudget,

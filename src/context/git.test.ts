@@ -38,6 +38,31 @@ describe("readGit", () => {
     }
   })
 
+  it("names the branch of a repository without commits, and a branch a tag of the same name shadows", async () => {
+    const dir = await tempDir()
+    try {
+      git(dir, "init", "-q", "-b", "fresh")
+      await writeFile(join(dir, "a.txt"), "a")
+      expect((await readGit(dir)).git).toMatchObject({ branch: "fresh", status: "?? a.txt" })
+      git(dir, "add", "a.txt")
+      git(dir, "commit", "-q", "-m", "one")
+      git(dir, "tag", "fresh")
+      expect((await readGit(dir)).git).toMatchObject({ branch: "fresh", status: "" })
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
+  it("gives nothing inside the .git folder, where there is no work tree", async () => {
+    const dir = await tempDir()
+    try {
+      git(dir, "init", "-q", "-b", "main")
+      expect(await readGit(join(dir, ".git"))).toEqual({ diagnostics: [] })
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
   it("gives nothing outside a repository", async () => {
     const dir = await tempDir()
     try {

@@ -138,7 +138,16 @@ export async function findRepositoryRoot(cwd: string): Promise<string | undefine
   }
 }
 
-/** Reads the repository root, branch and status for `cwd` by running git; no repository gives undefined. */
+/** The branch named by `git rev-parse --symbolic-full-name HEAD`, or undefined for anything but a branch. */
+function branchOf(symbolic: string | undefined): string | undefined {
+  const prefix = "refs/heads/"
+  return symbolic?.startsWith(prefix) && symbolic.length > prefix.length ? symbolic.slice(prefix.length) : undefined
+}
+
+/**
+ * Reads the repository root, branch and status for `cwd` by running git; no repository gives undefined.
+ * Three processes in the common case: one for the root and branch, one listing content filters, then status.
+ */
 export async function readGit(
   cwd: string,
   options: { timeoutMs?: number } = {},
@@ -147,43 +156,54 @@ export async function readGit(
   const timedOut = (what: string) =>
     diagnostic("warning", "git-timeout", `\`git ${what}\` gave no answer within ${timeoutMs} ms; ${what} left out`)
   // These questions do not depend on each other: ask them at once. Status waits for the filter list.
-  const [top, branch, filters] = await Promise.all([
-    git(cwd, ["rev-parse", "--show-toplevel"], { timeoutMs }),
-    git(cwd, ["branch", "--show-current"], { timeoutMs }),
+  // One rev-parse answers both the root and the branch (it prints the root even when HEAD has no commit yet).
+  const [head, filters] = await Promise.all([
+    git(cwd, ["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"], { timeoutMs }),
     git(cwd, ["config", "--null", "--show-scope", "--name-only", "--get-regexp", "^filter\\."], { timeoutMs }),
   ])
-  if (top.missing) {
+  if (head.missing) {
     return { diagnostics: [diagnostic("info", "git-missing", "git is not installed; no repository facts")] }
   }
-  if (top.timedOut) {
+  if (head.timedOut) {
     const message = `\`git rev-parse\` gave no answer within ${timeoutMs} ms; no repository facts`
     return { diagnostics: [diagnostic("warning", "git-timeout", message)] }
   }
-  if (top.code !== 0 || top.stdout.trim() === "") return { diagnostics: [] }
-  const root = resolve(top.stdout.trim())
+  const [top = "", symbolic] = head.stdout.split("\n").map((line) => line.trim())
+  // Outside a work tree rev-parse prints nothing; with an unborn HEAD it prints the root and fails on HEAD.
+  if (top === "") return { diagnostics: [] }
+  const root = resolve(top)
   const facts: GitFacts = { root, status: "" }
   const diagnostics: Diagnostic[] = []
-  if (branch.timedOut) diagnostics.push(timedOut("branch"))
-  let name = branch.code === 0 ? branch.stdout.trim() : ""
-  if (name === "" && !branch.timedOut) {
-    const head = await git(cwd, ["rev-parse", "--short", "HEAD"], { timeoutMs })
-    if (head.timedOut) diagnostics.push(timedOut("rev-parse HEAD"))
-    if (head.code === 0 && head.stdout.trim() !== "") name = `detached at ${head.stdout.trim()}`
-  }
-  if (name !== "") facts.branch = name
   // `git config --get-regexp` exits with 1 when nothing matches.
   const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined
-  if (config === undefined) {
+  // Submodules are not entered: git would run there with their own config, filters included.
+  const pending =
+    config === undefined
+      ? undefined
+      : git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"], {
+          limit: MAX_GIT_STATUS * 4,
+          timeoutMs,
+          config,
+        })
+  // Only a detached or unborn HEAD needs one more question; it runs while status does.
+  let name = head.code === 0 ? (branchOf(symbolic) ?? "") : ""
+  if (head.code !== 0) {
+    // HEAD names a branch without commits: git branch still knows its name.
+    const branch = await git(cwd, ["branch", "--show-current"], { timeoutMs })
+    if (branch.timedOut) diagnostics.push(timedOut("branch"))
+    if (branch.code === 0) name = branch.stdout.trim()
+  } else if (name === "") {
+    const short = await git(cwd, ["rev-parse", "--short", "HEAD"], { timeoutMs })
+    if (short.timedOut) diagnostics.push(timedOut("rev-parse HEAD"))
+    if (short.code === 0 && short.stdout.trim() !== "") name = `detached at ${short.stdout.trim()}`
+  }
+  if (name !== "") facts.branch = name
+  if (pending === undefined) {
     const why = filters.timedOut ? "listing its content filters timed out" : "its content filters could not be listed"
     diagnostics.push(diagnostic("warning", "git-status-skipped", `\`git status\` not run: ${why}`))
     return { git: facts, diagnostics }
   }
-  // Submodules are not entered: git would run there with their own config, filters included.
-  const status = await git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"], {
-    limit: MAX_GIT_STATUS * 4,
-    timeoutMs,
-    config,
-  })
+  const status = await pending
   if (status.timedOut) diagnostics.push(timedOut("status"))
   else if (status.code === 0 || status.overflow) {
     // A listing stopped early may end mid-line: drop the partial last line.

@@ -22,6 +22,7 @@ export type LinkCheck =
  */
 export class LinkGuard {
   readonly #places = new Map<"user" | "project", Promise<string[]>>()
+  readonly #reals = new Map<string, Promise<string | undefined>>()
 
   /** `workspace` is the workspace root (real path); user folders follow from `home` and `env`. */
   constructor(
@@ -42,16 +43,25 @@ export class LinkGuard {
   }
 
   /**
+   * The real path of `abs`, or undefined when it cannot be resolved. Asked of the disk once per path: the
+   * repeat check and the link check of one gather see the same answer.
+   */
+  real(abs: string): Promise<string | undefined> {
+    let real = this.#reals.get(abs)
+    if (!real) {
+      real = realpath(abs).catch(() => undefined)
+      this.#reals.set(abs, real)
+    }
+    return real
+  }
+
+  /**
    * Where `abs` leads. A path that cannot be resolved is returned as given, for the reader to report; a path
    * with no link on the way is never refused.
    */
   async check(abs: string, scope: "user" | "project"): Promise<LinkCheck> {
-    let real: string
-    try {
-      real = await realpath(abs)
-    } catch {
-      return { ok: true, real: abs }
-    }
+    const real = await this.real(abs)
+    if (real === undefined) return { ok: true, real: abs }
     if (real === resolve(abs)) return { ok: true, real }
     const places = await this.#placesOf(scope)
     if (places.some((p) => isInside(p, real))) return { ok: true, real }

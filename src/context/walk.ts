@@ -1,7 +1,6 @@
-import { join, sep } from "node:path"
+import { join } from "node:path"
 import type { DirCache } from "./dir-cache.js"
 import type { GitignoreRules } from "./gitignore.js"
-import { compareNames } from "./paths.js"
 
 /** Folders never walked: dependency trees and version-control data. */
 export const NEVER_WALKED: ReadonlySet<string> = new Set(["node_modules", ".git", ".hg", ".svn"])
@@ -15,18 +14,11 @@ export interface WalkResult {
   limited: boolean
 }
 
-function segmentOrder(pa: readonly string[], pb: readonly string[]): number {
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const c = compareNames(pa[i]!, pb[i]!)
-    if (c !== 0) return c
-  }
-  return pa.length - pb.length
-}
-
 /**
  * Lists the folders below `start` (not `start` itself), skipping hidden folders, dependency trees, gitignored
- * folders and symbolic links to folders, up to `limit` folders. Reads one depth at a time in parallel; the
- * result is in depth-first name order, and when the limit is hit the shallowest folders are the ones kept.
+ * folders and symbolic links to folders, up to `limit` folders. Reads one depth at a time in parallel; an
+ * ignored folder is never read. The result is in depth-first name order, and when the limit is hit the
+ * shallowest folders are the ones kept.
  */
 export async function walkFolders(
   start: string,
@@ -34,28 +26,42 @@ export async function walkFolders(
   gitignore: GitignoreRules,
   limit = DEFAULT_WALK_LIMIT,
 ): Promise<WalkResult> {
-  const out: WalkResult = { folders: [], limited: false }
+  let count = 0
+  let limited = false
+  // Each folder's kept subfolders, in name order (listings come sorted); the order is assembled at the end.
+  const below = new Map<string, string[]>()
   let level = [start]
-  while (level.length > 0 && !out.limited) {
+  while (level.length > 0 && !limited) {
     const children = await Promise.all(
       level.map(async (folder) => {
         const entries = (await dirs.list(folder)) ?? []
         const kept = entries.filter((e) => e.kind === "dir" && !e.name.startsWith(".") && !NEVER_WALKED.has(e.name))
-        const ignored = await Promise.all(kept.map((e) => gitignore.entryReason(join(folder, e.name), true)))
-        return kept.filter((_, i) => !ignored[i]).map((e) => join(folder, e.name))
+        if (kept.length === 0) return []
+        const ignored = await gitignore.entriesOf(folder)
+        return kept.filter((e) => ignored(e.name, true) === undefined).map((e) => join(folder, e.name))
       }),
     )
-    const next = children.flat()
-    if (out.folders.length + next.length > limit) {
-      next.length = Math.max(0, limit - out.folders.length)
-      out.limited = true
+    const next: string[] = []
+    for (const [i, folder] of level.entries()) {
+      let found = children[i]!
+      if (count + found.length > limit) {
+        found = found.slice(0, Math.max(0, limit - count))
+        limited = true
+      }
+      count += found.length
+      if (found.length > 0) below.set(folder, found)
+      next.push(...found)
+      if (limited) break
     }
-    out.folders.push(...next)
     level = next
   }
-  // Each path is split once, not once per comparison.
-  const keyed = out.folders.map((folder) => ({ folder, segments: folder.split(sep) }))
-  keyed.sort((a, b) => segmentOrder(a.segments, b.segments))
-  out.folders = keyed.map((k) => k.folder)
-  return out
+  const folders: string[] = []
+  const visit = (folder: string): void => {
+    for (const child of below.get(folder) ?? []) {
+      folders.push(child)
+      visit(child)
+    }
+  }
+  visit(start)
+  return { folders, limited }
 }

@@ -1,4 +1,3 @@
-import { realpath } from "node:fs/promises"
 import { join } from "node:path"
 import type { Diagnostic } from "../../diagnostics.js"
 import { diagnostic } from "../../diagnostics.js"
@@ -56,6 +55,24 @@ async function memoryFiles(dir: string, probe: Probe, all: boolean): Promise<Can
   ]
 }
 
+/**
+ * Names that give a nested memory file (memoryFiles with `all` false): a folder below cwd holding none of them
+ * is not probed. Keep in step with findAgentsMd, findClaudeMemory and findGeminiMd.
+ */
+const NESTED_MEMORY_NAMES: ReadonlySet<string> = new Set([
+  "AGENTS.md",
+  "AGENTS.override.md",
+  "CLAUDE.md",
+  ".claude",
+  "CLAUDE.local.md",
+  "GEMINI.md",
+])
+
+/** True when `dir`'s listing names a possible nested memory file (the listing is already read by the walk). */
+async function mayHoldMemory(dir: string, dirs: DirCache): Promise<boolean> {
+  return ((await dirs.list(dir)) ?? []).some((e) => NESTED_MEMORY_NAMES.has(e.name))
+}
+
 async function ruleFolders(dir: string, probe: Probe): Promise<Found[]> {
   return [
     await findClinerules(dir, probe),
@@ -102,7 +119,7 @@ async function userCandidates(input: CollectInput): Promise<Found[]> {
  * that is also the project) as skipped, so its text is not given twice.
  */
 async function withoutRepeats(candidates: Candidate[], input: CollectInput): Promise<Candidate[]> {
-  const reals = await Promise.all(candidates.map((c) => realpath(c.abs).catch(() => c.abs)))
+  const reals = await Promise.all(candidates.map(async (c) => (await input.links.real(c.abs)) ?? c.abs))
   const first = new Map<string, Candidate>()
   return candidates.map((c, i) => {
     const earlier = first.get(reals[i]!)
@@ -129,7 +146,9 @@ export async function collectInstructions(input: CollectInput): Promise<Collecte
     diagnostics.push(diagnostic("warning", "walk-limit", message, { path: "." }))
   }
   const nested: Probe = { dirs: input.dirs, scope: "project", nested: true }
-  const nestedFound = await Promise.all(walk.folders.map((dir) => memoryFiles(dir, nested, false)))
+  const nestedFound = await Promise.all(
+    walk.folders.map(async (dir) => ((await mayHoldMemory(dir, input.dirs)) ? memoryFiles(dir, nested, false) : [])),
+  )
   for (const candidates of nestedFound) if (candidates.length > 0) found.push({ candidates, loops: [] })
 
   const candidates = await withoutRepeats(

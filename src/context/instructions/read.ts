@@ -1,5 +1,6 @@
-import { constants } from "node:fs"
+import { type BigIntStats, constants } from "node:fs"
 import { lstat, open, stat } from "node:fs/promises"
+import { ReadCache, settled, versionOf } from "./read-cache.js"
 
 /** Files larger than this are cut (at a line end) when read: 1 MiB. */
 export const MAX_FILE_BYTES = 1024 * 1024
@@ -59,16 +60,28 @@ export function utf8Boundary(bytes: Uint8Array, end: number): number {
   return cut
 }
 
-/** Reads a file as UTF-8 text, capped at `maxBytes`; bad input becomes a failure, never an exception. */
+type ReadText = Extract<ReadOutcome, { ok: true }>
+
+/** Texts read before in this process: a file whose version is unchanged is not read again. */
+const readBefore = new ReadCache<ReadText>()
+
+/**
+ * Reads a file as UTF-8 text, capped at `maxBytes`; bad input becomes a failure, never an exception. A file
+ * read before in this process, with the same device, inode, size and change times since, is not read again.
+ */
 export async function readTextFile(abs: string, maxBytes = MAX_FILE_BYTES): Promise<ReadOutcome> {
-  let size: number
+  let info: BigIntStats
   try {
-    const info = await stat(abs)
+    info = await stat(abs, { bigint: true })
     if (!info.isFile()) return fail("not-a-file", "it is not a regular file")
-    size = info.size
   } catch (error) {
     return openError(abs, error as NodeJS.ErrnoException)
   }
+  const size = Number(info.size)
+  const key = `${maxBytes}:${abs}`
+  const version = versionOf(info)
+  const known = readBefore.get(key, version)
+  if (known) return { ...known }
   let handle: Awaited<ReturnType<typeof open>>
   try {
     // Non-blocking open: a file replaced by a FIFO between stat and open must not hang the read.
@@ -77,6 +90,7 @@ export async function readTextFile(abs: string, maxBytes = MAX_FILE_BYTES): Prom
     return openError(abs, error as NodeJS.ErrnoException)
   }
   let bytes: Buffer
+  let after: BigIntStats | undefined
   try {
     const buffer = Buffer.alloc(Math.min(size, maxBytes) + 1)
     let filled = 0
@@ -86,6 +100,7 @@ export async function readTextFile(abs: string, maxBytes = MAX_FILE_BYTES): Prom
       filled += bytesRead
     }
     bytes = buffer.subarray(0, filled)
+    after = await handle.stat({ bigint: true }).catch(() => undefined)
   } catch (error) {
     return openError(abs, error as NodeJS.ErrnoException)
   } finally {
@@ -107,5 +122,13 @@ export async function readTextFile(abs: string, maxBytes = MAX_FILE_BYTES): Prom
     invalidUtf8 = true
     text = new TextDecoder("utf-8").decode(bytes)
   }
-  return { ok: true, text: text.replace(/\r\n/g, "\n"), size: Math.max(size, bytes.length), capped, invalidUtf8 }
+  const read: ReadText = {
+    ok: true,
+    text: text.replace(/\r\n/g, "\n"),
+    size: Math.max(size, bytes.length),
+    capped,
+    invalidUtf8,
+  }
+  if (after && settled(info, after)) readBefore.set(key, version, { ...read }, read.text.length)
+  return read
 }

@@ -1,0 +1,63 @@
+import type { BigIntStats } from "node:fs"
+
+/** One version of a file on disk: device, inode, size and both change times, to the nanosecond. */
+export function versionOf(info: BigIntStats): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
+}
+
+/**
+ * True when a read is known to have happened at a later file-system tick than the file's last change, so any
+ * later change gives a new version. The proof is the file system's own clock: the access time the read left
+ * (or an earlier, later-than-the-change one), strictly after both change times. A file system that does not
+ * keep access times, or a change in the same tick as the read, proves nothing and the text is not kept.
+ */
+export function settled(before: BigIntStats, after: BigIntStats): boolean {
+  return versionOf(before) === versionOf(after) && after.atimeNs > after.mtimeNs && after.atimeNs > after.ctimeNs
+}
+
+interface Kept<T> {
+  version: string
+  value: T
+  bytes: number
+}
+
+/**
+ * Texts read earlier in this process, each valid while its file keeps the same version. Bounded: at most
+ * `maxBytes` in all and no single text over `maxEntryBytes`; the oldest go first.
+ */
+export class ReadCache<T> {
+  readonly #kept = new Map<string, Kept<T>>()
+  #bytes = 0
+
+  constructor(
+    private readonly maxBytes = 8 * 1024 * 1024,
+    private readonly maxEntryBytes = 256 * 1024,
+  ) {}
+
+  /** The value kept for `key` when the file still has `version`; a stale entry is dropped. */
+  get(key: string, version: string): T | undefined {
+    const kept = this.#kept.get(key)
+    if (!kept) return undefined
+    if (kept.version === version) return kept.value
+    this.#drop(key, kept)
+    return undefined
+  }
+
+  /** Keeps `value` (about `bytes` long) for `key` at `version`, unless it is too large to keep. */
+  set(key: string, version: string, value: T, bytes: number): void {
+    const old = this.#kept.get(key)
+    if (old) this.#drop(key, old)
+    if (bytes > this.maxEntryBytes) return
+    this.#kept.set(key, { version, value, bytes })
+    this.#bytes += bytes
+    for (const [oldest, entry] of this.#kept) {
+      if (this.#bytes <= this.maxBytes) break
+      this.#drop(oldest, entry)
+    }
+  }
+
+  #drop(key: string, kept: Kept<T>): void {
+    this.#kept.delete(key)
+    this.#bytes -= kept.bytes
+  }
+}
