@@ -23,6 +23,7 @@ import { DROPPED_HEADER } from "./record.js"
 import type { RoutePlan } from "./routing.js"
 import { sendUpstream } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
+import { sealEvents, unsealMessages } from "./signatures.js"
 import { generationUrl, upstreamEndpoint } from "./target.js"
 
 /** What translating one request needs besides the exchange. */
@@ -85,7 +86,9 @@ async function prepare(
 }
 
 /** Translates one request and its answer. `decoded` is the client's body already read by `decodeRequest`. */
-export async function translate(ex: Exchange, decoded: DecodedRequest, input: TranslateInput): Promise<void> {
+export async function translate(ex: Exchange, request: DecodedRequest, input: TranslateInput): Promise<void> {
+  // Signatures the gateway sealed on earlier answers name their model again, for portability to go by.
+  const decoded = { ...request, messages: unsealMessages(request.messages) }
   const client = formatModule(ex.clientFormat)
   const { plan, settings } = input
   const upstreamModule = formatModule(plan.upstream.format)
@@ -140,13 +143,13 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
         const out: StreamEvent[] = []
         decoder.feed(chunk, out)
         note(out)
-        each(out)
+        each(sealEvents(out, plan.model))
         if (ex.abort.signal.aborted) return
       }
       const out: StreamEvent[] = []
       decoder.end(out)
       note(out)
-      each(out)
+      each(sealEvents(out, plan.model))
     } catch (error) {
       const cut = answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${(error as Error).message}`
       const out: StreamEvent[] = []
