@@ -33,6 +33,12 @@ beforeAll(async () => {
         { thinking: THOUGHT, toolCalls: [{ name: "read_file", input: { path: "a.ts" } }] },
         { text: FINAL },
       ]),
+    ).concat(
+      // The conversations that change upstream between their two turns.
+      [0, 1].flatMap(() => [
+        { thinking: THOUGHT, toolCalls: [{ name: "read_file", input: { path: "a.ts" } }] },
+        { text: FINAL },
+      ]),
     ),
   )
 })
@@ -49,8 +55,9 @@ interface Seen {
 }
 
 /** A thinking, tool-calling round trip with one client's SDK. */
-async function roundTrip(client: Client, model: string): Promise<Seen> {
+async function roundTrip(client: Client, route: string | [string, string]): Promise<Seen> {
   const sdk = sdkClients(matrix.gateway)
+  const [model, next] = typeof route === "string" ? [route, route] : route
   if (client === "anthropic") {
     const tools = [{ name: "read_file", input_schema: schema as Anthropic.Tool.InputSchema }]
     const thinking = { type: "enabled" as const, budget_tokens: 1024 }
@@ -63,7 +70,7 @@ async function roundTrip(client: Client, model: string): Promise<Seen> {
     messages.push({ role: "assistant", content: first.content })
     messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: "" }] })
     const { data, response } = await sdk.anthropic.messages
-      .create({ model, max_tokens: 2000, thinking, tools, messages })
+      .create({ model: next, max_tokens: 2000, thinking, tools, messages })
       .withResponse()
     const text = data.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("")
     return {
@@ -87,7 +94,9 @@ async function roundTrip(client: Client, model: string): Promise<Seen> {
     const assistant = { role: "assistant" as const, content: message.content, tool_calls: message.tool_calls! }
     messages.push({ ...assistant, reasoning_content: reasoning } as OpenAI.ChatCompletionAssistantMessageParam)
     messages.push({ role: "tool", tool_call_id: call.id, content: "" })
-    const { data, response } = await sdk.openai.chat.completions.create({ ...ask, messages }).withResponse()
+    const { data, response } = await sdk.openai.chat.completions
+      .create({ ...ask, model: next, messages })
+      .withResponse()
     return {
       thinking: reasoning,
       signature: undefined,
@@ -113,7 +122,7 @@ async function roundTrip(client: Client, model: string): Promise<Seen> {
       call_id: call.call_id,
       output: "",
     })
-    const { data, response } = await sdk.openai.responses.create({ ...ask, input }).withResponse()
+    const { data, response } = await sdk.openai.responses.create({ ...ask, model: next, input }).withResponse()
     return {
       thinking: reasoning?.summary.map((s) => s.text).join("") ?? "",
       signature: reasoning?.encrypted_content ?? undefined,
@@ -137,7 +146,7 @@ async function roundTrip(client: Client, model: string): Promise<Seen> {
     role: "user",
     parts: [{ functionResponse: { ...(fc.id ? { id: fc.id } : {}), name: fc.name, response: { output: "" } } }],
   })
-  const second = await sdk.gemini.models.generateContent({ model, contents, config })
+  const second = await sdk.gemini.models.generateContent({ model: next, contents, config })
   const signed = parts.find((p) => typeof p.thoughtSignature === "string")
   return {
     thinking: parts.flatMap((p) => (p.thought === true && typeof p.text === "string" ? [p.text] : [])).join(""),
@@ -195,4 +204,30 @@ describe("translate mode: thinking, every client SDK against every upstream form
       })
     }
   }
+})
+
+describe("translate mode: a signature goes back only to the model that made it", () => {
+  it("an Anthropic client's thinking signed by OpenAI reaches Anthropic as text, unsigned, and the request is taken", async () => {
+    const { seen } = await requestsDuring(matrix.replay, () =>
+      roundTrip("anthropic", ["to-openai-responses", "to-anthropic"]),
+    )
+    expect(seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([
+      ["openai-responses", "answered", []],
+      ["anthropic", "answered", []],
+    ])
+    const second = seen[1]!.body as { messages: { role: string; content: { type: string; text?: string }[] }[] }
+    expect(JSON.stringify(second)).not.toContain(replaySignature(seen[0]!.turn!))
+    const assistant = second.messages.find((m) => m.role === "assistant")!
+    expect(assistant.content.map((b) => b.type)).toEqual(["text", "tool_use"])
+    expect(assistant.content[0]!.text).toBe(THOUGHT)
+  })
+
+  it("a Gemini client's thinking signed by Anthropic does not reach Gemini as a thought signature", async () => {
+    const { seen } = await requestsDuring(matrix.replay, () => roundTrip("gemini", ["to-anthropic", "to-gemini"]))
+    expect(seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([
+      ["anthropic", "answered", []],
+      ["gemini", "answered", []],
+    ])
+    expect(JSON.stringify(seen[1]!.body)).not.toContain(replaySignature(seen[0]!.turn!))
+  })
 })
