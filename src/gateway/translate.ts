@@ -98,6 +98,9 @@ export async function translate(ex: Exchange, request: DecodedRequest, input: Tr
   const body = encoded.body as Record<string, unknown>
   if (typeof body.model === "string") body.model = plan.model
   ex.dropped = [...decoded.unmodeled]
+  // A model that reads no images gets a note in their place (portability); the client is told, as for a field.
+  if (encoded.diagnostics.some((d) => d.code === "image-omitted"))
+    ex.dropped.push(`image (${plan.model} reads no images; replaced by a note)`)
   const endpoint = upstreamEndpoint(plan.upstream, input.key)
   ex.secrets.push(input.key)
   const url = generationUrl(endpoint, plan.model, true)
