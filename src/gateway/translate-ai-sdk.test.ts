@@ -4,22 +4,19 @@
  * and its usage; streamText runs a tool round trip (the tool executes, the second step answers); a 429, an
  * overflow and a cut stream reach the AI SDK as its own errors.
  */
-import { createAnthropic } from "@ai-sdk/anthropic"
-import { createGoogleGenerativeAI } from "@ai-sdk/google"
-import { createOpenAI } from "@ai-sdk/openai"
-import { APICallError, generateText, jsonSchema, type LanguageModel, stepCountIs, streamText, tool } from "ai"
+import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { WireFormat } from "../models/types.js"
+import { AI_SDK_CALL, AI_SDK_PROVIDERS, type AiSdkProvider, aiSdkModel } from "./test-helpers/ai-sdk-clients.js"
 import { FORMATS, type Matrix, requestsDuring, spokenFormat, startMatrix } from "./test-helpers/matrix.js"
 
-const PROVIDERS = ["anthropic", "openai-chat", "openai-responses", "google"] as const
-type Provider = (typeof PROVIDERS)[number]
+const PROVIDERS = AI_SDK_PROVIDERS
+type Provider = AiSdkProvider
 
 const TEXT = "Plain answer."
 const FINAL = "The file is empty."
 const USAGE = { input: 31, output: 9 }
-/** Call settings: no retries, and an output limit (the routes' model names are unknown to the AI SDK). */
-const ASK = { maxRetries: 0, maxOutputTokens: 1000 }
+const ASK = AI_SDK_CALL
 
 let matrix: Matrix
 beforeAll(async () => {
@@ -39,14 +36,7 @@ afterAll(async () => {
 })
 
 /** The AI SDK model of `provider` for a gateway route. */
-function modelOf(provider: Provider, route: string): LanguageModel {
-  const urls = matrix.gateway.urls
-  if (provider === "anthropic") return createAnthropic({ baseURL: `${urls.anthropic}/v1`, apiKey: "client" })(route)
-  if (provider === "google")
-    return createGoogleGenerativeAI({ baseURL: `${urls.gemini}/v1beta`, apiKey: "client" })(route)
-  const openai = createOpenAI({ baseURL: urls.openai, apiKey: "client" })
-  return provider === "openai-chat" ? openai.chat(route) : openai.responses(route)
-}
+const modelOf = (provider: Provider, route: string) => aiSdkModel(matrix.gateway, provider, route)
 
 const schema = jsonSchema<{ path: string }>({
   type: "object",
