@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Message } from "../history/message.js"
-import { sealEvents, sealSignature, unsealMessages, unsealSignature } from "./signatures.js"
+import { SignatureSealer, sealEvents, sealSignature, unsealMessages, unsealSignature } from "./signatures.js"
 
 describe("sealed signatures", () => {
   it("open to what was sealed, and are base64 text as every provider's signature is", () => {
@@ -55,5 +55,33 @@ describe("sealed signatures", () => {
       { type: "tool_use", id: "c1", name: "f", input: {}, signature: "sig", model: "gpt-5" },
     ])
     expect(events[2]).toEqual({ type: "text", delta: "x" })
+  })
+})
+
+describe("the signature sealer of a stream", () => {
+  it("ends thinking an upstream left unsigned with a sealed empty signature, before what follows it", () => {
+    const sealer = new SignatureSealer("deepseek-chat")
+    const out = [
+      ...sealer.push([{ type: "thinking", delta: "Read ", index: 0 }]),
+      ...sealer.push([
+        { type: "thinking", delta: "it.", index: 0 },
+        { type: "usage", input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+      ]),
+      ...sealer.push([{ type: "text", delta: "Done", index: 1 }]),
+    ]
+    expect(out.map((e) => e.type)).toEqual(["thinking", "thinking", "usage", "thinking", "text"])
+    const closing = out[3] as { delta: string; index: number; signature: string }
+    expect([closing.delta, closing.index]).toEqual(["", 0])
+    expect(unsealSignature(closing.signature)).toEqual({ model: "deepseek-chat", signature: "" })
+  })
+
+  it("adds nothing to thinking the upstream signed", () => {
+    const sealer = new SignatureSealer("claude-sonnet-4-5")
+    const out = sealer.push([
+      { type: "thinking", delta: "Read it.", index: 0 },
+      { type: "thinking", delta: "", index: 0, signature: "sig" },
+      { type: "text", delta: "Done", index: 1 },
+    ])
+    expect(out.map((e) => e.type)).toEqual(["thinking", "thinking", "text"])
   })
 })

@@ -38,13 +38,62 @@ export function unsealSignature(text: string): Sealed | undefined {
   return typeof id === "string" ? { model, signature, id } : { model, signature }
 }
 
-/** The upstream's events with their signatures sealed for `model`. */
+/** The upstream's events with their signatures sealed for `model` (one batch; see SignatureSealer for a stream). */
 export function sealEvents(events: readonly StreamEvent[], model: string): StreamEvent[] {
-  return events.map((event) => {
-    if ((event.type !== "thinking" && event.type !== "tool_call_end") || !event.signature) return event
-    const id = event.type === "thinking" ? event.id : undefined
-    return { ...event, signature: sealSignature({ model, signature: event.signature, ...(id ? { id } : {}) }) }
-  })
+  return new SignatureSealer(model).push(events)
+}
+
+/**
+ * Seals the signatures of one answer's events as they stream. Thinking from an upstream that signs nothing
+ * (DeepSeek, Chat servers) gets a sealed empty signature at the end of its block: a client API whose thinking
+ * always carries one (Anthropic's) then has a signature to send back, and the thinking returns to that model.
+ */
+export class SignatureSealer {
+  readonly #model: string
+  /** The thinking block being streamed without a signature so far: its index and reasoning id. */
+  #unsigned: { index: number | undefined; id: string | undefined } | undefined
+
+  constructor(model: string) {
+    this.#model = model
+  }
+
+  /** The next events, sealed; a closing signature is put before the event that ends an unsigned block. */
+  push(events: readonly StreamEvent[]): StreamEvent[] {
+    const out: StreamEvent[] = []
+    for (const event of events) {
+      if (event.type === "thinking") {
+        if (this.#unsigned && this.#unsigned.index !== event.index) this.#close(out)
+        if (event.signature) {
+          const id = event.id ?? this.#unsigned?.id
+          this.#unsigned = undefined
+          out.push({ ...event, signature: this.#seal(event.signature, id) })
+          continue
+        }
+        if (event.delta !== "" || event.id !== undefined) this.#unsigned = { index: event.index, id: event.id }
+        out.push(event)
+        continue
+      }
+      if (event.type !== "usage") this.#close(out)
+      out.push(
+        event.type === "tool_call_end" && event.signature
+          ? { ...event, signature: this.#seal(event.signature) }
+          : event,
+      )
+    }
+    return out
+  }
+
+  #close(out: StreamEvent[]): void {
+    const open = this.#unsigned
+    if (!open) return
+    this.#unsigned = undefined
+    const at = open.index === undefined ? {} : { index: open.index }
+    out.push({ type: "thinking", delta: "", ...at, signature: this.#seal("", open.id) })
+  }
+
+  #seal(signature: string, id?: string): string {
+    return sealSignature({ model: this.#model, signature, ...(id ? { id } : {}) })
+  }
 }
 
 /** The client's history with the gateway's sealed signatures opened and their blocks marked with their model. */

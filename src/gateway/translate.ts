@@ -23,7 +23,7 @@ import { DROPPED_HEADER } from "./record.js"
 import type { RoutePlan } from "./routing.js"
 import { sendUpstream } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
-import { sealEvents, unsealMessages } from "./signatures.js"
+import { SignatureSealer, unsealMessages } from "./signatures.js"
 import { generationUrl, upstreamEndpoint } from "./target.js"
 
 /** What translating one request needs besides the exchange. */
@@ -133,6 +133,7 @@ export async function translate(ex: Exchange, request: DecodedRequest, input: Tr
     ...(await ex.extraHeaders()),
   }
   const events: StreamEvent[] = []
+  const sealer = new SignatureSealer(plan.model)
   const note = (batch: readonly StreamEvent[]) => {
     for (const e of batch)
       if (e.type === "usage")
@@ -146,19 +147,19 @@ export async function translate(ex: Exchange, request: DecodedRequest, input: Tr
         const out: StreamEvent[] = []
         decoder.feed(chunk, out)
         note(out)
-        each(sealEvents(out, plan.model))
+        each(sealer.push(out))
         if (ex.abort.signal.aborted) return
       }
       const out: StreamEvent[] = []
       decoder.end(out)
       note(out)
-      each(sealEvents(out, plan.model))
+      each(sealer.push(out))
     } catch (error) {
       const cut = answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${(error as Error).message}`
       const out: StreamEvent[] = []
       decoder.fail({ type: "error", kind: "network", message: cut }, out)
       note(out)
-      each(out)
+      each(sealer.push(out))
     }
   }
   if (!clientStream) {
