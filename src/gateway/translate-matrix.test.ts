@@ -12,50 +12,27 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { WireFormat } from "../models/types.js"
 import { classifyHttpError } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
-import { type ReplayServer, startReplayServer } from "../replay/server.js"
-import { scriptOf } from "../replay/test-helpers/fixtures.js"
-import { type Gateway, startGateway } from "./server.js"
-
-const UPSTREAMS: Record<WireFormat, { provider: string; model: string; path: string }> = {
-  anthropic: { provider: "anthropic", model: "claude-sonnet-4-5", path: "" },
-  "openai-chat": { provider: "openai", model: "gpt-4.1", path: "/v1" },
-  "openai-responses": { provider: "openai", model: "gpt-5", path: "/v1" },
-  gemini: { provider: "gemini", model: "gemini-2.5-flash", path: "" },
-  deepseek: { provider: "deepseek", model: "deepseek-chat", path: "" },
-}
-const FORMATS = Object.keys(UPSTREAMS) as WireFormat[]
-const CLIENTS = ["anthropic", "openai-chat", "openai-responses", "gemini"] as const
-type Client = (typeof CLIENTS)[number]
+import type { ReplayServer } from "../replay/server.js"
+import type { Gateway } from "./server.js"
+import { CLIENTS, type Client, FORMATS, type Matrix, startMatrix, UPSTREAMS } from "./test-helpers/matrix.js"
 
 const schema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
 const FINAL = "The file is empty."
 
 let replay: ReplayServer
 let gateway: Gateway
+let matrix: Matrix
 beforeAll(async () => {
   const turns = CLIENTS.flatMap(() =>
     FORMATS.flatMap(() => [{ toolCalls: [{ name: "read_file", input: { path: "a.ts" } }] }, { text: FINAL }]),
   )
   // One more turn for the failure tests: its faults answer their requests, the turn itself is never asked for.
   turns.push({ text: FINAL })
-  replay = await startReplayServer({ script: scriptOf(...turns) })
-  gateway = await startGateway({
-    config: {
-      port: 0,
-      upstreams: Object.fromEntries(
-        FORMATS.map((f) => [
-          f,
-          { provider: UPSTREAMS[f].provider, format: f, baseUrl: `${replay.url}${UPSTREAMS[f].path}`, keyEnv: "K" },
-        ]),
-      ),
-      routes: FORMATS.map((f) => ({ match: `to-${f}`, upstream: f, model: UPSTREAMS[f].model, mode: "translate" })),
-    },
-    env: { K: "sk-fake-matrix-key-000" },
-  })
+  matrix = await startMatrix(turns)
+  ;({ replay, gateway } = matrix)
 })
 afterAll(async () => {
-  await gateway?.close(0)
-  await replay?.close()
+  await matrix?.close()
 })
 
 /** Runs the round trip with one client; returns the tool call the client saw and the final text. */

@@ -24,6 +24,7 @@ import { DROPPED_HEADER, type RecordUsage } from "./record.js"
 import type { RoutePlan } from "./routing.js"
 import { sendUpstream, type UpstreamCall } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
+import { SignatureSealer, unsealMessages } from "./signatures.js"
 import { generationUrl, upstreamEndpoint } from "./target.js"
 
 /** What translating one request needs besides the exchange. */
@@ -117,9 +118,11 @@ export interface Translation {
  */
 export async function openTranslation(
   call: TranslatingCall,
-  decoded: DecodedRequest,
+  request: DecodedRequest,
   input: TranslateInput,
 ): Promise<Translation> {
+  // Signatures the gateway sealed on earlier answers name their model again, for portability to go by.
+  const decoded = { ...request, messages: unsealMessages(request.messages) }
   const { plan, settings } = input
   const upstreamModule = formatModule(plan.upstream.format)
   const model = resolveModel(plan.model, { provider: plan.upstream.provider, models: input.models }).model
@@ -128,6 +131,9 @@ export async function openTranslation(
   const body = encoded.body as Record<string, unknown>
   if (typeof body.model === "string") body.model = plan.model
   call.dropped = [...decoded.unmodeled]
+  // A model that reads no images gets a note in their place (portability); the client is told, as for a field.
+  if (encoded.diagnostics.some((d) => d.code === "image-omitted"))
+    call.dropped.push(`image (${plan.model} reads no images; replaced by a note)`)
   const endpoint = upstreamEndpoint(plan.upstream, input.key)
   call.secrets.push(input.key)
   const url = generationUrl(endpoint, plan.model, true)
@@ -165,6 +171,7 @@ export async function openTranslation(
   const inputTokens = await counted
   if (inputTokens !== undefined) encodeOptions.inputTokens = inputTokens
   const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
+  const sealer = new SignatureSealer(plan.model)
   const note = (batch: readonly StreamEvent[]) => {
     for (const e of batch)
       if (e.type === "usage")
@@ -178,19 +185,19 @@ export async function openTranslation(
         const out: StreamEvent[] = []
         decoder.feed(chunk, out)
         note(out)
-        each(out)
+        each(sealer.push(out))
         if (call.abort.signal.aborted) return
       }
       const out: StreamEvent[] = []
       decoder.end(out)
       note(out)
-      each(out)
+      each(sealer.push(out))
     } catch (error) {
       const cut = answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${(error as Error).message}`
       const out: StreamEvent[] = []
       decoder.fail({ type: "error", kind: "network", message: cut }, out)
       note(out)
-      each(out)
+      each(sealer.push(out))
     }
   }
   return { encodeOptions, read }

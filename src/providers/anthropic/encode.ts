@@ -3,7 +3,7 @@
  * close to our own, thinking with its signature, and `cache_control` breakpoints chosen by cache.ts.
  */
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
-import type { Block, ImageBlock, Message } from "../../history/message.js"
+import type { Block, ImageBlock, Message, ThinkingBlock } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "../cache.js"
 import { prepareHistory } from "../portability.js"
@@ -103,13 +103,39 @@ const sendable = (text: string) => text.trim() !== ""
 
 function encodeMessage(message: Message, diagnostics: Diagnostic[]): MessageParam {
   const content: ContentBlockParam[] = []
-  for (const block of message.content) {
+  const blocks = message.role === "assistant" ? joinSplitThinking(message.content) : message.content
+  for (const block of blocks) {
     const out = encodeBlock(block, diagnostics)
     if (out) content.push(out)
   }
   if (message.role === "system")
     return { role: "system", content: content.filter((b): b is TextBlockParam => b.type === "text") }
   return { role: message.role, content }
+}
+
+/**
+ * One thinking block again from its pieces: a client format that carries thinking text and signature apart
+ * (Gemini's thought parts, then the signature on a part of its own) sends back unsigned thinking pieces
+ * followed by an empty signed block. The signature covers the whole text, so the pieces are joined as they
+ * were streamed, without a separator.
+ */
+function joinSplitThinking(blocks: readonly Block[]): Block[] {
+  const out: Block[] = []
+  let pieces: ThinkingBlock[] = []
+  for (const block of blocks) {
+    if (block.type === "thinking" && !block.signature && block.text !== "") {
+      pieces.push(block)
+      continue
+    }
+    if (block.type === "thinking" && block.signature && block.text === "" && pieces.length > 0) {
+      out.push({ ...block, text: pieces.map((p) => p.text).join("") })
+      pieces = []
+      continue
+    }
+    out.push(...pieces, block)
+    pieces = []
+  }
+  return [...out, ...pieces]
 }
 
 /**

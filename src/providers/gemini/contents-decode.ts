@@ -65,7 +65,7 @@ class ContentsReader {
       throw invalidRequest(`${path}.parts`, "at least one part is required")
     if (role === "model") {
       const blocks = parts.flatMap((p, j) => this.#modelPart(recordAt(p, `${path}.parts[${j}]`), `${path}.parts[${j}]`))
-      this.#push("assistant", blocks)
+      this.#push("assistant", joinThoughtPieces(blocks))
       return
     }
     let blocks: Block[] = []
@@ -197,4 +197,25 @@ class ContentsReader {
     this.#calls++
     return `gemini_call_${this.#calls}`
   }
+}
+
+/**
+ * Thought parts in a row are one thought streamed in pieces (a client keeps the parts of each chunk): their
+ * texts join as streamed, without a separator. A signed thought ends a run (its signature covers what it says).
+ */
+function joinThoughtPieces(blocks: Block[]): Block[] {
+  const out: Block[] = []
+  for (const block of blocks) {
+    const last = out.at(-1)
+    if (
+      block.type === "thinking" &&
+      block.text !== "" &&
+      last?.type === "thinking" &&
+      !last.signature &&
+      last.text !== ""
+    )
+      out[out.length - 1] = { ...block, text: last.text + block.text }
+    else out.push(block)
+  }
+  return out
 }

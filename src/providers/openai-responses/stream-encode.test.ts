@@ -347,3 +347,21 @@ describe("OpenAI Responses stream encoder, read by the official openai SDK", () 
     })
   })
 })
+
+describe("a reasoning item whose id the events name only at its end", () => {
+  it("keeps the id it was announced with, from output_item.added to output_item.done", () => {
+    const text = encode([
+      { type: "thinking", delta: "Read the file", index: 0 },
+      { type: "thinking", delta: "", index: 0, id: "rs_upstream", signature: "enc" },
+      { type: "stop", reason: "end" },
+    ])
+    const payloads = text
+      .split("\n")
+      .filter((l) => l.startsWith("data: ") && l !== "data: [DONE]")
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; item?: { id: string; encrypted_content?: string } })
+    const added = payloads.find((p) => p.type === "response.output_item.added")!.item!
+    const done = payloads.find((p) => p.type === "response.output_item.done")!.item!
+    expect(done.id).toBe(added.id)
+    expect(done.encrypted_content).toBe("enc")
+  })
+})

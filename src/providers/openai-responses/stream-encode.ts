@@ -223,7 +223,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         part: { type: "summary_text", text: item.text },
       })
     }
-    const done = reasoningItem(item.upstream ?? item.id, item.text)
+    // The id the item was announced with: a client matches `output_item.done` to its `added` by it (the AI SDK
+    // fails on an unknown one). A reasoning id learned only at the end travels in the signature (the gateway seals
+    // it there) rather than renaming the item.
+    const done = reasoningItem(item.id, item.text)
     if (item.signature !== undefined) done.encrypted_content = item.signature
     this.#item(item.index, done)
   }
