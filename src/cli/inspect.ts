@@ -22,6 +22,12 @@ export interface InspectFlags extends ContextFlags {
   trace?: string
   /** 1-based request of the trace (default: the last). */
   request?: number
+  /** Count the request with the provider's counting endpoint too. */
+  exact?: boolean
+  /** With --exact: the provider's base URL. */
+  baseUrl?: string
+  /** A session of `run` whose calibration of the estimate to show. */
+  session?: string
 }
 
 /** The width of the terminal report when stdout is not a terminal and no `--width` is given. */
@@ -89,6 +95,12 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     )
     .option("--history <file>", `place this conversation in the context-window view, counted by kind; ${HISTORY_HELP}`)
     .addOption(fromOption())
+    .option(
+      "--exact",
+      "also count the request with the provider's token-counting endpoint (needs its API key) and show both counts",
+    )
+    .option("--base-url <url>", "with --exact: the provider's base URL (a proxy, a local replay server)")
+    .option("--session <id>", "show the calibration of the token estimate kept by this session of promptline run")
     .option("--trace <file>", "report on a request recorded in this trace file (from traffic alone)")
     .addOption(
       new Option("--request <n>", "with --trace: the request to show (default: the last)").argParser(parseRequest),
