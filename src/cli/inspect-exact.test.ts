@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { createServer as createHttpServer } from "node:http"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -169,5 +170,36 @@ describe("promptline inspect --exact", () => {
     expect(r.stdout).toMatch(/the counting endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/messages\/count_tokens failed: /)
     expect(r.stdout).toContain("[count-failed]")
     expect(r.stdout).not.toMatch(/\n\s+at /)
+  })
+
+  it("a refusal by the endpoint (a bad key) is a diagnostic with the provider's message", async () => {
+    const refusing = createHttpServer((_req, res) => {
+      res.writeHead(401, { "content-type": "application/json" })
+      res.end(JSON.stringify({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }))
+    })
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve))
+    try {
+      const port = (refusing.address() as { port: number }).port
+      const r = await inspect(["--exact", "--base-url", `http://127.0.0.1:${port}`, "--json"])
+      expect(r.code).toBe(0)
+      expect(r.stderr).toBe("")
+      const report = JSON.parse(r.stdout) as InspectReport
+      expect(report.exact).toMatchObject({ status: "unavailable", code: "count-failed" })
+      expect(report.exact?.status === "unavailable" && report.exact.reason).toMatch(/invalid x-api-key/)
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve))
+    }
+  })
+
+  it("refuses --base-url without --exact, and --exact or --session with --trace", async () => {
+    const alone = await inspect(["--base-url", server.urls.anthropic])
+    expect(alone.code).not.toBe(0)
+    expect(alone.stderr).toMatch(/--base-url is where --exact counts/)
+    for (const flag of [["--exact"], ["--session", "x"]]) {
+      const r = await inspect(["--trace", join(dir, "none.jsonl"), ...flag])
+      expect(r.code).not.toBe(0)
+      expect(r.stderr).toContain(`it takes no ${flag[0]}`)
+      expect(r.stderr).not.toMatch(/\n\s+at /)
+    }
   })
 })

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from "commander"
+import { PromptlineError } from "../errors.js"
 import { DEFAULT_MAX_SHARE } from "../inspect/report.js"
 import { MIN_TEXT_WIDTH } from "../inspect/text.js"
 import type { ConversationFormat } from "../providers/request-detect.js"
@@ -108,6 +109,13 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     .option("--color", "color the terminal report (default: when stdout is a terminal)")
     .option("--no-color", "never color")
     .action(async (flags: InspectFlags) => {
+      if (flags.baseUrl !== undefined && !flags.exact)
+        throw new PromptlineError("invalid-option", "--base-url is where --exact counts: give --exact with it")
+      if (flags.trace && (flags.exact || flags.session))
+        throw new PromptlineError(
+          "invalid-option",
+          `--trace reports recorded traffic (with its own calibration from the usage it reported): it takes no ${flags.exact ? "--exact" : "--session"}`,
+        )
       if (flags.trace) {
         const { inspectTraceAction } = await import("./inspect-trace.js")
         setExit(await inspectTraceAction({ ...flags, trace: flags.trace }, io))
