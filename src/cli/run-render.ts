@@ -86,7 +86,7 @@ export class RunRenderer {
         const c = this.#calibration
         if (c)
           this.#line(
-            `token estimate for ${c.model}: reported ÷ counted ${c.ratio.toFixed(3)} over ${c.samples} request${c.samples === 1 ? "" : "s"} (kept in the session)`,
+            `token estimate for ${c.model}: reported ÷ counted ${c.ratio.toFixed(3)} over ${c.samples} request${c.samples === 1 ? "" : "s"} (${this.options.simulated ? "simulated: the replay server's usage; " : ""}kept in the session)`,
           )
         break
       }
