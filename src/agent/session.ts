@@ -38,10 +38,14 @@ const metaSchema = z.object({
   /** The date the context message stated, so a resumed session notices a new day. */
   date: z.string().optional(),
   mode: z.enum(["act", "plan"]).optional(),
-  /** The context manager's calibration per model id (reported ÷ counted prompt tokens), carried over on resume. */
+  /**
+   * The context manager's calibration per model id (reported ÷ counted prompt tokens), carried over on resume.
+   * A damaged one is dropped (the estimate starts uncalibrated), never the session.
+   */
   calibration: z
     .record(z.string(), z.object({ ratio: z.number().positive(), samples: z.number().int().positive() }))
-    .optional(),
+    .optional()
+    .catch(undefined),
 })
 
 /** What a session is. */
