@@ -29,7 +29,13 @@ export type AgentEvent =
   | { type: "thinking"; delta: string }
   | { type: "tool_call"; id: string; name: string; input: unknown }
   | { type: "tool_result"; id: string; name: string; summary: string; isError: boolean; denied?: boolean }
-  | ({ type: "turn_end"; turn: number; stopReason: string } & TurnFigures)
+  | ({
+      type: "turn_end"
+      turn: number
+      stopReason: string
+      /** The context manager's calibration of its estimate for the model after this turn's reported usage. */
+      calibration?: { model: string; ratio: number; samples: number }
+    } & TurnFigures)
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | { type: "notice"; message: string }
   | { type: "diagnostic"; diagnostic: Diagnostic }

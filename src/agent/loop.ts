@@ -1,7 +1,7 @@
 import { InstructionTracker } from "../context/activate.js"
 import type { PromptContext } from "../context/prompt-context.js"
 import { CHARS_PER_TOKEN } from "../history/clip.js"
-import type { ContextManager, CountedTool, FitResult } from "../history/context-manager.js"
+import type { Calibration, ContextManager, CountedTool, FitResult } from "../history/context-manager.js"
 import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
@@ -402,14 +402,18 @@ export class Agent {
     const cost = costOf(response.usage, built.model)
     if (cost !== undefined) this.#cost = (this.#cost ?? 0) + cost
     const prompt = response.usage.input + response.usage.cacheRead + response.usage.cacheWrite
+    let calibration: Calibration | undefined
     if (prompt > 0) {
       this.#lastUsage = { promptTokens: prompt, messages: fit.messages.length }
-      this.#c.manager.observe(fit, prompt)
+      calibration = this.#c.manager.observe(fit, prompt)
+      // Kept per model in the session, so `inspect --session` shows it and a resumed run starts from it.
+      if (calibration) await this.#c.session.update({ calibration: this.#c.manager.calibrationsByModel() })
     }
     this.#emit({
       type: "turn_end",
       turn: this.#turn,
       stopReason: response.stopReason,
+      ...(calibration ? { calibration: { model: fit.model.id, ...calibration } } : {}),
       ...figuresOf(response.usage, built.model),
     })
     return { message, fit, stopReason: response.stopReason, errors: response.errors }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import type { Message } from "../history/message.js"
-import { Session, sessionsDir } from "./session.js"
+import { readSessionMeta, Session, sessionsDir } from "./session.js"
 
 const message = (n: number): Message => ({
   id: `m${n}`,
@@ -175,5 +175,21 @@ describe("Session", () => {
     const resumed = await Session.resume(cwd, "s1")
     expect((await readdir(dir)).filter((n) => n.endsWith(".tmp"))).toEqual([])
     expect(resumed.diagnostics.filter((d) => d.code === "session-temp-removed")).toHaveLength(2)
+  })
+
+  it("keeps the calibration per model; a damaged one is dropped, not the session; reading the meta changes nothing", async () => {
+    const { cwd, session } = await fresh()
+    await session.update({ calibration: { m: { ratio: 1.08, samples: 4 } } })
+    expect((await readSessionMeta(cwd, "s1")).calibration).toEqual({ m: { ratio: 1.08, samples: 4 } })
+    const dir = join(sessionsDir(cwd), "s1")
+    const file = join(dir, "session.json")
+    const meta = JSON.parse(await readFile(file, "utf8"))
+    await writeFile(file, JSON.stringify({ ...meta, calibration: { m: { ratio: -1, samples: "four" } } }))
+    await writeFile(join(dir, ".session.json.deadbeef.tmp"), "{")
+    const read = await readSessionMeta(cwd, "s1")
+    expect(read.calibration).toBeUndefined()
+    expect(read).toMatchObject({ id: "s1", model: "m", task: "t" })
+    expect((await readdir(dir)).filter((n) => n.endsWith(".tmp"))).toHaveLength(1)
+    expect((await Session.resume(cwd, "s1")).session.meta.calibration).toBeUndefined()
   })
 })

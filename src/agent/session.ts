@@ -38,6 +38,14 @@ const metaSchema = z.object({
   /** The date the context message stated, so a resumed session notices a new day. */
   date: z.string().optional(),
   mode: z.enum(["act", "plan"]).optional(),
+  /**
+   * The context manager's calibration per model id (reported ÷ counted prompt tokens), carried over on resume.
+   * A damaged one is dropped (the estimate starts uncalibrated), never the session.
+   */
+  calibration: z
+    .record(z.string(), z.object({ ratio: z.number().positive(), samples: z.number().int().positive() }))
+    .optional()
+    .catch(undefined),
 })
 
 /** What a session is. */
@@ -161,6 +169,21 @@ async function readSeenFiles(path: string, diagnostics: Diagnostic[]): Promise<S
   return parsed.files
 }
 
+/** Reads what a session is (its `session.json`) without opening it: nothing is changed on disk. */
+export async function readSessionMeta(workspace: string, id: string): Promise<SessionMeta> {
+  if (!/^[\w.-]+$/.test(id)) throw new SessionError("session-id-invalid", `"${id}" is not a session id`)
+  const file = join(sessionsDir(workspace), id, "session.json")
+  let raw: string
+  try {
+    raw = await readFile(file, "utf8")
+  } catch (cause) {
+    throw new SessionError("session-not-found", `no session "${id}" in ${sessionsDir(workspace)}`, { cause })
+  }
+  const parsed = metaSchema.safeParse(parseJsonDocument(raw, file, "session-invalid"))
+  if (!parsed.success) throw new SessionError("session-invalid", `${file}: ${parsed.error.message}`)
+  return parsed.data
+}
+
 /** One session's files. Appends are serialized, so lines never interleave. */
 export class Session {
   #meta: SessionMeta
@@ -204,17 +227,8 @@ export class Session {
     files: SeenFile[]
     diagnostics: Diagnostic[]
   }> {
-    if (!/^[\w.-]+$/.test(id)) throw new SessionError("session-id-invalid", `"${id}" is not a session id`)
+    const meta = await readSessionMeta(workspace, id)
     const dir = join(sessionsDir(workspace), id)
-    let raw: string
-    try {
-      raw = await readFile(join(dir, "session.json"), "utf8")
-    } catch (cause) {
-      throw new SessionError("session-not-found", `no session "${id}" in ${sessionsDir(workspace)}`, { cause })
-    }
-    const parsed = metaSchema.safeParse(parseJsonDocument(raw, join(dir, "session.json"), "session-invalid"))
-    if (!parsed.success)
-      throw new SessionError("session-invalid", `${join(dir, "session.json")}: ${parsed.error.message}`)
     const diagnostics: Diagnostic[] = []
     // A save killed between writing its temporary file and the rename leaves the temporary file behind.
     for (const name of await removeStaleTemps(dir))
@@ -227,7 +241,7 @@ export class Session {
     const log = await loadChangeLogFor(join(dir, "change-log.json"), history)
     diagnostics.push(...log.diagnostics)
     const files = await readSeenFiles(join(dir, "files.json"), diagnostics)
-    return { session: new Session(dir, parsed.data), history, changeLog: log.changeLog, files, diagnostics }
+    return { session: new Session(dir, meta), history, changeLog: log.changeLog, files, diagnostics }
   }
 
   #append(file: string, line: string): Promise<void> {

@@ -1,23 +1,26 @@
 // The action of `promptline inspect`, loaded only when the command runs (see inspect.ts for its flags).
 import { homedir } from "node:os"
 import { resolve } from "node:path"
+import { readSessionMeta } from "../agent/session.js"
 import { writeFileAtomic } from "../atomic-write.js"
 import { promptlineCacheDir } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
+import { ContextManager } from "../history/context-manager.js"
 import { TokenCounter } from "../history/tokens.js"
 import { diffBuilds } from "../inspect/build-diff.js"
 import { lastRunFile, readLastRuns, saveLastRun } from "../inspect/last-run.js"
 import { renderDiff } from "../inspect/render-diff.js"
 import { type HtmlComparison, renderHtml } from "../inspect/render-html.js"
 import { renderText } from "../inspect/render-text.js"
-import { DEFAULT_MAX_SHARE, inspectReport } from "../inspect/report.js"
+import { type CalibrationReport, DEFAULT_MAX_SHARE, inspectReport } from "../inspect/report.js"
 import { warningList } from "../inspect/warning-list.js"
 import { withModel } from "../inspect/with-model.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { contextFrom } from "./context-source.js"
 import { readHistoryFlag } from "./conversation-option.js"
 import { type InspectFlags, reportWidth, useColor } from "./inspect.js"
+import { exactCount } from "./inspect-exact.js"
 import type { CliIO } from "./io.js"
 import { printJson } from "./print.js"
 
@@ -57,6 +60,39 @@ export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<num
     })
     compare = { report: otherReport, diff: diffBuilds(report, otherReport) }
   }
+  const calibrations: CalibrationReport[] = []
+  if (flags.session) {
+    const meta = await readSessionMeta(workspace, flags.session)
+    const kept = meta.calibration?.[built.model.id]
+    if (kept) calibrations.push({ model: built.model.id, ...kept, source: "session", from: meta.id })
+    else {
+      const others = Object.keys(meta.calibration ?? {})
+      const which = others.length > 0 ? `only for ${others.join(", ")}` : "no reported usage yet"
+      const message = `session ${meta.id} has no calibration for ${built.model.id} (${which})`
+      report.diagnostics.push(diagnostic("info", "session-no-calibration", message))
+    }
+  }
+  if (flags.exact) {
+    const manager = new ContextManager(counter, { models: config.models })
+    const counted = await exactCount({
+      built,
+      ...(history ? { history } : {}),
+      manager,
+      env: io.env,
+      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+    })
+    report.exact = counted.exact
+    if (counted.exact.status === "unavailable")
+      report.diagnostics.push(diagnostic("warning", counted.exact.code, counted.exact.reason))
+    else if (counted.calibration)
+      calibrations.push({
+        model: built.model.id,
+        ...counted.calibration,
+        source: "endpoint",
+        from: counted.exact.endpoint,
+      })
+  }
+  if (calibrations.length > 0) report.calibrations = calibrations
   if (last) {
     try {
       await saveLastRun(stateFile, last.runs, built.model.id, report.lastRun)

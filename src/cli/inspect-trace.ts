@@ -7,6 +7,7 @@ import { FileError, PromptlineError } from "../errors.js"
 import { TokenCounter } from "../history/tokens.js"
 import { renderTraceHtml } from "../inspect/render-trace-html.js"
 import { renderTraceText } from "../inspect/render-trace-text.js"
+import { traceCalibration } from "../inspect/trace-calibration.js"
 import { traceReport } from "../inspect/trace-report.js"
 import { homeOf } from "./context-options.js"
 import { type InspectFlags, reportWidth, useColor } from "./inspect.js"
@@ -26,14 +27,17 @@ export async function inspectTraceAction(flags: InspectFlags & { trace: string }
       `${file} has requests 1 to ${lines.length}; there is no request ${request}`,
     )
   const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
-  const report = traceReport({
+  const counter = await TokenCounter.create()
+  const report = traceReport({ file, lines, request, body: await bodyOf(file, line), counter, models: config.models })
+  const calibration = await traceCalibration({
     file,
     lines,
     request,
-    body: await bodyOf(file, line),
-    counter: await TokenCounter.create(),
+    bodyOf: (l) => bodyOf(file, l),
+    counter,
     models: config.models,
   })
+  if (calibration) report.calibration = calibration
   if (flags.html) {
     try {
       await writeFileAtomic(resolve(io.cwd, flags.html), renderTraceHtml(report))

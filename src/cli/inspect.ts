@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from "commander"
+import { PromptlineError } from "../errors.js"
 import { DEFAULT_MAX_SHARE } from "../inspect/report.js"
 import { MIN_TEXT_WIDTH } from "../inspect/text.js"
 import type { ConversationFormat } from "../providers/request-detect.js"
@@ -22,6 +23,12 @@ export interface InspectFlags extends ContextFlags {
   trace?: string
   /** 1-based request of the trace (default: the last). */
   request?: number
+  /** Count the request with the provider's counting endpoint too. */
+  exact?: boolean
+  /** With --exact: the provider's base URL. */
+  baseUrl?: string
+  /** A session of `run` whose calibration of the estimate to show. */
+  session?: string
 }
 
 /** The width of the terminal report when stdout is not a terminal and no `--width` is given. */
@@ -89,6 +96,12 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     )
     .option("--history <file>", `place this conversation in the context-window view, counted by kind; ${HISTORY_HELP}`)
     .addOption(fromOption())
+    .option(
+      "--exact",
+      "also count the request with the provider's token-counting endpoint (needs its API key) and show both counts",
+    )
+    .option("--base-url <url>", "with --exact: the provider's base URL (a proxy, a local replay server)")
+    .option("--session <id>", "show the calibration of the token estimate kept by this session of promptline run")
     .option("--trace <file>", "report on a request recorded in this trace file (from traffic alone)")
     .addOption(
       new Option("--request <n>", "with --trace: the request to show (default: the last)").argParser(parseRequest),
@@ -96,6 +109,13 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
     .option("--color", "color the terminal report (default: when stdout is a terminal)")
     .option("--no-color", "never color")
     .action(async (flags: InspectFlags) => {
+      if (flags.baseUrl !== undefined && !flags.exact)
+        throw new PromptlineError("invalid-option", "--base-url is where --exact counts: give --exact with it")
+      if (flags.trace && (flags.exact || flags.session))
+        throw new PromptlineError(
+          "invalid-option",
+          `--trace reports recorded traffic (with its own calibration from the usage it reported): it takes no ${flags.exact ? "--exact" : "--session"}`,
+        )
       if (flags.trace) {
         const { inspectTraceAction } = await import("./inspect-trace.js")
         setExit(await inspectTraceAction({ ...flags, trace: flags.trace }, io))

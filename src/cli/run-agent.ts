@@ -118,6 +118,8 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
 
     const manager = await ContextManager.create({
       models: gathered.config.models,
+      // A resumed session's calibration of the estimate goes on from where it was.
+      ...(started?.calibration ? { calibrations: started.calibration } : {}),
       ...(flags.compaction === "truncate"
         ? {}
         : { compaction: { threshold: fraction("--compact-at", flags.compactAt) } }),

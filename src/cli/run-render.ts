@@ -22,6 +22,8 @@ function brief(input: unknown): string {
 /** Renders agent events for a person: streamed text, one line per tool call, a line per turn, a summary. */
 export class RunRenderer {
   #midLine = false
+  /** The last calibration of the estimate a turn reported, shown with the summary. */
+  #calibration: { model: string; ratio: number; samples: number } | undefined
   /** `simulated`: the model is a replay script, so cache and cost figures mean nothing. */
   constructor(
     private readonly write: (text: string) => void,
@@ -57,6 +59,7 @@ export class RunRenderer {
         break
       case "turn_end":
         this.#line(`  · turn ${event.turn} · ${figures(event, this.options.simulated === true)}`)
+        if (event.calibration) this.#calibration = event.calibration
         break
       case "retry":
         this.#line(`  retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`)
@@ -80,6 +83,11 @@ export class RunRenderer {
         )
         if (event.result) this.#line(event.result)
         if (event.error) this.#line(`error: ${event.error}`)
+        const c = this.#calibration
+        if (c)
+          this.#line(
+            `token estimate for ${c.model}: reported ÷ counted ${c.ratio.toFixed(3)} over ${c.samples} request${c.samples === 1 ? "" : "s"} (${this.options.simulated ? "simulated: the replay server's usage; " : ""}kept in the session)`,
+          )
         break
       }
       case "turn_start":

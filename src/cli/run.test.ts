@@ -113,6 +113,10 @@ describe("promptline run, options", () => {
     })
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("(simulated: scripted model, no cache or cost)")
+    // The calibration of the estimate rests on the replay server's usage too, and says so.
+    expect(r.stdout).toMatch(
+      /^token estimate for \S+: reported ÷ counted \d\.\d{3} over \d+ requests \(simulated: the replay server's usage; kept in the session\)$/m,
+    )
     expect(r.stdout).not.toContain("cache hit")
     expect(r.stdout).not.toMatch(/\$\d/)
     const copy = /the copy stays in (\S+) for you/.exec(r.stdout)?.[1]

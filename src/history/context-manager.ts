@@ -37,6 +37,8 @@ export interface ContextManagerOptions {
   models?: readonly ModelInfo[]
   /** Staged compaction (mask old tool results, then summarize) before truncation; off when absent. */
   compaction?: CompactionOptions
+  /** Calibrations to start from, per model id (a resumed session's, as `calibrations()` returned them). */
+  calibrations?: Readonly<Record<string, Calibration>>
 }
 
 /** A tool definition as far as counting goes. */
@@ -69,6 +71,19 @@ export interface FitRequest {
 export interface Calibration {
   ratio: number
   samples: number
+}
+
+/** Our own count of a request sent whole, by part (no edits, no calibration): what `observe` compares with. */
+export interface RequestCount {
+  model: ModelInfo
+  tokens: {
+    system: number
+    tools: number
+    /** The messages with the wire format's per-request overhead. */
+    messages: number
+    /** system + tools + messages: `fit`'s `tokens.local` for the same request. */
+    local: number
+  }
 }
 
 /** The weight of a new sample in the moving ratio. */
@@ -121,13 +136,16 @@ export class ContextManager {
     this.counter = counter
     this.options = options
     this.changeLog = options.changeLog ?? new ChangeLog()
+    for (const [model, calibration] of Object.entries(options.calibrations ?? {}))
+      if (calibration.ratio > 0 && Number.isFinite(calibration.ratio) && calibration.samples > 0)
+        this.calibrations.set(model, { ratio: calibration.ratio, samples: calibration.samples })
   }
 
   /**
    * Calibrates the estimate for a model from a request's reported (or exactly counted) prompt tokens:
    * a moving ratio of reported ÷ our count, applied to later fits that have no usage to go on.
    */
-  observe(fit: Pick<FitResult, "model" | "tokens">, reported: number): Calibration | undefined {
+  observe(fit: { model: ModelInfo; tokens: Pick<FitTokens, "local"> }, reported: number): Calibration | undefined {
     const local = fit.tokens.local
     if (!(local > 0 && reported > 0)) return this.calibrations.get(fit.model.id)
     const sample = reported / local
@@ -141,6 +159,26 @@ export class ContextManager {
   /** The calibration of a model's estimate so far, if any request was observed. */
   calibration(model: string): Calibration | undefined {
     return this.calibrations.get(model)
+  }
+
+  /** Every model's calibration so far, by model id in sorted order (what a session keeps). */
+  calibrationsByModel(): Record<string, Calibration> {
+    const out: Record<string, Calibration> = {}
+    for (const id of [...this.calibrations.keys()].sort()) out[id] = { ...this.calibrations.get(id)! }
+    return out
+  }
+
+  /**
+   * Counts a request as it would be sent whole, the way `fit` counts it (system, tools, messages with the
+   * wire format's overheads), without edits or calibration: the figure to `observe` an exact count against.
+   */
+  measure(messages: readonly Message[], request: Omit<FitRequest, "now" | "usage">): RequestCount {
+    const model = this.modelOf(request.model, [])
+    const family = model.tokenizer
+    const overhead = OVERHEADS[request.wireFormat ?? wireFormatOf(model)]
+    const [system, tools] = this.countFixed(request, family, overhead)
+    const counted = this.counter.countMessages(messages, family, overhead)
+    return { model, tokens: { system, tools, messages: counted, local: system + tools + counted } }
   }
 
   /** Loads the tokenizer and returns a manager. */

@@ -196,3 +196,38 @@ describe("calibration from reported usage", () => {
     expect(low.fit(history, { model: model(200_000), now: 2 }).tokens.before).toBe(probe.tokens.local)
   })
 })
+
+describe("measuring a whole request and carrying calibrations over", () => {
+  it("counts a request the way fit does, without edits, even when it is over the window", () => {
+    const manager = new ContextManager(counter)
+    const history = session(10, 50)
+    const tools = [{ name: "read_file", description: "Reads a file.", parameters: { type: "object" } }]
+    const fit = manager.fit(history, { model: model(200_000), now: 1, system: "Be brief.", tools })
+    const measured = manager.measure(history, { model: model(200_000), system: "Be brief.", tools })
+    expect(measured.tokens.local).toBe(fit.tokens.local)
+    expect(measured.tokens.system + measured.tokens.tools).toBe(fit.tokens.system + fit.tokens.tools)
+    expect(measured.tokens.system + measured.tokens.tools + measured.tokens.messages).toBe(measured.tokens.local)
+    // A window far too small: fit would cut, measure counts everything and records no edit.
+    const small = new ContextManager(counter)
+    const whole = small.measure(history, { model: model(2_000), system: "Be brief.", tools })
+    expect(whole.tokens.local).toBe(measured.tokens.local)
+    expect(small.changeLog.edits).toHaveLength(0)
+    expect(small.observe(whole, whole.tokens.local * 2)?.ratio).toBe(2)
+  })
+
+  it("starts from the calibrations it is given and lists them by model", () => {
+    const first = new ContextManager(counter)
+    const history = session(3, 20)
+    const probe = first.measure(history, { model: model(200_000) })
+    first.observe(probe, Math.round(probe.tokens.local * 1.3))
+    const kept = first.calibrationsByModel()
+    expect(Object.keys(kept)).toEqual(["test-model"])
+    const resumed = new ContextManager(counter, { calibrations: kept })
+    expect(resumed.calibration("test-model")).toEqual(kept["test-model"])
+    const next = resumed.observe(probe, Math.round(probe.tokens.local * 1.3))!
+    expect(next.samples).toBe(2)
+    // A malformed entry is not taken.
+    const bad = new ContextManager(counter, { calibrations: { x: { ratio: Number.NaN, samples: 1 } } })
+    expect(bad.calibration("x")).toBeUndefined()
+  })
+})

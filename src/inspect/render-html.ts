@@ -5,9 +5,10 @@ const jsdiff = lazyModule<typeof import("diff")>("diff")
 
 import type { Diagnostic } from "../diagnostics.js"
 import type { BuildDiff, SectionChange } from "./build-diff.js"
+import { calibrationLine, exactRows } from "./calibration-text.js"
 import { CSP, escapeHtml as e, SCRIPT, STYLE, segmentColor } from "./html-assets.js"
 import { serversTable, skillsTable, toolGroups, windowBar } from "./render-html-parts.js"
-import type { InspectReport, InstructionLine } from "./report.js"
+import type { ExactCount, InspectReport, InstructionLine } from "./report.js"
 import { num, pct, signed } from "./text.js"
 import { warningList } from "./warning-list.js"
 
@@ -139,6 +140,21 @@ function comparison(c: HtmlComparison): string {
   ].join("\n")
 }
 
+/** The exact count beside the estimate, per part, or why there is none. */
+function exactSection(exact: ExactCount): string {
+  const { heading, note, rows } = exactRows(exact)
+  const table =
+    rows.length > 0
+      ? `<table><thead><tr><th>part</th><th class="num">exact</th><th class="num">estimated</th><th class="num">delta</th><th class="num">ratio</th></tr></thead><tbody>${rows
+          .map(
+            (r) =>
+              `<tr><td>${e(r.part)}</td><td class="num">${num(r.exact)}</td><td class="num">${num(r.estimated)}</td><td class="num">${e(r.delta)}</td><td class="num">${e(r.ratio)}</td></tr>`,
+          )
+          .join("")}</tbody></table>`
+      : ""
+  return `<h2>${e(heading)}</h2>${table}${note ? `<p class="note">${e(note)}</p>` : ""}`
+}
+
 /** Renders the inspect report as one self-contained HTML page (inline style and script, no network). */
 export function renderHtml(report: InspectReport, compare?: HtmlComparison): string {
   const { model, totals } = report
@@ -151,11 +167,13 @@ export function renderHtml(report: InspectReport, compare?: HtmlComparison): str
   // One warnings list (errors and warnings of every stage); the gather's and build's notes follow at the end.
   const { problems, notes } = warningList(report)
   const others = report.diagnostics.filter((d) => d.level === "info")
+  const calibration = calibrationLine(report.calibrations)
   const body = [
-    `<header><h1>${e(title)}</h1><p class="meta">${e(`${model.provider} · ${model.family} family · variant ${report.variant} · ${report.toolCalling} tool calls · ${model.wireFormat} wire format · placement ${report.placement}`)}</p><p class="meta">Tokens ${e(report.counting.description)}.</p></header>`,
+    `<header><h1>${e(title)}</h1><p class="meta">${e(`${model.provider} · ${model.family} family · variant ${report.variant} · ${report.toolCalling} tool calls · ${model.wireFormat} wire format · placement ${report.placement}`)}</p><p class="meta">Tokens ${e(report.counting.description)}.</p>${calibration ? `<p class="meta">${e(calibration)}.</p>` : ""}</header>`,
     "<main>",
     `<section id="overview"><h2>${num(totals.total)} tokens, ${pct(totals.windowShare)} of the ${num(totals.window)}-token window</h2><p>${e(parts.join(" + "))}</p>${bar(report, "bar", true)}</section>`,
     `<section id="window">${windowBar(report)}</section>`,
+    ...(report.exact ? [`<section id="exact">${exactSection(report.exact)}</section>`] : []),
     `<section id="warnings"><h2>Warnings (${problems.length})</h2>${diagnostics([...problems, ...notes], "No warnings.")}</section>`,
     `<section id="sections"><h2>Sections</h2><div class="toolbar"><button type="button" data-action="expand" data-scope="sections">Expand all</button><button type="button" data-action="collapse" data-scope="sections">Collapse all</button></div>${sections(report)}</section>`,
     `<section id="tools"><h2>Tools (${report.tools.length})</h2>${tools(report)}</section>`,

@@ -87,6 +87,45 @@ describe("renderText: width, paths, warnings, the window", () => {
     expect(columns(renderText(r, { width: 20 }))).toBeLessThanOrEqual(60)
   })
 
+  it("shows an exact count and calibrations within any width from 60 columns (property)", () => {
+    const r = report(basicContext({ placement: "system" }))
+    const endpoint = "http://127.0.0.1:40000/a/long/proxy/path/that/does/not/fit/v1/messages/count_tokens"
+    r.exact = {
+      status: "counted",
+      format: "anthropic",
+      endpoint,
+      keySource: "ANTHROPIC_API_KEY",
+      exact: 1_234_567,
+      estimated: 1_200_000,
+      ratio: 1_234_567 / 1_200_000,
+      parts: [
+        { id: "system", exact: 1_000_000, estimated: 990_000 },
+        { id: "tools", exact: 200_000, estimated: 180_000 },
+        { id: "messages", exact: 34_567, estimated: 30_000 },
+      ],
+      requests: 3,
+    }
+    r.calibrations = [
+      { model: "claude-sonnet-4-5", ratio: 1.0833, samples: 12, source: "session", from: "20261201-101010-0a0b0c0d" },
+      { model: "claude-sonnet-4-5", ratio: 1.02881, samples: 1, source: "endpoint", from: endpoint },
+    ]
+    const text = renderText(r, { width: 100 })
+    expect(text).toMatch(/^ {2}total +1,234,567 +1,200,000 +\+34,567 +1\.029$/m)
+    expect(text).toMatch(/^ {2}messages +34,567 +30,000 +\+4,567 +1\.152$/m)
+    expect(text).toMatch(
+      /^Calibration: reported ÷ counted 1\.083 over 12 requests \(session 20261201-101010-0a0b0c0d;/m,
+    )
+    expect(text.replace(/\n {2}/g, " ")).toContain("exact ÷ counted 1.029 over 1 count (the counting endpoint;")
+    fc.assert(
+      fc.property(fc.integer({ min: 60, max: 240 }), (width) => columns(renderText(r, { width })) <= width),
+      { numRuns: 20 },
+    )
+    r.exact = { status: "unavailable", code: "count-no-key", reason: "Anthropic needs an API key", estimated: 42 }
+    expect(renderText(r)).toMatch(
+      /^Exact count: unavailable, 42 tokens estimated\n {2}Anthropic needs an API key \[count-no-key\]$/m,
+    )
+  })
+
   it("never shows two different instruction paths, tool names or section labels as the same text", () => {
     const deep = "packages/very-long-package-name/services/billing-and-invoices"
     const gather: GatherReport = {

@@ -1,4 +1,5 @@
 import { formatDiagnostic } from "../diagnostics.js"
+import { calibrationLine, exactRows } from "./calibration-text.js"
 import { windowLines } from "./render-window-text.js"
 import type { InspectReport, InstructionLine } from "./report.js"
 import { shortenAll } from "./shorten.js"
@@ -47,6 +48,26 @@ export function renderText(report: InspectReport, options: TextOptions = {}): st
     "",
   )
   para(`Tokens: ${report.counting.description}`, "")
+  const calibration = calibrationLine(report.calibrations)
+  if (calibration) para(calibration, "")
+  if (report.exact) {
+    const exact = exactRows(report.exact)
+    heading(exact.heading)
+    if (exact.rows.length > 0) {
+      const w = clamp(width - 50, 8, 20)
+      out.push(
+        paint(
+          "dim",
+          `  ${cell("part", w)} ${right("exact", 10)} ${right("estimated", 10)} ${right("delta", 9)} ${right("ratio", 7)}`,
+        ),
+      )
+      for (const r of exact.rows)
+        out.push(
+          `  ${cell(r.part, w)} ${right(num(r.exact), 10)} ${right(num(r.estimated), 10)} ${right(r.delta, 9)} ${right(r.ratio, 7)}`,
+        )
+    }
+    if (exact.note) para(exact.note, "  ", report.exact.status === "unavailable" ? "yellow" : undefined)
+  }
 
   heading(`Prompt: ${num(totals.total)} tokens, ${pct(totals.windowShare)} of the ${num(totals.window)}-token window`)
   const parts = [

@@ -3,6 +3,7 @@
  * tools, the cache layout and verdict, and a timeline of the conversation's requests (tokens stacked cached,
  * written and uncached; misses marked with their cause).
  */
+import { describeCalibration } from "./calibration-text.js"
 import { CSP, escapeHtml as e, SCRIPT, STYLE } from "./html-assets.js"
 import { windowBar } from "./render-html-parts.js"
 import { num, pct } from "./text.js"
@@ -58,7 +59,7 @@ export function renderTraceHtml(report: TraceReport): string {
     .map((b) => `<tr><td class="mono">${e(b.path)}</td><td>${e(b.ttl)}</td><td class="num">${num(b.tokens)}</td></tr>`)
     .join("")
   const body = [
-    `<header><h1>${e(title)}</h1><p class="meta">${e(`${report.clientApi} client → ${report.upstream} · ${report.file}`)}</p></header>`,
+    `<header><h1>${e(title)}</h1><p class="meta">${e(`${report.clientApi} client → ${report.upstream} · ${report.file}`)}</p>${report.calibration ? `<p class="meta">${e(`Calibration: ${describeCalibration(report.calibration)}`)}.</p>` : ""}</header>`,
     "<main>",
     `<section id="window"><h2>Context window: ${num(report.window.used)} of ${num(report.window.window)} tokens used</h2>${windowBar(report)}${report.messagesFrom === "layout" ? '<p class="note">Message kinds read from the wire units (this format has no request decoder yet).</p>' : ""}</section>`,
     `<section id="verdict"><h2>Cache verdict</h2><p class="verdict-${v.verdict}" id="verdict-text">${e(report.cache.summary)}</p></section>`,

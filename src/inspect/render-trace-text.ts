@@ -1,4 +1,5 @@
 /** The terminal rendering of `inspect --trace`: the window bar, sections, tools, the cache layout and the verdict. */
+import { describeCalibration } from "./calibration-text.js"
 import { windowLines } from "./render-window-text.js"
 import { bar, num, painter, pct, right, wrap } from "./text.js"
 import type { TraceReport } from "./trace-report.js"
@@ -13,6 +14,7 @@ export function renderTraceText(report: TraceReport, options: { color: boolean; 
     paint("bold", `Request ${report.request} of ${report.requests}: ${report.model.id}`),
     ...wrap(`${report.clientApi} client → ${report.upstream} · ${report.file}`, width, "  "),
   )
+  if (report.calibration) out.push(...wrap(`Calibration: ${describeCalibration(report.calibration)}`, width, "  "))
   heading(`Context window: ${num(report.window.used)} of ${num(report.window.window)} tokens used`)
   out.push(...windowLines(report.window, width, paint))
   if (report.messagesFrom === "layout")

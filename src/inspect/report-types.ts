@@ -16,6 +16,58 @@ export interface CountingInfo {
   description: string
 }
 
+/** How far our estimate for a model is off: the context manager's moving ratio of reported ÷ counted tokens. */
+export interface CalibrationReport {
+  model: string
+  /** Reported (or exactly counted) prompt tokens ÷ our count, as a moving ratio over the samples. */
+  ratio: number
+  samples: number
+  /** Where the samples came from: the counting endpoint (`--exact`), a session of `run`, or a trace's usage. */
+  source: "endpoint" | "session" | "trace"
+  /** The session id or trace file the samples came from. */
+  from?: string
+}
+
+/** One part of a request counted both by the provider and by us (`inspect --exact`). */
+export interface ExactPart {
+  id: "system" | "tools" | "messages"
+  /** The provider's count: the whole request less the request without this part (messages: the rest). */
+  exact: number
+  /** Our count of the part, as the context manager counts it. */
+  estimated: number
+}
+
+/** What `inspect --exact` found: the provider's count beside ours, or why there is none. */
+export type ExactCount =
+  | {
+      status: "counted"
+      format: WireFormat
+      /** The counting endpoint that answered (its URL; keys travel in headers, never here). */
+      endpoint: string
+      /** Where the key came from (`ANTHROPIC_API_KEY`, ...). */
+      keySource: string
+      /** The provider's count of the whole request. */
+      exact: number
+      /** Our count of the same request. */
+      estimated: number
+      /** exact ÷ estimated. */
+      ratio: number
+      /** Per part, when the request has more than one part to tell apart. */
+      parts: ExactPart[]
+      /** Counting requests made. */
+      requests: number
+      /** The conversation was empty: one short user message was counted on both sides, as providers need one. */
+      probeMessage?: boolean
+    }
+  | {
+      status: "unavailable"
+      /** The diagnostic's code: `count-no-key`, `count-unsupported`, `count-failed`. */
+      code: string
+      reason: string
+      /** Our count of the request, which stands in for the provider's. */
+      estimated: number
+    }
+
 /** One section with its cost. */
 export interface SectionReport {
   id: string
@@ -217,4 +269,8 @@ export interface InspectReport {
   diagnostics: Diagnostic[]
   /** What to remember for the next run's tool-order check. */
   lastRun: LastRun
+  /** `--exact`: the provider's count of the request beside ours. */
+  exact?: ExactCount
+  /** The calibration of our estimate for this model, from `--exact` and `--session`. */
+  calibrations?: CalibrationReport[]
 }

@@ -17,7 +17,7 @@ import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { formatModule } from "../providers/formats.js"
-import type { WindowPart, WindowPartId, WindowView } from "./report-types.js"
+import type { CalibrationReport, WindowPart, WindowPartId, WindowView } from "./report-types.js"
 
 /** One request of the conversation, for the timeline. */
 export interface TimelineEntry {
@@ -57,6 +57,8 @@ export interface TraceReport {
     summary: string
   }
   timeline: TimelineEntry[]
+  /** The context manager's calibration for the model from the usage reported up to this request. */
+  calibration?: CalibrationReport
 }
 
 /** What a trace report is made from. */
