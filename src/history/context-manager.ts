@@ -6,7 +6,7 @@ import { type Budget, budgetFor } from "./budget.js"
 import { ChangeLog } from "./change-log.js"
 import { CHARS_PER_TOKEN, clipEdits } from "./clip.js"
 import { compactionEdit, compactionRange, completeSummary, type Summarize } from "./compact.js"
-import { dedupFileReads } from "./dedup.js"
+import { DedupMemo, dedupFileReads } from "./dedup.js"
 import type { CompactionEdit, Edit } from "./edits.js"
 import { maskToolResults } from "./mask.js"
 import type { Message } from "./message.js"
@@ -112,6 +112,8 @@ export class ContextManager {
   private readonly calibrations = new Map<string, Calibration>()
   /** The last counted message list and its total, so a grown view costs only its new messages. */
   private last: { key: string; messages: readonly Message[]; total: number } | undefined
+  /** Dedup's scans of the blocks it has seen, so a turn over the budget scans only new blocks. */
+  private readonly dedupMemo = new DedupMemo()
   /** The last system prompt and tool list counted, so an unchanged prompt is not hashed every turn. */
   private fixedMemo:
     | { key: string; system?: string; tools?: readonly CountedTool[]; counts: [number, number] }
@@ -225,7 +227,7 @@ export class ContextManager {
     }
 
     // 1. Dedup of repeated file contents.
-    const dedup = dedupFileReads(view, { now: request.now, readTools: this.options.readTools })
+    const dedup = dedupFileReads(view, { now: request.now, readTools: this.options.readTools, memo: this.dedupMemo })
     if (dedup.length > 0) {
       record(dedup)
       const freed = counted - countLocal(view)

@@ -18,6 +18,25 @@ export interface DedupOptions {
   readTools?: readonly string[]
   /** Timestamp of the edits. */
   now: number
+  /** Scans and replacements of earlier calls, so a block already seen is not scanned again. */
+  memo?: DedupMemo
+}
+
+/** The file copies found in one block's text (not a read tool's result, which is found by its call). */
+interface BlockScan {
+  cline?: string
+  mentions: string[]
+  finals: string[]
+}
+
+/**
+ * What dedup learned about blocks in earlier calls: the file copies in each block's text, and each stale
+ * block's replacement. Blocks are immutable values, so both are kept by block identity; a ContextManager
+ * keeps one, and a turn scans only the blocks it has not seen.
+ */
+export class DedupMemo {
+  readonly scans = new WeakMap<Block, BlockScan>()
+  readonly replacements = new WeakMap<Block, Map<string, Block | undefined>>()
 }
 
 /** One copy of a file's content found in the view. */
@@ -40,8 +59,23 @@ function rangeOf(input: Record<string, unknown>): string | undefined {
   return start === undefined && end === undefined ? undefined : `${start ?? ""}-${end ?? ""}`
 }
 
+/** The file copies in a block's text. */
+function scanBlock(b: Block): BlockScan | undefined {
+  let text: string | undefined
+  if (b.type === "tool_result") text = textOf(b, { separator: "\n", image: "" })
+  else if (b.type === "text") text = b.text
+  if (text === undefined) return undefined
+  const cline = CLINE_READ.exec(text)
+  if (cline) return { cline: cline[1]!, mentions: [], finals: [] }
+  const mentions = [...fileElements(text, "file_content")].map((e) => e.path)
+  const finals = [...fileElements(text, "final_file_content")].map((e) => e.path)
+  return { mentions, finals }
+}
+
+const NOTHING: BlockScan = { mentions: [], finals: [] }
+
 /** Finds every copy of a file's content in the view, in order. */
-function occurrences(view: readonly Message[], readTools: ReadonlySet<string>): Occurrence[] {
+function occurrences(view: readonly Message[], readTools: ReadonlySet<string>, memo?: DedupMemo): Occurrence[] {
   const calls = new Map<string, { name: string; input: Record<string, unknown> }>()
   const out: Occurrence[] = []
   view.forEach((m, mi) => {
@@ -50,7 +84,6 @@ function occurrences(view: readonly Message[], readTools: ReadonlySet<string>): 
         calls.set(b.id, { name: b.name, input: (b.input ?? {}) as Record<string, unknown> })
         return
       }
-      let text: string | undefined
       if (b.type === "tool_result") {
         const call = calls.get(b.toolUseId)
         const path = call?.input.path
@@ -58,18 +91,18 @@ function occurrences(view: readonly Message[], readTools: ReadonlySet<string>): 
           out.push({ message: mi, block: bi, path, range: rangeOf(call.input), where: "result" })
           return
         }
-        text = textOf(b, { separator: "\n", image: "" })
-      } else if (b.type === "text") text = b.text
-      if (text === undefined) return
-      const cline = CLINE_READ.exec(text)
-      if (cline) {
-        out.push({ message: mi, block: bi, path: cline[1]!, where: "cline" })
+      } else if (b.type !== "text") return
+      let scan = memo?.scans.get(b)
+      if (!scan) {
+        scan = scanBlock(b) ?? NOTHING
+        memo?.scans.set(b, scan)
+      }
+      if (scan.cline !== undefined) {
+        out.push({ message: mi, block: bi, path: scan.cline, where: "cline" })
         return
       }
-      for (const e of fileElements(text, "file_content"))
-        out.push({ message: mi, block: bi, path: e.path, where: "mention" })
-      for (const e of fileElements(text, "final_file_content"))
-        out.push({ message: mi, block: bi, path: e.path, where: "final" })
+      for (const path of scan.mentions) out.push({ message: mi, block: bi, path, where: "mention" })
+      for (const path of scan.finals) out.push({ message: mi, block: bi, path, where: "final" })
     })
   })
   return out
@@ -93,7 +126,7 @@ function replaceElements(text: string, paths: ReadonlySet<string>): string {
 /** Makes the edits that replace older copies of files with a notice; already-replaced copies are skipped. */
 export function dedupFileReads(view: readonly Message[], options: DedupOptions): BlockEdit[] {
   const readTools = new Set(options.readTools ?? ["read_file"])
-  const found = occurrences(view, readTools)
+  const found = occurrences(view, readTools, options.memo)
   // Walk from the newest copy back: a copy is stale once a later whole copy (or the same range) was seen.
   // Path → the block holding the newest whole copy (copies inside that same block are left alone).
   const wholeSeen = new Map<string, string>()
@@ -118,11 +151,31 @@ export function dedupFileReads(view: readonly Message[], options: DedupOptions):
     const message = view[s.message]!
     const block = message.content[s.block]!
     const subject = [...s.paths].sort().join(", ")
-    const content = replacement(block, s.paths, s.where)
+    const content = memoReplacement(block, s.paths, s.where, options.memo)
     if (!content) continue
     edits.push({ kind: "dedup", ts: options.now, messageId: message.id, block: s.block, content, subject })
   }
   return edits
+}
+
+/** `replacement`, remembered per block, paths and kind of copy. */
+function memoReplacement(
+  block: Block,
+  paths: ReadonlySet<string>,
+  where: Occurrence["where"],
+  memo: DedupMemo | undefined,
+): Block | undefined {
+  if (!memo) return replacement(block, paths, where)
+  const key = `${where}\u0000${[...paths].join("\u0000")}`
+  let known = memo.replacements.get(block)
+  if (known?.has(key)) return known.get(key)
+  const made = replacement(block, paths, where)
+  if (!known) {
+    known = new Map()
+    memo.replacements.set(block, known)
+  }
+  known.set(key, made)
+  return made
 }
 
 /** The block that replaces a stale copy, or undefined when it is already replaced. */
