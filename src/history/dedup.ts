@@ -1,7 +1,7 @@
 import { dedupNotice } from "../notices.js"
 import type { BlockEdit } from "./edits.js"
 import { type FileElement, fileElements, replaceFileElements } from "./file-elements.js"
-import { type Block, type Message, type TextBlock, textOf } from "./message.js"
+import { type Block, type Message, type TextBlock, type ToolUseBlock, textOf } from "./message.js"
 
 /**
  * Dedup of repeated file contents. A file's content reaches the conversation as a read tool's result
@@ -76,22 +76,25 @@ const NOTHING: BlockScan = { mentions: [], finals: [] }
 
 /** Finds every copy of a file's content in the view, in order. */
 function occurrences(view: readonly Message[], readTools: ReadonlySet<string>, memo?: DedupMemo): Occurrence[] {
-  const calls = new Map<string, { name: string; input: Record<string, unknown> }>()
+  const calls = new Map<string, ToolUseBlock>()
   const out: Occurrence[] = []
-  view.forEach((m, mi) => {
-    m.content.forEach((b, bi) => {
+  for (let mi = 0; mi < view.length; mi++) {
+    const content = view[mi]!.content
+    for (let bi = 0; bi < content.length; bi++) {
+      const b = content[bi]!
       if (b.type === "tool_use") {
-        calls.set(b.id, { name: b.name, input: (b.input ?? {}) as Record<string, unknown> })
-        return
+        calls.set(b.id, b)
+        continue
       }
       if (b.type === "tool_result") {
         const call = calls.get(b.toolUseId)
-        const path = call?.input.path
+        const input = (call?.input ?? {}) as Record<string, unknown>
+        const path = input.path
         if (call && readTools.has(call.name) && typeof path === "string" && !b.isError) {
-          out.push({ message: mi, block: bi, path, range: rangeOf(call.input), where: "result" })
-          return
+          out.push({ message: mi, block: bi, path, range: rangeOf(input), where: "result" })
+          continue
         }
-      } else if (b.type !== "text") return
+      } else if (b.type !== "text") continue
       let scan = memo?.scans.get(b)
       if (!scan) {
         scan = scanBlock(b) ?? NOTHING
@@ -99,14 +102,18 @@ function occurrences(view: readonly Message[], readTools: ReadonlySet<string>, m
       }
       if (scan.cline !== undefined) {
         out.push({ message: mi, block: bi, path: scan.cline, where: "cline" })
-        return
+        continue
       }
       for (const path of scan.mentions) out.push({ message: mi, block: bi, path, where: "mention" })
       for (const path of scan.finals) out.push({ message: mi, block: bi, path, where: "final" })
-    })
-  })
+    }
+  }
   return out
 }
+
+/** One number per block of the view (message index, block index): fewer strings made per turn. */
+const BLOCKS_PER_MESSAGE = 2 ** 26
+const blockKey = (o: Occurrence): number => o.message * BLOCKS_PER_MESSAGE + o.block
 
 /** Replaces the content of the file elements for `paths` inside a text with the notice. */
 function replaceElements(text: string, paths: ReadonlySet<string>): string {
@@ -129,17 +136,17 @@ export function dedupFileReads(view: readonly Message[], options: DedupOptions):
   const found = occurrences(view, readTools, options.memo)
   // Walk from the newest copy back: a copy is stale once a later whole copy (or the same range) was seen.
   // Path → the block holding the newest whole copy (copies inside that same block are left alone).
-  const wholeSeen = new Map<string, string>()
+  const wholeSeen = new Map<string, number>()
   const rangeSeen = new Set<string>()
-  const stale = new Map<string, { message: number; block: number; paths: Set<string>; where: Occurrence["where"] }>()
+  const stale = new Map<number, { message: number; block: number; paths: Set<string>; where: Occurrence["where"] }>()
   for (let i = found.length - 1; i >= 0; i--) {
     const o = found[i]!
-    const rangeKey = `${o.path}#${o.range}`
-    const key = `${o.message}/${o.block}`
+    const rangeKey = o.range === undefined ? undefined : `${o.path}#${o.range}`
+    const key = blockKey(o)
     const newer = wholeSeen.get(o.path)
-    const superseded = (newer !== undefined && newer !== key) || (o.range !== undefined && rangeSeen.has(rangeKey))
-    if (o.range === undefined && newer === undefined) wholeSeen.set(o.path, key)
-    else if (o.range !== undefined) rangeSeen.add(rangeKey)
+    const superseded = (newer !== undefined && newer !== key) || (rangeKey !== undefined && rangeSeen.has(rangeKey))
+    if (rangeKey === undefined && newer === undefined) wholeSeen.set(o.path, key)
+    else if (rangeKey !== undefined) rangeSeen.add(rangeKey)
     if (!superseded) continue
     const entry = stale.get(key)
     if (entry) entry.paths.add(o.path)
