@@ -50,7 +50,7 @@ async function latency(
   history: Message[],
   counter: TokenCounter,
   model: ModelInfo,
-): Promise<{ ours: number[]; peer: number[] }> {
+): Promise<{ ours: number[]; oursCpu: number[]; peer: number[] }> {
   const manager = new ContextManager(counter)
   const budget = budgetFor(model).effective
   const overhead = OVERHEADS["openai-chat"]
@@ -86,13 +86,19 @@ async function latency(
     lcEnd[i] = j
   })
   const ours: number[] = []
+  const oursCpu: number[] = []
   const peer: number[] = []
   for (let k = 1; k <= history.length; k += 2) {
     const prefix = history.slice(0, k)
     const lcPrefix = lc.slice(0, lcEnd[k - 1])
+    // Wall clock, and the process's CPU time around it (read outside the wall-clock span): on a shared
+    // machine a turn's wall time also holds the time the process waited for a core.
+    const c0 = process.cpuUsage()
     let t0 = process.hrtime.bigint()
     manager.fit(prefix, { model, now: prefix[k - 1]!.ts, system: SYSTEM })
     ours.push(Number(process.hrtime.bigint() - t0) / 1000)
+    const cpu = process.cpuUsage(c0)
+    oursCpu.push(cpu.user + cpu.system)
     // LangChain runs on every 4th turn (it is slow); medians compare the same turns.
     if ((k - 1) % 8 === 0) {
       t0 = process.hrtime.bigint()
@@ -107,7 +113,7 @@ async function latency(
       peer.push(Number(process.hrtime.bigint() - t0) / 1000)
     }
   }
-  return { ours, peer }
+  return { ours, oursCpu, peer }
 }
 
 /** What one simulated request costs, in input-token units. */
@@ -198,7 +204,7 @@ const fit: Benchmark = {
     const claude = resolveModel("claude-sonnet-4-5").model
     const tokens = counter.countMessages(history, "o200k", OVERHEADS["openai-chat"])
 
-    const { ours, peer } = await latency(history, counter, exact)
+    const { ours, oursCpu, peer } = await latency(history, counter, exact)
     const sampled = ours.filter((_, i) => i % 4 === 0)
 
     // Our default: auto truncation; breakpoints on the system prompt, the end of the first exchange and
@@ -247,7 +253,22 @@ const fit: Benchmark = {
         target: "< 1 ms",
         met: median(ours) < 1000,
       },
-      { name: "fit latency, every turn: p99", unit: "µs", ours: quantile(ours, 0.99), better: "lower" },
+      {
+        name: "fit latency, every turn: p99",
+        unit: "µs",
+        ours: quantile(ours, 0.99),
+        better: "lower",
+        target: "≤ 1 ms",
+        met: quantile(ours, 0.99) <= 1000,
+      },
+      {
+        // The process's CPU time per turn (all its threads, GC included): what the turn costs, without
+        // the waits for a core that a shared machine adds to the wall clock.
+        name: "fit CPU time, every turn: p99",
+        unit: "µs",
+        ours: quantile(oursCpu, 0.99),
+        better: "lower",
+      },
       {
         name: "fit latency, turns both ran: median",
         unit: "µs",

@@ -71,6 +71,54 @@ describe("ChangeLog", () => {
     )
   })
 
+  it("the view of a growing history equals a fresh log's view, whatever edits come between (property)", () => {
+    // The log extends its last view while the history only grows; edits, ranges whose end arrives
+    // later, a repeated id and a history array changed in place must all give what a log with no memory gives.
+    const step = fc.oneof(
+      fc.record({ grow: fc.integer({ min: 0, max: 8 }) }),
+      fc.record({ edits: fc.array(editArb, { minLength: 1, maxLength: 2 }) }),
+      fc.record({ replace: fc.nat() }),
+      fc.record({ repeat: fc.nat() }),
+    )
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.boolean(), (steps, inPlace) => {
+        const log = new ChangeLog()
+        let prefix: Message[] = history.slice(0, 2)
+        let ts = 0
+        for (const s of steps) {
+          if ("grow" in s) {
+            const next = history.slice(prefix.length, prefix.length + s.grow)
+            if (inPlace) prefix.push(...next)
+            else prefix = [...prefix, ...next]
+          } else if ("edits" in s) log.add(s.edits.map((e) => ({ ...e, ts: ++ts }) as Edit))
+          else if ("repeat" in s) {
+            // A message whose id is already in the history: a range naming that id now ends elsewhere.
+            const again = { ...prefix[s.repeat % prefix.length]! }
+            if (inPlace) prefix.push(again)
+            else prefix = [...prefix, again]
+          } else {
+            // A message swapped for an equal copy: not the same object, so not the history seen before.
+            const at = s.replace % prefix.length
+            const copy = { ...prefix[at]! }
+            if (inPlace) prefix[at] = copy
+            else prefix = prefix.map((m, i) => (i === at ? copy : m))
+          }
+          expect(log.view(prefix)).toEqual(new ChangeLog(log.edits).view(prefix))
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("rebuilds, not extends, a view when a new message repeats the id that ends a hidden range", () => {
+    const log = new ChangeLog([{ kind: "truncation", ts: 1, from: history[4]!.id, to: history[6]!.id }])
+    const prefix = history.slice(0, 10)
+    log.view(prefix)
+    const grown = [...prefix, { ...history[6]! }]
+    const ids = (view: Message[]) => view.map((m) => m.id)
+    expect(ids(log.view(grown))).toEqual(ids(new ChangeLog(log.edits).view(grown)))
+  })
+
   it("round-trips through a file, written atomically with no temporary file left", async () => {
     const file = join(dir, "log.json")
     const log = new ChangeLog([

@@ -44,6 +44,13 @@ export class ChangeLog {
   private readonly rendered = new Map<string, { source: Message; edits: number; message: Message }>()
   /** Repaired seams by the ids of their two messages, reused while both sides are the same objects. */
   private readonly seams = new Map<string, { a: Message; b: Message; out: [Message, Message] }>()
+  /**
+   * Positions of the ids of the last history seen, extended while the history grows by appending. `seen` is
+   * our own copy of that history (a caller may change its array in place).
+   */
+  private positions: { seen: Message[]; pos: Map<string, number> } | undefined
+  /** The last view made, extended in place of a rebuild while the edits stay and the history only grows. */
+  private lastView: { seen: Message[]; index: EditIndex; out: Message[]; extendable: boolean } | undefined
 
   constructor(edits: readonly Edit[] = []) {
     this.list = [...edits].sort((a, b) => a.ts - b.ts)
@@ -97,8 +104,7 @@ export class ChangeLog {
   private hiddenPositions(history: readonly Message[]): { from: number; to: number; compaction?: CompactionEdit }[] {
     const { ranges } = this.edits_()
     if (ranges.length === 0) return []
-    const pos = new Map<string, number>()
-    for (let i = 0; i < history.length; i++) pos.set(history[i]!.id, i)
+    const pos = this.positionsOf(history)
     const out: { from: number; to: number; compaction?: CompactionEdit }[] = []
     for (const r of ranges) {
       const from = pos.get(r.from)
@@ -111,7 +117,10 @@ export class ChangeLog {
 
   /** The messages to send: the history with hidden ranges removed, edits applied, tool pairs repaired. */
   view(history: readonly Message[]): Message[] {
-    const { byMessage } = this.edits_()
+    const index = this.edits_()
+    const grown = this.extendView(history, index)
+    if (grown) return grown
+    const { byMessage } = index
     const hidden = this.hiddenPositions(history)
     const hiddenAt = new Uint8Array(history.length)
     const summaries = new Map<number, Message>()
@@ -145,7 +154,50 @@ export class ChangeLog {
       out[i - 1] = a
       out[i] = b
     }
-    return out
+    this.lastView = { seen: history.slice(), index, out, extendable: this.extendable(history, hidden, index) }
+    return out.slice()
+  }
+
+  /**
+   * The view of a history that extends the last one viewed (the same message objects first, then new
+   * ones) while the edits are unchanged: the last view plus the new messages, each with its own edits.
+   * Undefined when a rebuild is needed: the edits changed, the history is not an extension, or a new
+   * message could change a hidden range (its id names a range's end, or the last range ends the old history).
+   */
+  private extendView(history: readonly Message[], index: EditIndex): Message[] | undefined {
+    const last = this.lastView
+    if (!last || last.index !== index || !last.extendable || !startsWith(history, last.seen)) return undefined
+    const { seen, out } = last
+    const ends = rangeEnds(index)
+    for (let i = seen.length; i < history.length; i++) if (ends.has(history[i]!.id)) return undefined
+    for (let i = seen.length; i < history.length; i++) {
+      const m = history[i]!
+      seen.push(m)
+      out.push(this.renderOne(m, index.byMessage.get(m.id)))
+    }
+    return out.slice()
+  }
+
+  /** Whether a view can be extended by appending: every range found whole, none ending at the last message. */
+  private extendable(history: readonly Message[], hidden: readonly { to: number }[], index: EditIndex): boolean {
+    if (hidden.length !== index.ranges.length) return false
+    return !hidden.some((h) => h.to === history.length - 1)
+  }
+
+  /** Id → position in a history (the last position of a repeated id), extended while the history grows. */
+  private positionsOf(history: readonly Message[]): Map<string, number> {
+    const known = this.positions
+    if (known && startsWith(history, known.seen)) {
+      for (let i = known.seen.length; i < history.length; i++) {
+        known.seen.push(history[i]!)
+        known.pos.set(history[i]!.id, i)
+      }
+      return known.pos
+    }
+    const pos = new Map<string, number>()
+    for (let i = 0; i < history.length; i++) pos.set(history[i]!.id, i)
+    this.positions = { seen: history.slice(), pos }
+    return pos
   }
 
   private repair(a: Message, b: Message): [Message, Message] {
@@ -198,4 +250,21 @@ export class ChangeLog {
       throw error
     }
   }
+}
+
+/** True when `history` starts with the messages of `start`, the same objects in the same places. */
+function startsWith(history: readonly Message[], start: readonly Message[]): boolean {
+  if (history.length < start.length) return false
+  for (let i = 0; i < start.length; i++) if (start[i] !== history[i]) return false
+  return true
+}
+
+/** The ids that start or end a hidden range. */
+function rangeEnds(index: EditIndex): Set<string> {
+  const ends = new Set<string>()
+  for (const r of index.ranges) {
+    ends.add(r.from)
+    ends.add(r.to)
+  }
+  return ends
 }

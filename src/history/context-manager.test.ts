@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { generateHistory } from "../../test/fixtures/history/generate.js"
 import type { ModelInfo } from "../models/types.js"
+import { ChangeLog } from "./change-log.js"
 import { ContextManager } from "./context-manager.js"
 import { dedupNotice } from "./dedup.js"
 import type { Message } from "./message.js"
@@ -143,6 +144,30 @@ describe("ContextManager.fit", () => {
     }
     expect(cuts.length).toBeGreaterThan(0)
     expect(cuts.length).toBeLessThan(clineCuts)
+  })
+
+  it("turn by turn, gives what a manager with no memory of earlier turns gives from the same change log", () => {
+    // The manager carries its view, token total and dedup scans from turn to turn; a fresh manager
+    // given a copy of the change log computes everything anew. Dedup, cuts and a caller that changes
+    // the returned list in place all happen on the way.
+    for (const strategy of ["auto", "half"] as const) {
+      const manager = new ContextManager(counter, { strategy })
+      const history = generateHistory({ messages: 361, fileLines: 30, seed: 11 })
+      const kinds = new Set<string>()
+      for (let k = 1; k <= history.length; k += 2) {
+        const request = { model: model(24_000), now: k, system: "You are a coding agent." }
+        const fresh = new ContextManager(counter, { strategy, changeLog: new ChangeLog(manager.changeLog.edits) })
+        const expected = fresh.fit(history.slice(0, k), request)
+        const r = manager.fit(history.slice(0, k), request)
+        expect(r.edits).toEqual(expected.edits)
+        expect(r.tokens).toEqual(expected.tokens)
+        expect(r.messages).toEqual(expected.messages)
+        for (const e of r.edits) kinds.add(e.kind)
+        r.messages.push(r.messages[0]!)
+      }
+      expect(kinds).toContain("dedup")
+      expect(kinds).toContain("truncation")
+    }
   })
 
   it("reports an error when even the first exchange and the last message do not fit", () => {

@@ -6,7 +6,7 @@ import { type Budget, budgetFor } from "./budget.js"
 import { ChangeLog } from "./change-log.js"
 import { CHARS_PER_TOKEN, clipEdits } from "./clip.js"
 import { compactionEdit, compactionRange, completeSummary, type Summarize } from "./compact.js"
-import { dedupFileReads } from "./dedup.js"
+import { DedupMemo, dedupFileReads } from "./dedup.js"
 import type { CompactionEdit, Edit } from "./edits.js"
 import { maskToolResults } from "./mask.js"
 import type { Message } from "./message.js"
@@ -127,6 +127,8 @@ export class ContextManager {
   private readonly calibrations = new Map<string, Calibration>()
   /** The last counted message list and its total, so a grown view costs only its new messages. */
   private last: { key: string; messages: readonly Message[]; total: number } | undefined
+  /** Dedup's scans of the blocks it has seen, so a turn over the budget scans only new blocks. */
+  private readonly dedupMemo = new DedupMemo()
   /** The last system prompt and tool list counted, so an unchanged prompt is not hashed every turn. */
   private fixedMemo:
     | { key: string; system?: string; tools?: readonly CountedTool[]; counts: [number, number] }
@@ -263,7 +265,7 @@ export class ContextManager {
     }
 
     // 1. Dedup of repeated file contents.
-    const dedup = dedupFileReads(view, { now: request.now, readTools: this.options.readTools })
+    const dedup = dedupFileReads(view, { now: request.now, readTools: this.options.readTools, memo: this.dedupMemo })
     if (dedup.length > 0) {
       record(dedup)
       const freed = counted - countLocal(view)
@@ -429,18 +431,32 @@ export class ContextManager {
     return counts
   }
 
-  /** Tokens of a message list; reuses the previous total when the list extends the previous one. */
+  /**
+   * Tokens of a message list. Against the previous list: a message in the same place as before keeps its
+   * share of the previous total, so only the messages that changed place or content are looked up.
+   */
   private countView(messages: readonly Message[], family: ModelInfo["tokenizer"], overhead: Overhead): number {
     const key = `${family}/${overhead.message}/${overhead.request}/${overhead.toolBlock}/${overhead.image}`
     const last = this.last
+    const was = last?.key === key ? last.messages : undefined
+    const shared = was ? Math.min(was.length, messages.length) : 0
+    let moved = 0
+    if (was) for (let i = 0; i < shared; i++) if (was[i] !== messages[i]) moved++
     let total: number
-    if (last && last.key === key && last.messages.length <= messages.length && samePrefix(last.messages, messages)) {
+    // Most messages moved (a cut): counting the new list once is cheaper than a difference per message.
+    if (!was || !last || moved > messages.length / 2) total = this.counter.countMessages(messages, family, overhead)
+    else {
       total = last.total
-      for (let i = last.messages.length; i < messages.length; i++) {
+      for (let i = 0; i < shared; i++) {
+        if (was[i] === messages[i]) continue
         total += this.counter.countMessage(messages[i]!, family, overhead)
+        total -= this.counter.countMessage(was[i]!, family, overhead)
       }
-    } else total = this.counter.countMessages(messages, family, overhead)
-    this.last = { key, messages, total }
+      for (let i = shared; i < messages.length; i++) total += this.counter.countMessage(messages[i]!, family, overhead)
+      for (let i = shared; i < was.length; i++) total -= this.counter.countMessage(was[i]!, family, overhead)
+    }
+    // A copy: the caller gets the view as its result and may change that array.
+    this.last = { key, messages: messages.slice(), total }
     return total
   }
 
@@ -468,9 +484,4 @@ export class ContextManager {
 function unbounded(): ModelInfo {
   const { maxInput: _, ...model } = resolveModel("unbounded-summary-model").model
   return { ...model, contextWindow: Number.MAX_SAFE_INTEGER }
-}
-
-function samePrefix(a: readonly Message[], b: readonly Message[]): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }

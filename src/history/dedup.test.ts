@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { generateHistory } from "../../test/fixtures/history/generate.js"
 import { ChangeLog } from "./change-log.js"
-import { dedupFileReads, dedupNotice } from "./dedup.js"
+import { DedupMemo, dedupFileReads, dedupNotice } from "./dedup.js"
 import type { Block, Message } from "./message.js"
 
 let n = 0
@@ -86,5 +86,25 @@ describe("dedup on a generated history", () => {
     }
     expect(copies.size).toBeGreaterThan(3)
     for (const [path, count] of copies) expect(count, path).toBe(1)
+  })
+})
+
+describe("dedup with a memo kept across turns", () => {
+  it.each(["native", "xml"] as const)("makes the same edits turn by turn as dedup with no memo (%s)", (dialect) => {
+    // Replayed as fit does it: each turn's view carries the edits of the turns before, so the memo
+    // meets new blocks, replaced blocks and blocks it has scanned.
+    const history = generateHistory({ messages: 240, dialect, fileLines: 12, seed: 3 })
+    const log = new ChangeLog()
+    const memo = new DedupMemo()
+    let made = 0
+    for (let k = 2; k <= history.length; k += 7) {
+      const view = log.view(history.slice(0, k))
+      const withMemo = dedupFileReads(view, { now: k, memo })
+      expect(withMemo).toEqual(dedupFileReads(view, { now: k }))
+      // Every other turn leaves the stale copies in place: the next turn finds them again in the memo.
+      if (k % 2 === 0) log.add(withMemo)
+      made += withMemo.length
+    }
+    expect(made).toBeGreaterThan(10)
   })
 })

@@ -1,7 +1,7 @@
 import { dedupNotice } from "../notices.js"
 import type { BlockEdit } from "./edits.js"
 import { type FileElement, fileElements, replaceFileElements } from "./file-elements.js"
-import { type Block, type Message, type TextBlock, textOf } from "./message.js"
+import { type Block, type Message, type TextBlock, type ToolUseBlock, textOf } from "./message.js"
 
 /**
  * Dedup of repeated file contents. A file's content reaches the conversation as a read tool's result
@@ -18,6 +18,25 @@ export interface DedupOptions {
   readTools?: readonly string[]
   /** Timestamp of the edits. */
   now: number
+  /** Scans and replacements of earlier calls, so a block already seen is not scanned again. */
+  memo?: DedupMemo
+}
+
+/** The file copies found in one block's text (not a read tool's result, which is found by its call). */
+interface BlockScan {
+  cline?: string
+  mentions: string[]
+  finals: string[]
+}
+
+/**
+ * What dedup learned about blocks in earlier calls: the file copies in each block's text, and each stale
+ * block's replacement. Blocks are immutable values, so both are kept by block identity; a ContextManager
+ * keeps one, and a turn scans only the blocks it has not seen.
+ */
+export class DedupMemo {
+  readonly scans = new WeakMap<Block, BlockScan>()
+  readonly replacements = new WeakMap<Block, Map<string, Block | undefined>>()
 }
 
 /** One copy of a file's content found in the view. */
@@ -40,40 +59,61 @@ function rangeOf(input: Record<string, unknown>): string | undefined {
   return start === undefined && end === undefined ? undefined : `${start ?? ""}-${end ?? ""}`
 }
 
+/** The file copies in a block's text. */
+function scanBlock(b: Block): BlockScan | undefined {
+  let text: string | undefined
+  if (b.type === "tool_result") text = textOf(b, { separator: "\n", image: "" })
+  else if (b.type === "text") text = b.text
+  if (text === undefined) return undefined
+  const cline = CLINE_READ.exec(text)
+  if (cline) return { cline: cline[1]!, mentions: [], finals: [] }
+  const mentions = [...fileElements(text, "file_content")].map((e) => e.path)
+  const finals = [...fileElements(text, "final_file_content")].map((e) => e.path)
+  return { mentions, finals }
+}
+
+const NOTHING: BlockScan = { mentions: [], finals: [] }
+
 /** Finds every copy of a file's content in the view, in order. */
-function occurrences(view: readonly Message[], readTools: ReadonlySet<string>): Occurrence[] {
-  const calls = new Map<string, { name: string; input: Record<string, unknown> }>()
+function occurrences(view: readonly Message[], readTools: ReadonlySet<string>, memo?: DedupMemo): Occurrence[] {
+  const calls = new Map<string, ToolUseBlock>()
   const out: Occurrence[] = []
-  view.forEach((m, mi) => {
-    m.content.forEach((b, bi) => {
+  for (let mi = 0; mi < view.length; mi++) {
+    const content = view[mi]!.content
+    for (let bi = 0; bi < content.length; bi++) {
+      const b = content[bi]!
       if (b.type === "tool_use") {
-        calls.set(b.id, { name: b.name, input: (b.input ?? {}) as Record<string, unknown> })
-        return
+        calls.set(b.id, b)
+        continue
       }
-      let text: string | undefined
       if (b.type === "tool_result") {
         const call = calls.get(b.toolUseId)
-        const path = call?.input.path
+        const input = (call?.input ?? {}) as Record<string, unknown>
+        const path = input.path
         if (call && readTools.has(call.name) && typeof path === "string" && !b.isError) {
-          out.push({ message: mi, block: bi, path, range: rangeOf(call.input), where: "result" })
-          return
+          out.push({ message: mi, block: bi, path, range: rangeOf(input), where: "result" })
+          continue
         }
-        text = textOf(b, { separator: "\n", image: "" })
-      } else if (b.type === "text") text = b.text
-      if (text === undefined) return
-      const cline = CLINE_READ.exec(text)
-      if (cline) {
-        out.push({ message: mi, block: bi, path: cline[1]!, where: "cline" })
-        return
+      } else if (b.type !== "text") continue
+      let scan = memo?.scans.get(b)
+      if (!scan) {
+        scan = scanBlock(b) ?? NOTHING
+        memo?.scans.set(b, scan)
       }
-      for (const e of fileElements(text, "file_content"))
-        out.push({ message: mi, block: bi, path: e.path, where: "mention" })
-      for (const e of fileElements(text, "final_file_content"))
-        out.push({ message: mi, block: bi, path: e.path, where: "final" })
-    })
-  })
+      if (scan.cline !== undefined) {
+        out.push({ message: mi, block: bi, path: scan.cline, where: "cline" })
+        continue
+      }
+      for (const path of scan.mentions) out.push({ message: mi, block: bi, path, where: "mention" })
+      for (const path of scan.finals) out.push({ message: mi, block: bi, path, where: "final" })
+    }
+  }
   return out
 }
+
+/** One number per block of the view (message index, block index): fewer strings made per turn. */
+const BLOCKS_PER_MESSAGE = 2 ** 26
+const blockKey = (o: Occurrence): number => o.message * BLOCKS_PER_MESSAGE + o.block
 
 /** Replaces the content of the file elements for `paths` inside a text with the notice. */
 function replaceElements(text: string, paths: ReadonlySet<string>): string {
@@ -93,20 +133,20 @@ function replaceElements(text: string, paths: ReadonlySet<string>): string {
 /** Makes the edits that replace older copies of files with a notice; already-replaced copies are skipped. */
 export function dedupFileReads(view: readonly Message[], options: DedupOptions): BlockEdit[] {
   const readTools = new Set(options.readTools ?? ["read_file"])
-  const found = occurrences(view, readTools)
+  const found = occurrences(view, readTools, options.memo)
   // Walk from the newest copy back: a copy is stale once a later whole copy (or the same range) was seen.
   // Path → the block holding the newest whole copy (copies inside that same block are left alone).
-  const wholeSeen = new Map<string, string>()
+  const wholeSeen = new Map<string, number>()
   const rangeSeen = new Set<string>()
-  const stale = new Map<string, { message: number; block: number; paths: Set<string>; where: Occurrence["where"] }>()
+  const stale = new Map<number, { message: number; block: number; paths: Set<string>; where: Occurrence["where"] }>()
   for (let i = found.length - 1; i >= 0; i--) {
     const o = found[i]!
-    const rangeKey = `${o.path}#${o.range}`
-    const key = `${o.message}/${o.block}`
+    const rangeKey = o.range === undefined ? undefined : `${o.path}#${o.range}`
+    const key = blockKey(o)
     const newer = wholeSeen.get(o.path)
-    const superseded = (newer !== undefined && newer !== key) || (o.range !== undefined && rangeSeen.has(rangeKey))
-    if (o.range === undefined && newer === undefined) wholeSeen.set(o.path, key)
-    else if (o.range !== undefined) rangeSeen.add(rangeKey)
+    const superseded = (newer !== undefined && newer !== key) || (rangeKey !== undefined && rangeSeen.has(rangeKey))
+    if (rangeKey === undefined && newer === undefined) wholeSeen.set(o.path, key)
+    else if (rangeKey !== undefined) rangeSeen.add(rangeKey)
     if (!superseded) continue
     const entry = stale.get(key)
     if (entry) entry.paths.add(o.path)
@@ -118,11 +158,31 @@ export function dedupFileReads(view: readonly Message[], options: DedupOptions):
     const message = view[s.message]!
     const block = message.content[s.block]!
     const subject = [...s.paths].sort().join(", ")
-    const content = replacement(block, s.paths, s.where)
+    const content = memoReplacement(block, s.paths, s.where, options.memo)
     if (!content) continue
     edits.push({ kind: "dedup", ts: options.now, messageId: message.id, block: s.block, content, subject })
   }
   return edits
+}
+
+/** `replacement`, remembered per block, paths and kind of copy. */
+function memoReplacement(
+  block: Block,
+  paths: ReadonlySet<string>,
+  where: Occurrence["where"],
+  memo: DedupMemo | undefined,
+): Block | undefined {
+  if (!memo) return replacement(block, paths, where)
+  const key = `${where}\u0000${[...paths].join("\u0000")}`
+  let known = memo.replacements.get(block)
+  if (known?.has(key)) return known.get(key)
+  const made = replacement(block, paths, where)
+  if (!known) {
+    known = new Map()
+    memo.replacements.set(block, known)
+  }
+  known.set(key, made)
+  return made
 }
 
 /** The block that replaces a stale copy, or undefined when it is already replaced. */

@@ -254,7 +254,10 @@ export class PromptBuilder {
       hash: prefix.hash,
     }
     if (volatile.length > 0) {
-      built.contextMessage = volatile.map((s) => this.#wrap(s)).join("\n\n")
+      // Concatenated, not joined: the unchanged wrapped sections are shared, not copied, in each build.
+      let message = this.#wrap(volatile[0]!)
+      for (let i = 1; i < volatile.length; i++) message += `\n\n${this.#wrap(volatile[i]!)}`
+      built.contextMessage = message
     }
     return built
   }

@@ -9,24 +9,45 @@
 /** Deeper than any context field nests: past it, values count as different (no sharing, still correct). */
 const MAX_DEPTH = 32
 
-/** True when two JSON-like values are equal: same primitives, same arrays, same own keys with equal values. */
+const { isArray } = Array
+const { getPrototypeOf, hasOwn } = Object
+
+/**
+ * True when two JSON-like values are equal: same primitives, same arrays, same own keys with equal values.
+ * One pass over both values, allocating nothing; it runs on every field of every context read afresh.
+ */
 export function structurallyEqual(a: unknown, b: unknown, depth = 0): boolean {
-  if (a === b) return true
+  return a === b || equalObjects(a, b, depth)
+}
+
+/** The object half of `structurallyEqual`: called only when `a !== b`. */
+function equalObjects(a: unknown, b: unknown, depth: number): boolean {
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || depth > MAX_DEPTH) return false
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!structurallyEqual(a[i], b[i], depth + 1)) return false
+  if (isArray(a)) {
+    if (!isArray(b)) return false
+    const n = a.length
+    if (n !== b.length) return false
+    for (let i = 0; i < n; i++) {
+      const x: unknown = a[i]
+      const y: unknown = b[i]
+      if (x !== y && !equalObjects(x, y, depth + 1)) return false
+    }
     return true
   }
-  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false
-  const keys = Object.keys(a)
-  if (keys.length !== Object.keys(b).length) return false
-  for (const key of keys) {
-    if (!Object.hasOwn(b, key)) return false
-    if (!structurallyEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], depth + 1))
-      return false
+  if (isArray(b) || getPrototypeOf(a) !== getPrototypeOf(b)) return false
+  const left = a as Record<string, unknown>
+  const right = b as Record<string, unknown>
+  // Inherited enumerable keys are on both sides (same prototype) and fail `hasOwn`: a safe miss.
+  let keys = 0
+  for (const key in left) {
+    if (!hasOwn(right, key)) return false
+    const x = left[key]
+    const y = right[key]
+    if (x !== y && !equalObjects(x, y, depth + 1)) return false
+    keys++
   }
-  return true
+  for (const _ in right) keys--
+  return keys === 0
 }
 
 /** How many distinct values of one field are remembered as canonical. */

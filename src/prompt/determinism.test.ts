@@ -138,6 +138,27 @@ describe("determinism (property)", () => {
     )
   })
 
+  it("a re-read copy with a new date and git status builds the same bytes as a build with no cache", () => {
+    // The volatile sections are rendered again; every other stage comes from the equal fields of the
+    // earlier build. A stale volatile section, or a stable one keyed too loosely, would differ here.
+    const shared = new PromptBuilder()
+    const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+    const git = fc.option(
+      fc.record({ root: fc.constantFrom("/w", "/r"), branch: fc.option(text, { nil: undefined }), status: text }),
+      { nil: undefined },
+    )
+    fc.assert(
+      fc.property(arbitraryContext, fc.constantFrom("2027-03-04", "2026-11-29"), git, (a, date, repo) => {
+        shared.build(a)
+        const moved = copy({ ...a, date, ...(repo ? { git: repo } : {}) }) as PromptContext
+        const fresh = JSON.stringify(build(parseContext(copy(moved))))
+        expect(JSON.stringify(shared.build(moved))).toBe(fresh)
+        expect(JSON.stringify(shared.build(copy(moved)))).toBe(fresh)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
   it("the model never sees template syntax from our own text", () => {
     fc.assert(
       fc.property(arbitraryContext, (ctx) => {
