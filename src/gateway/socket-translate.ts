@@ -17,7 +17,7 @@ import { errorAnswer, GatewayError } from "./errors.js"
 import { conversationKey, type GatewayRecord, type RecordedBody, type RecordUsage } from "./record.js"
 import type { RoutePlan } from "./routing.js"
 import { redactHeaders, redactText } from "./secrets.js"
-import type { SocketContext } from "./socket-context.js"
+import { type SocketContext, socketRecord } from "./socket-context.js"
 import { SocketConversation } from "./socket-conversation.js"
 import { upstreamKey } from "./target.js"
 import { openTranslation, type TranslatingCall } from "./translate.js"
@@ -215,25 +215,19 @@ export class SocketTranslator {
   }
 
   #record(turn: SocketTurn, event: Record<string, unknown>, plan: RoutePlan, model: string): GatewayRecord {
-    const record: GatewayRecord = {
-      seq: turn.seq,
-      startedAt: turn.startedAt,
-      latencyMs: Math.max(0, this.context.clock() - turn.startedAt),
-      clientFormat: "openai-responses",
-      transport: "websocket",
-      model,
-      upstream: {
-        name: plan.upstream.name,
-        provider: plan.upstream.provider,
-        format: plan.upstream.format,
-        model: plan.model,
+    const record = socketRecord(
+      {
+        seq: turn.seq,
+        startedAt: turn.startedAt,
+        latencyMs: Math.max(0, this.context.clock() - turn.startedAt),
+        model,
+        status: turn.status,
+        dropped: turn.dropped,
+        conversationKey: turn.conversationKey ?? "",
       },
-      mode: "translate",
-      status: turn.status,
-      dropped: turn.dropped,
-      conversationKey: turn.conversationKey ?? "",
-      received: { url: this.url.pathname, headers: redactHeaders(this.req.headers), body: event },
-    }
+      plan,
+      { req: this.req, url: this.url, event },
+    )
     if (turn.firstByteAt !== undefined) record.firstByteMs = Math.max(0, turn.firstByteAt - turn.startedAt)
     if (turn.usage) record.usage = turn.usage
     if (turn.stop) record.stop = turn.stop

@@ -15,7 +15,7 @@ import type { StreamEvent } from "../providers/stream.js"
 import type { GatewayRecord } from "./record.js"
 import { isRefusal, planRoute, type RoutePlan } from "./routing.js"
 import { hasToken, redactHeaders } from "./secrets.js"
-import type { SocketContext } from "./socket-context.js"
+import { type SocketContext, socketRecord } from "./socket-context.js"
 import { SocketTranslator, socketErrorEvent } from "./socket-translate.js"
 import { upstreamEndpoint, upstreamKey } from "./target.js"
 
@@ -100,25 +100,19 @@ function relay(
   const pending: { record: GatewayRecord; events: StreamEvent[] }[] = []
   const decoder = formatModule("openai-responses").createDecoder({})
   return async (event, text, plan, model) => {
-    const record: GatewayRecord = {
-      seq: context.nextSeq(),
-      startedAt: context.clock(),
-      latencyMs: 0,
-      clientFormat: "openai-responses",
-      transport: "websocket",
-      model,
-      upstream: {
-        name: plan.upstream.name,
-        provider: plan.upstream.provider,
-        format: plan.upstream.format,
-        model: plan.model,
+    const record = socketRecord(
+      {
+        seq: context.nextSeq(),
+        startedAt: context.clock(),
+        latencyMs: 0,
+        model,
+        status: 101,
+        dropped: [],
+        conversationKey: String(req.headers["x-promptline-conversation"] ?? ""),
       },
-      mode: plan.mode,
-      status: 101,
-      dropped: [],
-      conversationKey: String(req.headers["x-promptline-conversation"] ?? ""),
-      received: { url: url.pathname, headers: redactHeaders(req.headers), body: event },
-    }
+      plan,
+      { req, url, event },
+    )
     pending.push({ record, events: [] })
     if (!open) {
       const key = upstreamKey(plan.upstream, context.env, {
