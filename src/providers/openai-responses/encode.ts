@@ -26,7 +26,7 @@ export type { OpenAIResponsesRequest } from "./wire-types.js"
 /** Encodes a request for the OpenAI Responses API. */
 export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIResponsesRequest> {
   const options = input.options ?? {}
-  const prepared = prepareHistory(input)
+  const prepared = prepareHistory(input, "openai-responses")
   const diagnostics: Diagnostic[] = [...prepared.diagnostics]
   const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
   const store = options.store ?? false
