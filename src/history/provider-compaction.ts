@@ -40,7 +40,6 @@ export function compactionWindow(history: readonly Message[], target: Compaction
 /** The compaction items of the history that `target` cannot read (made by another provider or wire format). */
 export function foreignCompactions(history: readonly Message[], target: CompactionTarget): CompactionBlock[] {
   const out: CompactionBlock[] = []
-  for (const m of history)
-    for (const b of m.content) if (b.type === "compaction" && !madeBy(b, target)) out.push(b)
+  for (const m of history) for (const b of m.content) if (b.type === "compaction" && !madeBy(b, target)) out.push(b)
   return out
 }

@@ -98,7 +98,10 @@ export function validateContextManagement(options: ContextManagementOptions, for
     if (typeof compaction !== "object" || compaction === null)
       throw new ContextManagementError(at, "must be true or an object")
     positiveInteger(compaction.trigger, `${at}.trigger`, format === "anthropic" ? ANTHROPIC_MIN_COMPACTION_TRIGGER : 1)
-    if (compaction.instructions !== undefined && (typeof compaction.instructions !== "string" || !compaction.instructions.trim()))
+    if (
+      compaction.instructions !== undefined &&
+      (typeof compaction.instructions !== "string" || !compaction.instructions.trim())
+    )
       throw new ContextManagementError(`${at}.instructions`, "must be a text that is not blank")
     if (compaction.pauseAfterCompaction !== undefined && typeof compaction.pauseAfterCompaction !== "boolean")
       throw new ContextManagementError(`${at}.pauseAfterCompaction`, "must be true or false")

@@ -13,8 +13,8 @@ import {
   settingsOf,
   validateContextManagement,
 } from "../context-management.js"
-import { num, obj, str } from "../stream.js"
 import type { AppliedContextEdit } from "../stream.js"
+import { num, obj, str } from "../stream.js"
 import type { CompactionBlockParam, ContextManagementEdit } from "./wire-types.js"
 
 /** The beta that turns on context editing (clearing tool uses and thinking). */
@@ -44,7 +44,8 @@ export function anthropicEdits(options: ContextManagementOptions): { edits: Cont
     if (tools.clearAtLeast !== undefined) edit.clear_at_least = { type: "input_tokens", value: tools.clearAtLeast }
     if (tools.excludeTools !== undefined) edit.exclude_tools = [...tools.excludeTools]
     if (tools.clearToolInputs !== undefined)
-      edit.clear_tool_inputs = typeof tools.clearToolInputs === "boolean" ? tools.clearToolInputs : [...tools.clearToolInputs]
+      edit.clear_tool_inputs =
+        typeof tools.clearToolInputs === "boolean" ? tools.clearToolInputs : [...tools.clearToolInputs]
     edits.push(edit)
   }
   if (thinking || tools) betas.push(CONTEXT_EDITING_BETA)
@@ -89,7 +90,8 @@ export function fromAnthropicEdits(value: unknown, unmodeled: string[]): Context
       if (keep !== undefined) (o.keep = keep), known.add("keep")
       const least = countOf(edit.clear_at_least, "input_tokens")
       if (least !== undefined) (o.clearAtLeast = least), known.add("clear_at_least")
-      if (Array.isArray(edit.exclude_tools)) (o.excludeTools = edit.exclude_tools.map(String)), known.add("exclude_tools")
+      if (Array.isArray(edit.exclude_tools))
+        (o.excludeTools = edit.exclude_tools.map(String)), known.add("exclude_tools")
       const inputs = edit.clear_tool_inputs
       if (typeof inputs === "boolean" || Array.isArray(inputs)) {
         o.clearToolInputs = typeof inputs === "boolean" ? inputs : inputs.map(String)
@@ -115,7 +117,7 @@ export function fromAnthropicEdits(value: unknown, unmodeled: string[]): Context
     for (const key of Object.keys(edit)) if (!known.has(key) && edit[key] != null) unmodeled.push(`${at}.${key}`)
   })
   for (const key of Object.keys(config)) if (key !== "edits") unmodeled.push(`context_management.${key}`)
-  return out
+  return Object.keys(out).length > 0 ? out : undefined
 }
 
 /** The opaque fields of a compaction block: everything but its type, its summary and a cache marker. */

@@ -1,4 +1,3 @@
-import { appliedEdits, compactionFromWire } from "./context-edits.js"
 import { type CompletenessRule, closeResponse } from "../completeness.js"
 import { streamErrorEvent } from "../errors.js"
 import {
@@ -16,6 +15,7 @@ import {
   str,
   type Usage,
 } from "../stream.js"
+import { appliedEdits, compactionFromWire } from "./context-edits.js"
 
 /** Anthropic's stop reasons → ours. `pause_turn` (a server tool paused the turn) ends the turn; `raw` keeps it. */
 const STOP: Record<string, StopReason> = {

@@ -8,8 +8,8 @@ import type { ReasoningEffort } from "../../models/types.js"
 import type { CacheSettings } from "../cache.js"
 import { obj, str } from "../stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute, ThinkingOptions } from "../types.js"
-import { type DecodeState, decodeMessages, type FoundBreakpoint, invalid, ttlOf } from "./message-decode.js"
 import { fromAnthropicEdits } from "./context-edits.js"
+import { type DecodeState, decodeMessages, type FoundBreakpoint, invalid, ttlOf } from "./message-decode.js"
 import { fromAnthropicToolChoice, fromAnthropicTools } from "./tools.js"
 
 /** Top-level fields the decoder reads in full; every other field present is listed as unmodeled. */

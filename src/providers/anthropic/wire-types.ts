@@ -85,7 +85,12 @@ export type ContextManagementEdit =
       clear_tool_inputs?: boolean | string[]
     }
   | { type: "clear_thinking_20251015"; keep?: CountParam<"thinking_turns"> | "all" }
-  | { type: "compact_20260112"; trigger?: CountParam<"input_tokens">; instructions?: string; pause_after_compaction?: boolean }
+  | {
+      type: "compact_20260112"
+      trigger?: CountParam<"input_tokens">
+      instructions?: string
+      pause_after_compaction?: boolean
+    }
 
 /** A content block of a message. */
 export type ContentBlockParam =
