@@ -5,8 +5,8 @@ import type { ContextManager, CountedTool, FitResult } from "../history/context-
 import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
-import { AGENT_TEXTS } from "../history/requests.js"
 import { type CompactionTarget, compactionWindow, foreignCompactions, madeBy } from "../history/provider-compaction.js"
+import { AGENT_TEXTS } from "../history/requests.js"
 import { joinUserRuns } from "../history/turns.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import { ACT_MODE_UPDATE, dateUpdate, TAG } from "../notices.js"
@@ -450,7 +450,11 @@ export class Agent {
     let fit = this.#fit(built, overflowTokens)
     if (this.#providerSide(built) && this.#c.compact && this.#format(built) === "openai-responses") {
       // A request that would be cut to fit is compacted by the provider instead, when it offers an endpoint.
-      if (fit.tokens.before > fit.tokens.budget.effective && !this.#signal.aborted && (await this.#compactEndpoint(built)))
+      if (
+        fit.tokens.before > fit.tokens.budget.effective &&
+        !this.#signal.aborted &&
+        (await this.#compactEndpoint(built))
+      )
         fit = this.#fit(built, overflowTokens)
       return fit
     }
@@ -591,7 +595,10 @@ export class Agent {
     } catch (error) {
       if (this.#signal.aborted) return false
       const why = error instanceof Error ? error.message : String(error)
-      this.#emit({ type: "notice", message: `context: the compact endpoint failed (${why}); older turns are truncated instead` })
+      this.#emit({
+        type: "notice",
+        message: `context: the compact endpoint failed (${why}); older turns are truncated instead`,
+      })
       return false
     }
   }
@@ -668,7 +675,10 @@ export class Agent {
       if (e.kind !== "context-overflow") this.#emit({ type: "notice", message: `stream: ${e.message}` })
     }
     if (response.message.content.some((b) => b.type === "compaction"))
-      this.#emit({ type: "notice", message: "context: the provider compacted the conversation; its compaction item is kept" })
+      this.#emit({
+        type: "notice",
+        message: "context: the provider compacted the conversation; its compaction item is kept",
+      })
     for (const e of response.contextEdits ?? [])
       this.#emit({
         type: "notice",

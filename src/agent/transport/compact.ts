@@ -1,7 +1,7 @@
 import { PromptlineError } from "../../errors.js"
 import type { CompactionBlock } from "../../history/message.js"
-import { compactionFromItem } from "../../providers/openai-responses/compaction.js"
 import { classifyHttpError, networkError } from "../../providers/errors.js"
+import { compactionFromItem } from "../../providers/openai-responses/compaction.js"
 import { obj } from "../../providers/stream.js"
 import { type Endpoint, requestUrl } from "./endpoints.js"
 

@@ -3,10 +3,7 @@ import type {
   MessageCreateParamsBase as BetaMessageCreateParamsBase,
   MessageCreateParamsStreaming as BetaMessageCreateParamsStreaming,
 } from "@anthropic-ai/sdk/resources/beta/messages/messages"
-import type {
-  ContentBlockParam,
-  MessageCreateParamsBase,
-} from "@anthropic-ai/sdk/resources/messages"
+import type { ContentBlockParam, MessageCreateParamsBase } from "@anthropic-ai/sdk/resources/messages"
 import fc from "fast-check"
 import { describe, expect, expectTypeOf, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"

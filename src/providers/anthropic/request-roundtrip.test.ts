@@ -104,7 +104,9 @@ function history(exchanges: Exchange[], last: Block[]): Message[] {
       assistant.push({
         type: "compaction",
         format: "anthropic",
-        ...(encrypted !== undefined ? { payload: JSON.stringify({ encrypted_content: encrypted, signature: "c2ln" }) } : {}),
+        ...(encrypted !== undefined
+          ? { payload: JSON.stringify({ encrypted_content: encrypted, signature: "c2ln" }) }
+          : {}),
         ...(summary !== undefined ? { summary } : {}),
       })
     }
@@ -138,7 +140,10 @@ const cacheArb: fc.Arbitrary<CacheSettings | false> = fc.oneof(
 
 /** A setting given as `true` or as a non-empty object (an empty object reads back as `true`). */
 const orTrue = <T extends object>(arb: fc.Arbitrary<T>) =>
-  fc.oneof(fc.constant(true as const), arb.filter((o) => Object.keys(o).length > 0))
+  fc.oneof(
+    fc.constant(true as const),
+    arb.filter((o) => Object.keys(o).length > 0),
+  )
 
 const contextManagementArb: fc.Arbitrary<ContextManagementOptions> = fc
   .record(
