@@ -61,7 +61,7 @@ export function anthropicEdits(options: ContextManagementOptions): { edits: Cont
   return { edits, betas }
 }
 
-/** A `{ type, value }` count of the given type, or undefined (and `bad` is called) when it is something else. */
+/** A `{ type, value }` count of the given type, or undefined when it is something else. */
 function countOf(value: unknown, type: string): number | undefined {
   const o = obj(value)
   return o?.type === type && typeof o.value === "number" ? o.value : undefined
@@ -85,13 +85,24 @@ export function fromAnthropicEdits(value: unknown, unmodeled: string[]): Context
     if (edit?.type === "clear_tool_uses_20250919") {
       const o: ClearToolUsesOptions = {}
       const trigger = countOf(edit.trigger, "input_tokens")
-      if (trigger !== undefined) (o.trigger = trigger), known.add("trigger")
+      if (trigger !== undefined) {
+        o.trigger = trigger
+        known.add("trigger")
+      }
       const keep = countOf(edit.keep, "tool_uses")
-      if (keep !== undefined) (o.keep = keep), known.add("keep")
+      if (keep !== undefined) {
+        o.keep = keep
+        known.add("keep")
+      }
       const least = countOf(edit.clear_at_least, "input_tokens")
-      if (least !== undefined) (o.clearAtLeast = least), known.add("clear_at_least")
-      if (Array.isArray(edit.exclude_tools))
-        (o.excludeTools = edit.exclude_tools.map(String)), known.add("exclude_tools")
+      if (least !== undefined) {
+        o.clearAtLeast = least
+        known.add("clear_at_least")
+      }
+      if (Array.isArray(edit.exclude_tools)) {
+        o.excludeTools = edit.exclude_tools.map(String)
+        known.add("exclude_tools")
+      }
       const inputs = edit.clear_tool_inputs
       if (typeof inputs === "boolean" || Array.isArray(inputs)) {
         o.clearToolInputs = typeof inputs === "boolean" ? inputs : inputs.map(String)
@@ -105,10 +116,18 @@ export function fromAnthropicEdits(value: unknown, unmodeled: string[]): Context
     } else if (edit?.type === "compact_20260112") {
       const o: ProviderCompactionOptions = {}
       const trigger = countOf(edit.trigger, "input_tokens")
-      if (trigger !== undefined) (o.trigger = trigger), known.add("trigger")
-      if (typeof edit.instructions === "string") (o.instructions = edit.instructions), known.add("instructions")
-      if (typeof edit.pause_after_compaction === "boolean")
-        (o.pauseAfterCompaction = edit.pause_after_compaction), known.add("pause_after_compaction")
+      if (trigger !== undefined) {
+        o.trigger = trigger
+        known.add("trigger")
+      }
+      if (typeof edit.instructions === "string") {
+        o.instructions = edit.instructions
+        known.add("instructions")
+      }
+      if (typeof edit.pause_after_compaction === "boolean") {
+        o.pauseAfterCompaction = edit.pause_after_compaction
+        known.add("pause_after_compaction")
+      }
       out.compaction = Object.keys(o).length > 0 ? o : true
     } else {
       unmodeled.push(at)
