@@ -98,7 +98,8 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
   const endpoint = upstreamEndpoint(plan.upstream, input.key)
   ex.secrets.push(input.key)
   const url = generationUrl(endpoint, plan.model, true)
-  const headers: Record<string, string> = { ...endpoint.headers, accept: "text/event-stream" }
+  // The encoder's own headers (Anthropic betas for context management) go with the body it made.
+  const headers: Record<string, string> = { ...endpoint.headers, ...encoded.headers, accept: "text/event-stream" }
   const payload = JSON.stringify(body)
   const { answer, type, failure: refused } = await sendUpstream(ex, { url, headers, payload, body }, settings)
   if (refused) {
