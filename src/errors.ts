@@ -38,6 +38,8 @@ export const ERROR_CODES = [
   "invalid-request-target",
   "count-unsupported",
   "count-invalid",
+  "compact-invalid",
+  "context-management-invalid",
   "socket-busy",
   "response-consumed",
   // MCP servers

@@ -35,6 +35,7 @@ export type { Edit } from "./history/edits.js"
 export { parseHistory, readHistory } from "./history/history-file.js"
 export {
   type Block,
+  type CompactionBlock,
   type ImageBlock,
   type Message,
   type RedactedThinkingBlock,

@@ -5,12 +5,14 @@ import type { Calibration, ContextManager, CountedTool, FitResult } from "../his
 import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
+import { type CompactionTarget, compactionWindow, foreignCompactions, madeBy } from "../history/provider-compaction.js"
 import { AGENT_TEXTS } from "../history/requests.js"
 import { joinUserRuns } from "../history/turns.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import { ACT_MODE_UPDATE, dateUpdate, TAG } from "../notices.js"
 import type { BuiltPrompt, PromptBuilder } from "../prompt/builder.js"
 import { Accumulator, type AssembledResponse } from "../providers/accumulate.js"
+import { ANTHROPIC_MIN_COMPACTION_TRIGGER } from "../providers/context-management.js"
 import { type EncodeOptions, encodeRequest } from "../providers/encode.js"
 import { ProviderError } from "../providers/errors.js"
 import type { StreamEvent, Usage } from "../providers/stream.js"
@@ -23,12 +25,15 @@ import type { ExecutorEnv } from "./executors/index.js"
 import { addUsage, costOf, figuresOf, ZERO_USAGE } from "./figures.js"
 import type { Session } from "./session.js"
 import { runToolCalls } from "./tool-runner.js"
+import type { CompactResult } from "./transport/compact.js"
 import { abortableSleep, type Sleep } from "./transport/retry.js"
 
 /** One request to the provider; resolves with its stream of events (retries happen inside). */
 export type SendRequest = (request: {
   format: WireFormat
   body: unknown
+  /** Headers the body needs (Anthropic betas for context management), when any. */
+  headers?: Record<string, string>
   model: ModelInfo
   signal: AbortSignal
   onRetry: (attempt: number, delayMs: number, error: ProviderError) => void
@@ -57,6 +62,15 @@ export interface AgentConfig {
   /** The wire format to speak; default: the model's provider's (`BuiltPrompt.wireFormat`). */
   format?: WireFormat
   encode?: EncodeOptions
+  /**
+   * Provider-side context management: where the wire format has it (Anthropic, OpenAI Responses) the provider is
+   * asked to compact at `trigger` prompt tokens, its compaction items go back to it, and what came before the
+   * latest one is neither sent nor counted. Compaction items the current provider cannot read make promptline
+   * summarize the turns they condensed itself.
+   */
+  providerCompaction?: { trigger: number }
+  /** OpenAI's `POST /v1/responses/compact`, used with `providerCompaction` when a request would not fit. */
+  compact?: (body: Record<string, unknown>, signal: AbortSignal) => Promise<CompactResult>
   executor?: Omit<ExecutorEnv, "workspace" | "signal" | "ask" | "interactive" | "skills">
   onEvent?: (event: AgentEvent) => void
   signal?: AbortSignal
@@ -90,6 +104,9 @@ const RESULT_SHARE = 0.5
 
 /** Turns to wait after a failed summarizing request before asking again. */
 const SUMMARY_RETRY_TURNS = 5
+
+/** Wire formats whose provider compacts the conversation itself (Anthropic, OpenAI Responses). */
+export const PROVIDER_COMPACTION_FORMATS: readonly WireFormat[] = ["anthropic", "openai-responses"]
 
 /** How many times a failed stream is asked for again before the run gives up. */
 const STREAM_RETRIES = 3
@@ -145,6 +162,8 @@ export class Agent {
   #summaries = 0
   /** The turn of the last failed summarizing request, if any. */
   #summaryFailed: number | undefined
+  /** The history index of the last foreign compaction item a fallback summary was tried for. */
+  #fallbackAt = -1
 
   constructor(config: AgentConfig) {
     this.#c = config
@@ -431,7 +450,18 @@ export class Agent {
 
   /** The fit for a request; when staged compaction says a summary is due, the summary is made first. */
   async #prepare(built: BuiltPrompt, overflowTokens: number | undefined): Promise<FitResult> {
-    const fit = this.#fit(built, overflowTokens)
+    if (await this.#foreignFallback(built)) return this.#fit(built, overflowTokens)
+    let fit = this.#fit(built, overflowTokens)
+    if (this.#providerSide(built) && this.#c.compact && this.#format(built) === "openai-responses") {
+      // A request that would be cut to fit is compacted by the provider instead, when it offers an endpoint.
+      if (
+        fit.tokens.before > fit.tokens.budget.effective &&
+        !this.#signal.aborted &&
+        (await this.#compactEndpoint(built))
+      )
+        fit = this.#fit(built, overflowTokens)
+      return fit
+    }
     if (!fit.summaryDue || this.#signal.aborted) return fit
     // After a failed summary, the next tries wait a few turns (truncation keeps the requests in the window).
     if (this.#summaryFailed !== undefined && this.#turn - this.#summaryFailed < SUMMARY_RETRY_TURNS) return fit
@@ -450,13 +480,14 @@ export class Agent {
    * carries the same system prompt and tools (so the cached prefix is read) and the view up to the
    * condensed range, fitted to the window; the task and latest request are copied in verbatim.
    */
-  async #summarize(built: BuiltPrompt): Promise<boolean> {
-    const format = this.#c.format ?? built.wireFormat
-    const plan = this.#c.manager.planSummary(this.#history, {
+  async #summarize(built: BuiltPrompt, keepTail?: number): Promise<boolean> {
+    const format = this.#format(built)
+    const plan = this.#c.manager.planSummary(this.#source(built), {
       model: built.model,
       system: built.text,
       tools: this.#countedTools(built),
       wireFormat: format,
+      ...(keepTail !== undefined ? { keepTail } : {}),
     })
     if (!plan) return false
     this.#emit({
@@ -472,6 +503,7 @@ export class Agent {
     const raw = await this.#c.send({
       format,
       body: encoded.body,
+      ...(encoded.headers ? { headers: encoded.headers } : {}),
       model: built.model,
       signal: this.#signal,
       onRetry: (attempt, delayMs, error) => this.#emit({ type: "retry", attempt, delayMs, reason: error.message }),
@@ -495,6 +527,86 @@ export class Agent {
     return true
   }
 
+  #format(built: BuiltPrompt): WireFormat {
+    return this.#c.format ?? built.wireFormat
+  }
+
+  #target(built: BuiltPrompt): CompactionTarget {
+    return { format: this.#format(built), provider: built.model.provider }
+  }
+
+  /** Whether this request leaves compaction to the provider (the strategy asks, and the format has it). */
+  #providerSide(built: BuiltPrompt): boolean {
+    return this.#c.providerCompaction !== undefined && PROVIDER_COMPACTION_FORMATS.includes(this.#format(built))
+  }
+
+  /** The history a request is made from: with provider-side compaction, the window from its latest compaction item. */
+  #source(built: BuiltPrompt): readonly Message[] {
+    return this.#providerSide(built) ? compactionWindow(this.#history, this.#target(built)) : this.#history
+  }
+
+  /** The encode options of a turn: the caller's, plus the provider-side compaction the strategy asks for. */
+  #encodeOptions(built: BuiltPrompt): EncodeOptions | undefined {
+    const asked = this.#c.providerCompaction
+    if (!asked || !this.#providerSide(built) || this.#c.encode?.contextManagement) return this.#c.encode
+    const anthropic = this.#format(built) === "anthropic"
+    const trigger = anthropic ? Math.max(ANTHROPIC_MIN_COMPACTION_TRIGGER, asked.trigger) : asked.trigger
+    return { ...this.#c.encode, contextManagement: { compaction: { trigger } } }
+  }
+
+  /**
+   * The conversation moved to a provider that cannot read some compaction items of the history (another provider
+   * or wire format made them): they are dropped from the request (with a diagnostic), and the turns they condensed
+   * are summarized by promptline's own summary stage, once per item.
+   */
+  async #foreignFallback(built: BuiltPrompt): Promise<boolean> {
+    const target = this.#target(built)
+    const at = this.#history.findLastIndex((m) => m.content.some((b) => b.type === "compaction" && !madeBy(b, target)))
+    if (at < 0 || at === this.#fallbackAt || this.#signal.aborted) return false
+    this.#fallbackAt = at
+    const view = this.#c.manager.view(this.#source(built))
+    const index = view.findIndex((m) => m.id === this.#history[at]!.id)
+    if (index < 0) return false
+    const n = foreignCompactions(this.#history, target).length
+    this.#emit({
+      type: "notice",
+      message: `context: ${n} compaction item${n === 1 ? "" : "s"} made by another provider cannot go to ${target.provider} (${target.format}); summarizing the turns ${n === 1 ? "it" : "they"} condensed instead`,
+    })
+    return this.#summarize(built, Math.max(1, view.length - index - 1)).catch((error: unknown) => {
+      const why = error instanceof Error ? error.message : String(error)
+      this.#emit({ type: "notice", message: `context: the summary failed (${why}); the turns are sent as recorded` })
+      return false
+    })
+  }
+
+  /** OpenAI's compact endpoint over the request's window: its compaction item is appended as the provider's turn. */
+  async #compactEndpoint(built: BuiltPrompt): Promise<boolean> {
+    const format = this.#format(built)
+    const encoded = encodeRequest(format, {
+      prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
+      messages: joinUserRuns(this.#c.manager.view(this.#source(built))),
+      model: built.model,
+      options: { ...this.#c.encode, stream: false },
+    })
+    try {
+      const result = await this.#c.compact!(encoded.body as Record<string, unknown>, this.#signal)
+      const block = { ...result.compaction, provider: built.model.provider }
+      await this.#append("assistant", [block])
+      this.#usage = addUsage(this.#usage, { ...ZERO_USAGE, input: result.usage.input, output: result.usage.output })
+      this.#lastUsage = undefined
+      this.#emit({ type: "notice", message: "context: the provider's compact endpoint condensed the conversation" })
+      return true
+    } catch (error) {
+      if (this.#signal.aborted) return false
+      const why = error instanceof Error ? error.message : String(error)
+      this.#emit({
+        type: "notice",
+        message: `context: the compact endpoint failed (${why}); older turns are truncated instead`,
+      })
+      return false
+    }
+  }
+
   /** The tool definitions a request counts: native ones; in the XML dialect they are in the system prompt. */
   #countedTools(built: BuiltPrompt): CountedTool[] {
     return built.toolCalling === "native"
@@ -503,10 +615,11 @@ export class Agent {
   }
 
   #fit(built: BuiltPrompt, overflowTokens: number | undefined): FitResult {
-    const view = this.#c.manager.view(this.#history)
+    const source = this.#source(built)
+    const view = this.#c.manager.view(source)
     const usage =
       overflowTokens !== undefined ? { promptTokens: overflowTokens, messages: view.length } : this.#lastUsage
-    const fit = this.#c.manager.fit(this.#history, {
+    const fit = this.#c.manager.fit(source, {
       model: built.model,
       now: this.#c.now(),
       system: built.text,
@@ -533,18 +646,24 @@ export class Agent {
       // A new task after a completed session (or updates after saved results) follows a user message.
       messages: joinUserRuns(fit.messages),
       model: built.model,
-      ...(this.#c.encode ? { options: this.#c.encode } : {}),
+      ...(this.#encodeOptions(built) ? { options: this.#encodeOptions(built) } : {}),
     })
     for (const d of encoded.diagnostics) this.#emit({ type: "diagnostic", diagnostic: d })
     const raw = await this.#c.send({
       format,
       body: encoded.body,
+      ...(encoded.headers ? { headers: encoded.headers } : {}),
       model: built.model,
       signal: this.#signal,
       onRetry: (attempt, delayMs, error) => this.#emit({ type: "retry", attempt, delayMs, reason: error.message }),
     })
     const events = built.toolCalling === "xml" ? withXmlToolCalls(raw, { tools: built.tools, turn: this.#turn }) : raw
-    const acc = new Accumulator({ ts: this.#c.now(), id: this.#id("assistant"), model: built.model.id })
+    const acc = new Accumulator({
+      ts: this.#c.now(),
+      id: this.#id("assistant"),
+      model: built.model.id,
+      provider: built.model.provider,
+    })
     try {
       for await (const event of events) {
         acc.push(event)
@@ -559,6 +678,16 @@ export class Agent {
     for (const e of response.errors) {
       if (e.kind !== "context-overflow") this.#emit({ type: "notice", message: `stream: ${e.message}` })
     }
+    if (response.message.content.some((b) => b.type === "compaction"))
+      this.#emit({
+        type: "notice",
+        message: "context: the provider compacted the conversation; its compaction item is kept",
+      })
+    for (const e of response.contextEdits ?? [])
+      this.#emit({
+        type: "notice",
+        message: `context: the provider applied ${e.type}${e.clearedInputTokens !== undefined ? ` (${e.clearedInputTokens.toLocaleString("en-US")} input tokens cleared)` : ""}`,
+      })
     return response
   }
 

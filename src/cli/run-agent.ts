@@ -4,15 +4,17 @@ import { tmpdir } from "node:os"
 import { basename, join, resolve } from "node:path"
 import type { ApprovalPolicy } from "../agent/approval.js"
 import type { AgentEvent } from "../agent/events.js"
-import { Agent, type SendRequest } from "../agent/loop.js"
+import { Agent, PROVIDER_COMPACTION_FORMATS, type SendRequest } from "../agent/loop.js"
 import { McpPool } from "../agent/mcp-pool.js"
 import { newSessionId, Session } from "../agent/session.js"
+import { compactResponses } from "../agent/transport/compact.js"
 import { endpointFor } from "../agent/transport/endpoints.js"
 import { send } from "../agent/transport/http.js"
 import type { RetryInfo } from "../agent/transport/retry.js"
 import { ResponsesSocket } from "../agent/transport/websocket.js"
 import { formatDiagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
+import { budgetFor } from "../history/budget.js"
 import { ContextManager } from "../history/context-manager.js"
 import { FileTracker } from "../history/file-tracker.js"
 import { COMPACTION_DEFAULTS } from "../history/staged.js"
@@ -113,16 +115,25 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
     let sendRequest: SendRequest = (r) => {
       const onRetry = (info: RetryInfo) => r.onRetry(info.attempt, info.delayMs, info.error)
       if (live) return live.send(r.body, { signal: r.signal, onRetry })
-      return send(endpoint, { format: r.format, body: r.body, model: r.model.id, signal: r.signal, onRetry, now })
+      return send(endpoint, {
+        format: r.format,
+        body: r.body,
+        ...(r.headers ? { headers: r.headers } : {}),
+        model: r.model.id,
+        signal: r.signal,
+        onRetry,
+        now,
+      })
     }
 
+    const threshold = fraction("--compact-at", flags.compactAt)
+    // Provider-side compaction where the format has it; staged compaction everywhere else.
+    const providerSide = flags.compaction === "provider" && PROVIDER_COMPACTION_FORMATS.includes(format)
     const manager = await ContextManager.create({
       models: gathered.config.models,
       // A resumed session's calibration of the estimate goes on from where it was.
       ...(started?.calibration ? { calibrations: started.calibration } : {}),
-      ...(flags.compaction === "truncate"
-        ? {}
-        : { compaction: { threshold: fraction("--compact-at", flags.compactAt) } }),
+      ...(flags.compaction === "truncate" || providerSide ? {} : { compaction: { threshold } }),
     })
     let session: Session
     let history: Awaited<ReturnType<typeof Session.resume>>["history"] = []
@@ -203,6 +214,13 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
       format,
       // OpenAI routes requests with the same prompt_cache_key to the same cache: one key per session.
       encode: { cache: { sessionId: session.id } },
+      ...(flags.compaction === "provider"
+        ? {
+            providerCompaction: { trigger: Math.floor(budgetFor(built.model).effective * threshold) },
+            compact: (body: Record<string, unknown>, signal: AbortSignal) =>
+              compactResponses(endpoint, { body, provider: context.model.provider, signal }),
+          }
+        : {}),
       approve,
       ...(question && interactive
         ? {

@@ -17,7 +17,7 @@ export interface RunFlags extends ContextFlags {
   resume?: string
   plan?: boolean
   auto?: boolean
-  compaction: "staged" | "truncate"
+  compaction: "staged" | "truncate" | "provider"
   compactAt?: string
   trace?: string
 }
@@ -47,9 +47,9 @@ export const runCommand: CommandFactory = (io, setExit) => {
     .addOption(
       new Option(
         "--compaction <strategy>",
-        "how a long session stays in the window: mask old results, then summarize; or truncate only",
+        "how a long session stays in the window: mask old results, then summarize; truncate only; or let the provider compact (Anthropic, OpenAI Responses; staged elsewhere)",
       )
-        .choices(["staged", "truncate"])
+        .choices(["staged", "truncate", "provider"])
         .default("staged"),
     )
     .option("--compact-at <fraction>", "staged compaction starts above this share of the budget (default 0.5)")

@@ -47,3 +47,32 @@ describe("translate mode: an Anthropic client, an OpenAI Chat upstream", () => {
     })
   })
 })
+
+describe("translate mode: an OpenAI Responses client, an Anthropic upstream", () => {
+  it("asks the upstream for compaction with the beta header the edit needs", async () => {
+    replay = await startReplayServer({ script: scriptOf(finalTurn) })
+    gateway = await startGateway({
+      config: {
+        port: 0,
+        upstreams: { claude: { provider: "anthropic", format: "anthropic", baseUrl: replay.url, keyEnv: "K" } },
+        routes: [{ match: "gpt-*", upstream: "claude", model: "claude-sonnet-4-5" }],
+      },
+      env: { K: "sk-fake-translate-key-00" },
+    })
+    const response = await fetch(`${gateway.urls.openai}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer client" },
+      body: JSON.stringify({
+        model: "gpt-5",
+        input: "hi",
+        context_management: [{ type: "compaction", compact_threshold: 200_000 }],
+      }),
+    })
+    expect(response.status).toBe(200)
+    const sent = replay.requests[0]!
+    expect((sent.body as { context_management?: unknown }).context_management).toEqual({
+      edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 200_000 } }],
+    })
+    expect(sent.headers["anthropic-beta"]).toBe("compact-2026-01-12")
+  })
+})

@@ -137,7 +137,8 @@ export async function openTranslation(
   const endpoint = upstreamEndpoint(plan.upstream, input.key)
   call.secrets.push(input.key)
   const url = generationUrl(endpoint, plan.model, true)
-  const headers: Record<string, string> = { ...endpoint.headers, accept: "text/event-stream" }
+  // The encoder's own headers (Anthropic betas for context management) go with the body it made.
+  const headers: Record<string, string> = { ...endpoint.headers, ...encoded.headers, accept: "text/event-stream" }
   const payload = JSON.stringify(body)
   // A client format that reports the input before the answer gets promptline's count when the upstream's usage
   // comes only at the end; counted while the upstream is asked.

@@ -27,6 +27,20 @@ describe("parseHistory", () => {
     expect(() => parseHistory(bad, "h.json")).toThrow(ValidationError)
   })
 
+  it("keeps a provider's compaction block (a resumed session once lost it, and the fallback summary with it)", () => {
+    const block = {
+      type: "compaction",
+      format: "anthropic",
+      provider: "anthropic",
+      payload: '{"encrypted_content":"e"}',
+      summary: "s",
+    }
+    const raw = JSON.stringify([{ id: "a", role: "assistant", content: [block], ts: 1 }])
+    expect(parseHistory(raw, "h.json")[0]!.content).toEqual([block])
+    const bad = JSON.stringify([{ role: "assistant", content: [{ type: "compaction", payload: "e" }] }])
+    expect(() => parseHistory(bad, "h.json")).toThrow(ValidationError)
+  })
+
   it("keeps complete messages as they are", () => {
     const m = { id: "a", role: "user" as const, content: [], ts: 3 }
     expect(completeMessages([m])).toEqual([m])

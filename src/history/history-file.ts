@@ -40,6 +40,16 @@ function buildSchemas(z: typeof import("zod").z) {
       })
       .strict(),
     z.object({ type: z.literal("redacted_thinking"), data: z.string(), model: z.string().optional() }).strict(),
+    z
+      .object({
+        type: z.literal("compaction"),
+        format: z.string().min(1),
+        provider: z.string().optional(),
+        payload: z.string().optional(),
+        summary: z.string().optional(),
+        id: z.string().optional(),
+      })
+      .strict(),
   ])
 
   /** One stored message (a line of a session's `history.jsonl`, an element of a history file). */

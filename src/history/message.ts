@@ -53,7 +53,33 @@ export interface RedactedThinkingBlock {
   model?: string
 }
 
-export type Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock
+/**
+ * A provider's compaction item: the server condensed the conversation before it into `payload` (opaque, valid
+ * only for the provider and wire format that made it) and, when the provider gives one, a readable `summary`.
+ * Sent back only to that provider in that format; elsewhere it is dropped with a diagnostic (docs/context.md).
+ */
+export interface CompactionBlock {
+  type: "compaction"
+  /** The wire format whose server made it (`anthropic`, `openai-responses`). */
+  format: string
+  /** The provider that made it (the catalog's provider id), when known. */
+  provider?: string
+  /** The opaque payload (OpenAI `encrypted_content`; Anthropic `encrypted_content` when given). */
+  payload?: string
+  /** The readable summary, when the provider gives one (Anthropic's `content`). */
+  summary?: string
+  /** The provider's id of the item (OpenAI `cmp_…`), when it has one. */
+  id?: string
+}
+
+export type Block =
+  | TextBlock
+  | ImageBlock
+  | ToolUseBlock
+  | ToolResultBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | CompactionBlock
 
 /**
  * Who a message is from. `system` is a system message in the middle of the conversation (instructions that

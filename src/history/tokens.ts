@@ -243,5 +243,8 @@ export function blockText(block: Block): string {
       return `${block.name} ${JSON.stringify(block.input ?? {})}`
     case "tool_result":
       return textOf(block, { separator: "\n", image: "" })
+    case "compaction":
+      // The provider's own count is unknown: the readable summary, else the opaque payload (the safe side).
+      return block.summary ?? block.payload ?? ""
   }
 }

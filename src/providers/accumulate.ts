@@ -1,6 +1,6 @@
 import type { Block, Message, TextBlock, ThinkingBlock, ToolUseBlock } from "../history/message.js"
 import { isErrorLevel } from "./completeness.js"
-import type { DecodeStats, StopReason, StreamErrorEvent, StreamEvent, Usage } from "./stream.js"
+import type { AppliedContextEdit, DecodeStats, StopReason, StreamErrorEvent, StreamEvent, Usage } from "./stream.js"
 
 /** What the assembled message needs that the stream does not carry. */
 export interface AccumulateOptions {
@@ -10,6 +10,8 @@ export interface AccumulateOptions {
   id?: string
   /** The model id recorded on thinking blocks and signed tool calls; default: the model the stream reports. */
   model?: string
+  /** The provider recorded on compaction items (the catalog's provider id of the model asked). */
+  provider?: string
 }
 
 /** One response, assembled: the assistant message, usage, why it stopped, and what went wrong. */
@@ -26,6 +28,8 @@ export interface AssembledResponse {
   responseId?: string
   /** The model the provider says answered. */
   model?: string
+  /** The context-management edits the provider reported applying to the request. */
+  contextEdits?: AppliedContextEdit[]
   /** Every error event, in order (invalid tool arguments, cut-off calls, provider errors, truncation). */
   errors: StreamErrorEvent[]
   /**
@@ -59,6 +63,7 @@ interface Draft {
   errors: StreamErrorEvent[]
   responseId?: string
   model?: string
+  contextEdits?: AppliedContextEdit[]
   events: number
   restarts: number
   orphans: number
@@ -145,6 +150,15 @@ export class Accumulator {
         )
         return
       }
+      case "compaction": {
+        const { type: _, ...item } = event
+        const provider = this.#options.provider
+        d.content.push({ type: "compaction", ...item, ...(provider ? { provider } : {}) })
+        return
+      }
+      case "context_edits":
+        d.contextEdits = [...(d.contextEdits ?? []), ...event.edits]
+        return
       case "usage": {
         const { type: _, ...usage } = event
         d.usage = usage
@@ -242,6 +256,7 @@ export class Accumulator {
     if (complete && d.stop?.message) result.stopMessage = d.stop.message
     if (d.responseId) result.responseId = d.responseId
     if (d.model) result.model = d.model
+    if (d.contextEdits) result.contextEdits = d.contextEdits
     return result
   }
 }

@@ -296,3 +296,31 @@ describe("portHistory invariants (generated histories)", () => {
     )
   })
 })
+
+describe("provider compaction items", () => {
+  const claude = resolveModel("claude-sonnet-4-5").model
+  const item: Block = { type: "compaction", format: "anthropic", provider: "anthropic", summary: "s", payload: "{}" }
+  const history: Message[] = [
+    { id: "u", role: "user", ts: 0, content: [{ type: "text", text: "task" }] },
+    { id: "a", role: "assistant", ts: 0, content: [item, { type: "text", text: "ok" }] },
+  ]
+
+  it("go back to the wire format and provider that made them", () => {
+    const ported = portHistory(history, claude, { format: "anthropic" })
+    expect(ported.messages[1]!.content).toEqual([item, { type: "text", text: "ok" }])
+    expect(ported.diagnostics.map((d) => d.code)).not.toContain("compaction-dropped")
+  })
+
+  it("are dropped with a warning for another format, another provider, or when the format is not said", () => {
+    const gpt = resolveModel("gpt-5").model
+    for (const [model, format] of [
+      [gpt, "openai-responses"],
+      [{ ...claude, provider: "bedrock" }, "anthropic"],
+      [claude, undefined],
+    ] as const) {
+      const ported = portHistory(history, model, format ? { format } : {})
+      expect(ported.messages[1]!.content).toEqual([{ type: "text", text: "ok" }])
+      expect(ported.diagnostics.find((d) => d.code === "compaction-dropped")?.level).toBe("warning")
+    }
+  })
+})

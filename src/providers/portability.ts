@@ -7,6 +7,7 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import {
   type Block,
+  type CompactionBlock,
   type ImageBlock,
   type Message,
   type TextBlock,
@@ -14,6 +15,7 @@ import {
   type ToolUseBlock,
   textOf,
 } from "../history/message.js"
+import { madeBy } from "../history/provider-compaction.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import type { ToolCalling } from "../tools/tool-calling.js"
@@ -27,6 +29,8 @@ export interface PortOptions {
   unknownOrigin?: Origin
   /** Volatile facts put at the start of the first user message. */
   contextMessage?: string
+  /** The wire format the history is prepared for: a provider's compaction item is kept only for its own format. */
+  format?: string
 }
 
 /** A history ready for an encoder, with what changed and the map from original to sent tool-call ids. */
@@ -106,11 +110,16 @@ export function portHistory(messages: readonly Message[], model: ModelInfo, opti
 
   const withContext = insertContextMessage(messages, options.contextMessage)
 
-  // 1. Blocks: thinking, signatures and images, message by message.
+  // 1. Blocks: thinking, signatures, images and compaction items, message by message.
   const converted: Message[] = []
+  let foreign = 0
   for (const message of withContext) {
     const content: Block[] = []
     for (const block of message.content) {
+      if (block.type === "compaction" && !isOwnCompaction(block, model, options.format)) {
+        foreign++
+        continue
+      }
       const ported = portBlock(block, model, origin, count)
       const out = ported && message.role === "system" ? systemBlock(ported, count) : ported
       if (out) content.push(out)
@@ -156,6 +165,7 @@ export function portHistory(messages: readonly Message[], model: ModelInfo, opti
   for (const [code, n] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
     diagnostics.push(diagnostic("info", code, SUMMARY[code]?.(n) ?? `${code}: ${n}`))
   }
+  if (foreign > 0) diagnostics.push(compactionDropped(foreign, model, options.format))
   return { messages: out, diagnostics, toolIds: ids.changed }
 }
 
@@ -174,6 +184,23 @@ const SUMMARY: Record<string, (n: number) => string> = {
     `${plural(n, "system message")} between tool calls and their results moved after the results`,
   "system-block-as-text": (n) => `${plural(n, "tool call or result")} in a system message sent as its text`,
   "system-block-dropped": (n) => `${plural(n, "image or thinking block")} in a system message dropped: it holds text`,
+}
+
+/**
+ * True when a provider's compaction item can go back in this request: the same wire format, and the same provider
+ * when the item names one (its payload is opaque and only its maker can read it).
+ */
+export function isOwnCompaction(block: CompactionBlock, model: ModelInfo, format: string | undefined): boolean {
+  return format !== undefined && madeBy(block, { format, provider: model.provider })
+}
+
+/** The warning for compaction items left out of a request to another provider or wire format. */
+function compactionDropped(n: number, model: ModelInfo, format: string | undefined): Diagnostic {
+  return diagnostic(
+    "warning",
+    "compaction-dropped",
+    `${plural(n, "provider compaction item")} made by another provider or wire format dropped (sending ${format ?? "another format"} to ${model.provider}): the turns it condensed are sent as recorded, or as promptline's own summary`,
+  )
 }
 
 /** A block of a system message, which holds text only: calls and results become their text, the rest goes. */
@@ -350,12 +377,16 @@ function resultAsText(block: ToolResultBlock): TextBlock {
   return { type: "text", text: `Result of tool call ${block.toolUseId}${block.isError ? " (error)" : ""}:\n${body}` }
 }
 
-/** The shared first step of every encoder: context message, portability, and the XML dialect when asked. */
-export function prepareHistory(input: EncodeInput): PortedHistory & { toolCalling: ToolCalling } {
+/**
+ * The shared first step of every encoder: context message, portability, and the XML dialect when asked. `format`
+ * is the encoder's own wire format (compaction items of that format are kept).
+ */
+export function prepareHistory(input: EncodeInput, format?: string): PortedHistory & { toolCalling: ToolCalling } {
   const toolCalling = input.prompt.toolCalling ?? "native"
   const ported = portHistory(input.messages, input.model, {
     contextMessage: input.prompt.contextMessage,
     unknownOrigin: input.options?.unknownOrigin,
+    ...(format ? { format } : {}),
   })
   if (toolCalling === "xml") ported.messages = toXmlDialect(ported.messages)
   return { ...ported, toolCalling }

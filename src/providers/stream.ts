@@ -34,6 +34,15 @@ export type ProviderErrorKind =
  */
 export type StreamErrorKind = ProviderErrorKind | "truncated" | "partial-call" | "invalid-arguments" | "malformed"
 
+/** One context-management edit a provider applied to a request (Anthropic `context_management.applied_edits`). */
+export interface AppliedContextEdit {
+  /** The edit's wire type (`clear_tool_uses_20250919`, `clear_thinking_20251015`, …). */
+  type: string
+  clearedInputTokens?: number
+  clearedToolUses?: number
+  clearedThinkingTurns?: number
+}
+
 export type StreamEvent =
   /** A response began. A `start` while a response is still open means the provider restarted it: discard the partial one. */
   | { type: "start"; id?: string; model?: string }
@@ -45,6 +54,13 @@ export type StreamEvent =
    */
   | { type: "thinking"; delta: string; signature?: string; id?: string; index?: number }
   | { type: "redacted_thinking"; data: string }
+  /**
+   * A provider's compaction item, whole (see `CompactionBlock`): `format` is the wire format whose server made it,
+   * `payload` its opaque content, `summary` its readable summary when it gives one.
+   */
+  | { type: "compaction"; format: string; payload?: string; summary?: string; id?: string }
+  /** The context-management edits the provider applied before answering. */
+  | { type: "context_edits"; edits: AppliedContextEdit[] }
   | { type: "tool_call_start"; id: string; name: string }
   /** The provider's streamed argument text (JSON for function tools, raw text for freeform tools). */
   | { type: "tool_call_delta"; id: string; argsDelta: string }

@@ -9,6 +9,7 @@ import type { ModelInfo, ReasoningEffort, WireFormat } from "../models/types.js"
 import type { EnabledTool } from "../tools/spec.js"
 import type { ToolCalling } from "../tools/tool-calling.js"
 import type { CacheBreakpoint, CacheSettings } from "./cache.js"
+import type { ContextManagementOptions } from "./context-management.js"
 import type { DecodeOptions, PayloadDecoder, ProviderErrorKind, StreamEvent } from "./stream.js"
 
 /** Who made a block that does not name its model: the target model, or some other model. */
@@ -80,6 +81,11 @@ export interface EncodeOptions {
    * tool instead of promptline's search and call tools (the model then calls a found tool by its own name).
    */
   nativeToolSearch?: boolean
+  /**
+   * Provider-side context management: Anthropic context editing and server-side compaction (sent with their beta
+   * headers), OpenAI Responses compaction. Other formats ignore it with a diagnostic. Validated by the encoder.
+   */
+  contextManagement?: ContextManagementOptions
 }
 
 /** The input of every encoder. */
@@ -96,6 +102,8 @@ export interface EncodeResult<Body> {
   body: Body
   diagnostics: Diagnostic[]
   breakpoints: CacheBreakpoint[]
+  /** HTTP headers the body needs (Anthropic `anthropic-beta` for context management), when any. */
+  headers?: Record<string, string>
 }
 
 /**

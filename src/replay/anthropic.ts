@@ -80,6 +80,7 @@ function turnStream({ turn, view, chunkSize }: TurnRender): StreamEvent[] {
     model: view.model,
     chunkSize,
     thinking: view.reasoning.visible,
+    format: "anthropic",
   }).map((e): StreamEvent => {
     if (e.type !== "usage") return e
     const { reasoning: _, ...usage } = e

@@ -88,7 +88,14 @@ export const responseId = (turn: Pick<ResolvedTurn, "index">) => `resp_replay_${
 function encoded({ turn, view, body, created, chunkSize }: TurnRender): ResponsesStreamEncoder {
   const id = responseId(turn)
   const model = typeof body.model === "string" ? body.model : ""
-  const events = turnEvents(turn, { id, model, chunkSize, thinking: true, reasoningId: `rs_replay_${turn.index}` })
+  const events = turnEvents(turn, {
+    id,
+    model,
+    chunkSize,
+    thinking: true,
+    reasoningId: `rs_replay_${turn.index}`,
+    format: "openai-responses",
+  })
   const encoder = new ResponsesStreamEncoder({ model, id, created, request: body })
   for (const event of events) {
     if (event.type !== "thinking") encoder.push(event)

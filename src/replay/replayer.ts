@@ -55,6 +55,8 @@ export interface RecordedRequest {
   problems: string[]
   /** True when the request was a summarizing request, answered with the script's summary. */
   summary?: boolean
+  /** True for a `POST /v1/responses/compact` request, answered with a compaction item. */
+  compact?: boolean
   /** For a token-counting request: the count answered. */
   count?: number
   /**

@@ -1,3 +1,4 @@
+import type { AppliedContextEdit } from "../providers/stream.js"
 import type { ScriptTurn } from "./script.js"
 import { xmlTurnText } from "./xml-calls.js"
 
@@ -31,6 +32,10 @@ export interface ResolvedTurn {
   calls: ResolvedCall[]
   usage: ResolvedUsage
   stop: "end" | "tool_use" | "length" | "refusal"
+  /** A provider compaction item answered first. */
+  compaction?: { payload: string; summary?: string }
+  /** Context-management edits the provider reports. */
+  contextEdits?: AppliedContextEdit[]
 }
 
 /** How a turn is resolved for one request. */
@@ -76,6 +81,8 @@ export function resolveTurn(turn: ScriptTurn, index: number, options: ResolveOpt
     stop,
   }
   if (turn.thinking !== undefined) resolved.thinking = turn.thinking
+  if (turn.compaction) resolved.compaction = turn.compaction
+  if (turn.contextEdits) resolved.contextEdits = turn.contextEdits
   return resolved
 }
 

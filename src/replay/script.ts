@@ -95,8 +95,30 @@ const expectationSchema = z
   })
   .strict()
 
+/** A provider's compaction item, answered first in the turn (Anthropic `compaction` block, Responses item). */
+const compactionSchema = z
+  .object({
+    /** The opaque payload (Responses `encrypted_content`; Anthropic `encrypted_content`). */
+    payload: z.string().min(1),
+    /** The readable summary (Anthropic's `content`; the Responses item has none). */
+    summary: z.string().min(1).optional(),
+  })
+  .strict()
+
+/** One context-management edit the provider reports applying (Anthropic `context_management.applied_edits`). */
+const contextEditSchema = z
+  .object({
+    type: z.string().min(1),
+    clearedInputTokens: count.optional(),
+    clearedToolUses: count.optional(),
+    clearedThinkingTurns: count.optional(),
+  })
+  .strict()
+
 const turnSchema = z
   .object({
+    compaction: compactionSchema.optional(),
+    contextEdits: z.array(contextEditSchema).optional(),
     thinking: z.string().optional(),
     /** Opaque signature sent with the thinking (generated when absent). */
     signature: z.string().optional(),
@@ -109,8 +131,8 @@ const turnSchema = z
     faults: z.array(faultSchema).optional(),
   })
   .strict()
-  .refine((t) => Boolean(t.text) || Boolean(t.thinking) || (t.toolCalls?.length ?? 0) > 0, {
-    message: "a turn needs text, thinking or at least one tool call",
+  .refine((t) => Boolean(t.text) || Boolean(t.thinking) || (t.toolCalls?.length ?? 0) > 0 || Boolean(t.compaction), {
+    message: "a turn needs text, thinking, a compaction item or at least one tool call",
   })
 
 export const replayScriptSchema = z
@@ -128,6 +150,11 @@ export const replayScriptSchema = z
      */
     summary: z
       .object({ when: pattern.default("Condense the conversation above"), text: z.string().min(1) })
+      .strict()
+      .optional(),
+    /** The compaction item `POST /v1/responses/compact` answers with (default: a payload named after the request). */
+    compact: z
+      .object({ payload: z.string().min(1) })
       .strict()
       .optional(),
   })

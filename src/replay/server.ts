@@ -146,6 +146,44 @@ export class ReplayServer {
     await new Promise<void>((resolve) => this.http.close(() => resolve()))
   }
 
+  /**
+   * OpenAI's `POST /v1/responses/compact`: the input's user messages, then one compaction item (the script's
+   * `compact.payload`, else one named after the request), and usage estimated as for turns. Uses no turn.
+   */
+  private compactAnswer(res: ServerResponse, url: URL, req: IncomingMessage, body: Record<string, unknown>): void {
+    this.replayer.record({
+      transport: "http",
+      method: "POST",
+      path: url.pathname,
+      query: url.search,
+      headers: redactHeaders(req.headers),
+      body,
+      format: "openai-responses",
+    })
+    const record = this.replayer.requests.at(-1)!
+    record.outcome = "answered"
+    record.status = 200
+    record.compact = true
+    const input = Array.isArray(body.input) ? body.input : []
+    const users = input.filter((item) => {
+      const o = item as Record<string, unknown> | null
+      return o !== null && typeof o === "object" && (o.type ?? "message") === "message" && o.role === "user"
+    })
+    const n = record.seq
+    const payload = this.replayer.script.compact?.payload ?? `replay-compaction-${n}`
+    const tokens = Math.ceil(JSON.stringify(body).length / 4)
+    res.writeHead(200, JSON_HEADERS)
+    res.end(
+      JSON.stringify({
+        id: `resp_compact_replay_${n}`,
+        object: "response.compaction",
+        created_at: 0,
+        output: [...users, { type: "compaction", id: `cmp_compact_replay_${n}`, encrypted_content: payload }],
+        usage: { input_tokens: tokens, output_tokens: 0, total_tokens: tokens },
+      }),
+    )
+  }
+
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://replay.invalid")
     const raw = await readBody(req)
@@ -182,6 +220,15 @@ export class ReplayServer {
               : { input_tokens: tokens },
         ),
       )
+      return
+    }
+    if (
+      url.pathname.endsWith("/responses/compact") &&
+      req.method === "POST" &&
+      typeof body === "object" &&
+      body !== null
+    ) {
+      this.compactAnswer(res, url, req, body as Record<string, unknown>)
       return
     }
     const match = routeOf(url.pathname, url.searchParams)

@@ -18,12 +18,20 @@ export interface TurnEventOptions {
   thinking: boolean
   /** The id of the reasoning item (OpenAI Responses `rs_…`), when the format has one. */
   reasoningId?: string
+  /** The wire format answering, for a compaction item (only formats with provider-side compaction get one). */
+  format?: string
 }
 
 /** The stream events of a resolved turn: start, thinking, text, tool calls, usage, stop. */
 export function turnEvents(turn: ResolvedTurn, options: TurnEventOptions): StreamEvent[] {
   const out: StreamEvent[] = [{ type: "start", id: options.id, model: options.model }]
   let index = 0
+  if (turn.compaction && options.format) {
+    const { payload, summary } = turn.compaction
+    const id = options.format === "openai-responses" ? { id: `cmp_replay_${turn.index}` } : {}
+    out.push({ type: "compaction", format: options.format, payload, ...(summary ? { summary } : {}), ...id })
+    index++
+  }
   if (turn.thinking !== undefined && options.thinking) {
     const pieces = splitText(turn.thinking, options.chunkSize)
     const id = options.reasoningId === undefined ? {} : { id: options.reasoningId }
@@ -47,6 +55,7 @@ export function turnEvents(turn: ResolvedTurn, options: TurnEventOptions): Strea
   }
   const { input, output, cacheRead, cacheWrite, reasoning } = turn.usage
   out.push({ type: "usage", input, output, cacheRead, cacheWrite, ...(reasoning > 0 ? { reasoning } : {}) })
+  if (turn.contextEdits?.length) out.push({ type: "context_edits", edits: turn.contextEdits })
   out.push({ type: "stop", reason: turn.stop })
   return out
 }

@@ -12,6 +12,8 @@ export interface SendOptions {
   format?: WireFormat
   /** The encoded request body (`encodeRequest(...).body`), sent as JSON. */
   body: unknown
+  /** Headers the encoded body needs (`encodeRequest(...).headers`: Anthropic betas), added to the endpoint's. */
+  headers?: Record<string, string>
   model: string
   /** Cancels the request, any wait between retries, and the stream. */
   signal?: AbortSignal
@@ -41,7 +43,7 @@ export async function send(endpoint: Endpoint, options: SendOptions): Promise<Pr
   const doFetch = options.fetch ?? fetch
   const now = options.now ?? Date.now
   const { signal } = options
-  const headers: Record<string, string> = { ...endpoint.headers }
+  const headers: Record<string, string> = { ...endpoint.headers, ...options.headers }
   if (stream) headers.accept = "text/event-stream"
   // A request that cannot even be built (a malformed URL, a header value that is not allowed) would fail
   // the same way on every attempt: it is refused at once instead of being retried as a network failure.

@@ -15,12 +15,15 @@ import {
   str,
   type Usage,
 } from "../stream.js"
+import { appliedEdits, compactionFromWire } from "./context-edits.js"
 
 /** Anthropic's stop reasons → ours. `pause_turn` (a server tool paused the turn) ends the turn; `raw` keeps it. */
 const STOP: Record<string, StopReason> = {
   end_turn: "end",
   stop_sequence: "end",
   pause_turn: "end",
+  // pause_after_compaction: the answer holds the compaction block and nothing after it.
+  compaction: "end",
   tool_use: "tool_use",
   max_tokens: "length",
   model_context_window_exceeded: "length",
@@ -71,6 +74,7 @@ const NEEDS_JSON = /["\\\u0000-\u001f]/
 
 type Block =
   | { kind: "text" | "thinking" | "ignored" }
+  | { kind: "compaction"; wire: Record<string, unknown> }
   | { kind: "tool"; id: string; name: string; args: string; initial: unknown }
 
 /**
@@ -119,6 +123,8 @@ export class AnthropicDecoder implements PayloadDecoder {
         const explanation = str(obj(delta?.stop_details)?.explanation)
         if (explanation) this.#stopMessage = explanation
         this.#readUsage(obj(p.usage))
+        const edits = appliedEdits(p.context_management)
+        if (edits?.length) out.push({ type: "context_edits", edits })
         return
       }
       case "message_stop":
@@ -207,6 +213,9 @@ export class AnthropicDecoder implements PayloadDecoder {
     } else if (type === "redacted_thinking") {
       this.#blocks.set(index, { kind: "ignored" })
       out.push({ type: "redacted_thinking", data: str(block?.data) ?? "" })
+    } else if (type === "compaction") {
+      // Sent whole at content_block_stop: the summary arrives in compaction_delta events.
+      this.#blocks.set(index, { kind: "compaction", wire: { ...block, content: str(block?.content) ?? "" } })
     } else if (type === "tool_use") {
       const id = str(block?.id) ?? `toolu_${index}`
       const name = str(block?.name) ?? ""
@@ -223,6 +232,14 @@ export class AnthropicDecoder implements PayloadDecoder {
   #delta(p: Record<string, unknown>, out: StreamEvent[]): void {
     const delta = obj(p.delta)
     const type = str(delta?.type) ?? ""
+    if (type === "compaction_delta") {
+      const block = this.#blocks.get(num(p.index))
+      if (block?.kind !== "compaction") return void count(this.stats.unknown, `delta for unknown block ${num(p.index)}`)
+      block.wire.content = `${block.wire.content ?? ""}${str(delta?.content) ?? ""}`
+      for (const [key, value] of Object.entries(delta ?? {}))
+        if (key !== "type" && key !== "content" && value != null) block.wire[key] = value
+      return
+    }
     const field = DELTA_FIELDS[type]
     this.#applyDelta(num(p.index), type, field ? (str(delta?.[field]) ?? "") : "", out)
   }
@@ -230,7 +247,7 @@ export class AnthropicDecoder implements PayloadDecoder {
   /** Applies a content_block_delta of `type` whose string payload (text, thinking, signature, JSON piece) is `value`. */
   #applyDelta(index: number, type: string, value: string, out: StreamEvent[]): void {
     const block = this.#blocks.get(index)
-    if (!block || block.kind === "ignored") {
+    if (!block || block.kind === "ignored" || block.kind === "compaction") {
       if (!block) count(this.stats.unknown, `delta for unknown block ${index}`)
       return
     }
@@ -296,7 +313,13 @@ export class AnthropicDecoder implements PayloadDecoder {
     const index = num(p.index)
     const block = this.#blocks.get(index)
     if (block?.kind === "tool") this.#endTool(block, out)
+    if (block?.kind === "compaction") this.#endCompaction(block.wire, out)
     this.#blocks.delete(index)
+  }
+
+  #endCompaction(wire: Record<string, unknown>, out: StreamEvent[]): void {
+    const { type: _, ...block } = compactionFromWire(wire.content === "" ? { ...wire, content: null } : wire)
+    out.push({ type: "compaction", ...block })
   }
 
   #endTool(block: Extract<Block, { kind: "tool" }>, out: StreamEvent[]): void {
@@ -358,7 +381,7 @@ export function anthropicResponseEvents(body: unknown): StreamEvent[] {
     decoder.end(out)
     return out
   }
-  const { content, stop_reason, usage, ...rest } = message
+  const { content, stop_reason, usage, context_management, ...rest } = message
   decoder.push({ type: "message_start", message: { ...rest, content: [], usage } }, out)
   const blocks = Array.isArray(content) ? content : []
   blocks.forEach((block, index) => {
@@ -376,7 +399,7 @@ export function anthropicResponseEvents(body: unknown): StreamEvent[] {
     } else decoder.push({ type: "content_block_start", index, content_block: b }, out)
     decoder.push({ type: "content_block_stop", index }, out)
   })
-  decoder.push({ type: "message_delta", delta: { stop_reason }, usage }, out)
+  decoder.push({ type: "message_delta", delta: { stop_reason }, usage, context_management }, out)
   decoder.push({ type: "message_stop" }, out)
   return out
 }

@@ -1,9 +1,9 @@
 import Anthropic from "@anthropic-ai/sdk"
 import type {
-  ContentBlockParam,
-  MessageCreateParamsBase,
-  MessageCreateParamsStreaming,
-} from "@anthropic-ai/sdk/resources/messages"
+  MessageCreateParamsBase as BetaMessageCreateParamsBase,
+  MessageCreateParamsStreaming as BetaMessageCreateParamsStreaming,
+} from "@anthropic-ai/sdk/resources/beta/messages/messages"
+import type { ContentBlockParam, MessageCreateParamsBase } from "@anthropic-ai/sdk/resources/messages"
 import fc from "fast-check"
 import { describe, expect, expectTypeOf, it } from "vitest"
 import { expectGolden, fixtureModel, mixedHistory } from "../../../test/fixtures/providers/requests/load.js"
@@ -56,10 +56,10 @@ describe("Anthropic request bodies", () => {
     expect(messages.length).toBe(9)
   })
 
-  it("has the official SDK's request type", () => {
+  it("has the official SDK's request type (the beta one: context management and compaction blocks are beta)", () => {
     const { body } = encodeAnthropic(input())
-    expectTypeOf(body).toExtend<MessageCreateParamsBase>()
-    const streaming: MessageCreateParamsStreaming = { ...body, stream: true }
+    expectTypeOf(body).toExtend<BetaMessageCreateParamsBase>()
+    const streaming: BetaMessageCreateParamsStreaming = { ...body, stream: true }
     expect(streaming.stream).toBe(true)
   })
 
@@ -402,7 +402,8 @@ describe("through the official Anthropic SDK", () => {
     try {
       const { body } = encodeAnthropic(input())
       const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 })
-      const message = await client.messages.stream(body).finalMessage()
+      // Without context management the body holds only GA fields.
+      const message = await client.messages.stream(body as MessageCreateParamsBase).finalMessage()
       expect(server.requests).toHaveLength(1)
       expect(server.requests[0]!.url).toBe("/v1/messages")
       expect(server.requests[0]!.body).toEqual(JSON.parse(JSON.stringify(body)))

@@ -10,6 +10,7 @@ import { prepareHistory } from "../portability.js"
 import { systemReminder } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort } from "../types.js"
+import { anthropicEdits, compactionToWire } from "./context-edits.js"
 import { ANTHROPIC_TOOL_SEARCH, toAnthropicToolChoice, toAnthropicTools } from "./tools.js"
 import type {
   AnthropicRequest,
@@ -38,7 +39,7 @@ const MIN_THINKING_BUDGET = 1024
 /** Encodes a request for the Anthropic Messages API. */
 export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicRequest> {
   const options = input.options ?? {}
-  const prepared = prepareHistory(input)
+  const prepared = prepareHistory(input, "anthropic")
   const diagnostics: Diagnostic[] = [...prepared.diagnostics]
   const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
 
@@ -87,10 +88,18 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
     diagnostics.push(
       diagnostic("warning", "temperature-unsupported", "the Messages API no longer takes temperature; not sent"),
     )
+  let headers: Record<string, string> | undefined
+  if (options.contextManagement) {
+    const { edits, betas } = anthropicEdits(options.contextManagement)
+    if (edits.length > 0) {
+      body.context_management = { edits }
+      headers = { "anthropic-beta": betas.join(",") }
+    }
+  }
   body.stream = options.stream ?? true
 
   const breakpoints = applyCache(body, system, input, diagnostics)
-  return { body, diagnostics, breakpoints }
+  return { body, diagnostics, breakpoints, ...(headers ? { headers } : {}) }
 }
 
 /** The content blocks of an encoded message (the encoder always writes arrays). */
@@ -218,6 +227,9 @@ function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam
       return sendable(block.text) ? { type: "text", text: block.text } : undefined
     case "redacted_thinking":
       return { type: "redacted_thinking", data: block.data }
+    case "compaction":
+      // Portability kept only Anthropic's own compaction blocks.
+      return compactionToWire(block)
   }
 }
 

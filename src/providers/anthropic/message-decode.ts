@@ -8,6 +8,7 @@ import type { Block, ImageBlock, Message, Role, TextBlock } from "../../history/
 import type { CacheTtl } from "../cache.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
+import { compactionFromWire } from "./context-edits.js"
 import { ANTHROPIC_MESSAGE_ROLES } from "./request-shape.js"
 
 /** A `cache_control` breakpoint found in the request, in prefix order. */
@@ -32,6 +33,8 @@ const BLOCK_KEYS: Record<string, ReadonlySet<string>> = {
   tool_result: new Set(["type", "tool_use_id", "content", "is_error", "cache_control"]),
   thinking: new Set(["type", "thinking", "signature"]),
   redacted_thinking: new Set(["type", "data"]),
+  // Its opaque fields travel in the block's payload.
+  compaction: new Set(["type", "content", "encrypted_content", "signature", "tool_changes", "cache_control"]),
 }
 
 /** A ProviderError for a malformed request. */
@@ -125,6 +128,8 @@ function decodeKnownBlock(
     }
     case "redacted_thinking":
       return { type: "redacted_thinking", data: required(block, "data", at) }
+    case "compaction":
+      return compactionFromWire(block)
   }
   return undefined
 }

@@ -38,8 +38,9 @@ describe("Anthropic request decoding: real-shaped bodies", () => {
       thinking: { effort: "high" },
       // Two system breakpoints and one on the last user message, all 5 minutes.
       cache: { ttl: "5m", breakpoints: { tools: false, system: true, userMessages: 1 } },
+      contextManagement: { clearThinking: { keep: "all" } },
     })
-    expect(decoded.unmodeled).toEqual(["metadata", "context_management"])
+    expect(decoded.unmodeled).toEqual(["metadata"])
   })
 
   it("reads its own encoder's golden body for the mixed history (golden file)", () => {
@@ -198,7 +199,6 @@ describe("Anthropic request decoding: real-shaped bodies", () => {
       "output_config.format",
       "top_k",
       "stop_sequences",
-      "context_management",
       "mcp_servers",
       "container",
       "service_tier",

@@ -8,6 +8,7 @@ import type { ReasoningEffort } from "../../models/types.js"
 import type { CacheSettings } from "../cache.js"
 import { obj, str } from "../stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute, ThinkingOptions } from "../types.js"
+import { fromAnthropicEdits } from "./context-edits.js"
 import { type DecodeState, decodeMessages, type FoundBreakpoint, invalid, ttlOf } from "./message-decode.js"
 import { fromAnthropicToolChoice, fromAnthropicTools } from "./tools.js"
 
@@ -24,6 +25,7 @@ const MODELED = new Set([
   "temperature",
   "output_config",
   "cache_control",
+  "context_management",
 ])
 
 /** The efforts `output_config.effort` takes, each one of promptline's efforts of the same name. */
@@ -64,6 +66,8 @@ export function decodeAnthropicRequest(body: unknown, route?: RequestRoute): Dec
   if (thinking !== undefined) options.thinking = thinking
   options.cache = cacheSettings(state.breakpoints, request.cache_control, state)
   if (tools.nativeToolSearch) options.nativeToolSearch = true
+  const managed = fromAnthropicEdits(request.context_management, state.unmodeled)
+  if (managed) options.contextManagement = managed
 
   for (const key of Object.keys(request)) if (!MODELED.has(key)) state.unmodeled.push(key)
   return {

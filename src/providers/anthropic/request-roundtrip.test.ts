@@ -5,6 +5,7 @@ import type { Block, Message } from "../../history/message.js"
 import type { ModelInfo } from "../../models/types.js"
 import type { EnabledTool } from "../../tools/spec.js"
 import type { CacheBreakpoint, CacheSettings } from "../cache.js"
+import type { ContextManagementOptions } from "../context-management.js"
 import type { EncodeOptions } from "../types.js"
 import { encodeAnthropic } from "./encode.js"
 import { decodeAnthropicRequest } from "./request-decode.js"
@@ -66,6 +67,13 @@ const exchange = fc.record({
     nil: undefined,
   }),
   redacted: fc.boolean(),
+  compaction: fc.option(
+    fc.record({
+      summary: fc.option(words, { nil: undefined }),
+      encrypted: fc.option(fc.base64String({ minLength: 4, maxLength: 24 }), { nil: undefined }),
+    }),
+    { nil: undefined },
+  ),
   text: fc.option(words, { nil: undefined }),
   calls: fc.array(fc.record({ name: fc.constantFrom(...toolNames), input }), { maxLength: 3 }),
 })
@@ -91,6 +99,17 @@ function history(exchanges: Exchange[], last: Block[]): Message[] {
       assistant.push({ type: "thinking", text: t.text, signature: t.signature })
     }
     if (x.redacted) assistant.push({ type: "redacted_thinking", data: "ZW5j" })
+    if (x.compaction) {
+      const { summary, encrypted } = x.compaction
+      assistant.push({
+        type: "compaction",
+        format: "anthropic",
+        ...(encrypted !== undefined
+          ? { payload: JSON.stringify({ encrypted_content: encrypted, signature: "c2ln" }) }
+          : {}),
+        ...(summary !== undefined ? { summary } : {}),
+      })
+    }
     if (x.text !== undefined) assistant.push({ type: "text", text: x.text })
     open = x.calls.map((_, k) => `toolu_${i}_${k}`)
     x.calls.forEach((c, k) => {
@@ -119,6 +138,44 @@ const cacheArb: fc.Arbitrary<CacheSettings | false> = fc.oneof(
   }),
 )
 
+/** A setting given as `true` or as a non-empty object (an empty object reads back as `true`). */
+const orTrue = <T extends object>(arb: fc.Arbitrary<T>) =>
+  fc.oneof(
+    fc.constant(true as const),
+    arb.filter((o) => Object.keys(o).length > 0),
+  )
+
+const contextManagementArb: fc.Arbitrary<ContextManagementOptions> = fc
+  .record(
+    {
+      clearToolUses: orTrue(
+        fc.record(
+          {
+            trigger: fc.integer({ min: 1, max: 500_000 }),
+            keep: fc.nat(10),
+            clearAtLeast: fc.integer({ min: 1, max: 50_000 }),
+            excludeTools: fc.array(fc.constantFrom(...toolNames), { maxLength: 2 }),
+            clearToolInputs: fc.oneof(fc.boolean(), fc.array(fc.constantFrom(...toolNames), { maxLength: 2 })),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+      clearThinking: orTrue(fc.record({ keep: fc.oneof(fc.constant("all" as const), fc.integer({ min: 1, max: 5 })) })),
+      compaction: orTrue(
+        fc.record(
+          {
+            trigger: fc.integer({ min: 50_000, max: 500_000 }),
+            instructions: words,
+            pauseAfterCompaction: fc.boolean(),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .filter((o) => Object.keys(o).length > 0)
+
 const optionsArb: fc.Arbitrary<EncodeOptions> = fc
   .record({
     maxTokens: fc.integer({ min: 2048, max: 64000 }),
@@ -139,9 +196,11 @@ const optionsArb: fc.Arbitrary<EncodeOptions> = fc
       { nil: undefined },
     ),
     cache: cacheArb,
+    contextManagement: fc.option(contextManagementArb, { nil: undefined }),
   })
   .map((o) => {
     const out: EncodeOptions = { maxTokens: o.maxTokens, stream: o.stream, cache: o.cache }
+    if (o.contextManagement !== undefined) out.contextManagement = o.contextManagement
     if (o.toolChoice !== undefined) out.toolChoice = o.toolChoice
     if (o.parallelToolCalls !== undefined) out.parallelToolCalls = o.parallelToolCalls
     const forced = o.toolChoice === "required" || typeof o.toolChoice === "object"
@@ -167,7 +226,7 @@ function placedSettings(breakpoints: readonly CacheBreakpoint[]): CacheSettings 
 describe("Anthropic request decoding: decodeRequest(encode(x)) = x", () => {
   it("gives back the history, system prompt, tools and options the encoder keeps", () => {
     // What the generated cases covered: the property says little if these stay at zero.
-    const seen = { placed: 0, thinking: 0, budget: 0, system: 0, resultImages: 0 }
+    const seen = { placed: 0, thinking: 0, budget: 0, system: 0, resultImages: 0, compaction: 0, managed: 0 }
     fc.assert(
       fc.property(
         fc.array(exchange, { maxLength: 4 }),
@@ -201,6 +260,12 @@ describe("Anthropic request decoding: decodeRequest(encode(x)) = x", () => {
           if (expected.thinking) seen.thinking++
           if (expected.thinking && expected.thinking.budgetTokens !== undefined) seen.budget++
           if (messages.some((m) => m.role === "system")) seen.system++
+          if (messages.some((m) => m.content.some((b) => b.type === "compaction"))) seen.compaction++
+          if (expected.contextManagement) {
+            seen.managed++
+            const betas = encoded.headers?.["anthropic-beta"]?.split(",") ?? []
+            expect(betas.includes("compact-2026-01-12")).toBe(expected.contextManagement.compaction !== undefined)
+          }
           const results = messages.flatMap((m) => m.content).filter((b) => b.type === "tool_result")
           if (results.some((b) => Array.isArray(b.content) && b.content.some((p) => p.type === "image")))
             seen.resultImages++

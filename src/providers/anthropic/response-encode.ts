@@ -40,12 +40,16 @@ function foldPayloads(payloads: readonly AnthropicStreamPayload[]): unknown {
         if (delta.type === "text_delta") block.text = `${block.text}${delta.text}`
         else if (delta.type === "thinking_delta") block.thinking = `${block.thinking}${delta.thinking}`
         else if (delta.type === "signature_delta") block.signature = delta.signature
-        else if (delta.type === "input_json_delta") args.set(index, `${args.get(index) ?? ""}${delta.partial_json}`)
+        else if (delta.type === "compaction_delta") {
+          const { type: _, ...fields } = delta
+          Object.assign(block, fields)
+        } else if (delta.type === "input_json_delta") args.set(index, `${args.get(index) ?? ""}${delta.partial_json}`)
         break
       }
       case "message_delta": {
         const delta = obj(p.delta) ?? {}
         message = { ...message, ...delta, usage: p.usage }
+        if (p.context_management) message.context_management = p.context_management
         break
       }
     }

@@ -123,7 +123,7 @@ describe("the official Anthropic SDK reads the encoders' answers", () => {
     expect(seen.at(-1)).toMatchObject({ options: { stream: true, thinking: { budgetTokens: 1024 } }, unmodeled: [] })
   })
 
-  it("serves the beta client, listing the beta fields it does not model", async () => {
+  it("serves the beta client, reading its context management", async () => {
     const message = await client()
       .beta.messages.stream({
         ...params("go"),
@@ -132,7 +132,8 @@ describe("the official Anthropic SDK reads the encoders' answers", () => {
       })
       .finalMessage()
     expect(message.content).toEqual(EXPECTED_CONTENT)
-    expect(seen.at(-1)!.unmodeled).toEqual(["context_management"])
+    expect(seen.at(-1)!.unmodeled).toEqual([])
+    expect(seen.at(-1)!.options.contextManagement).toEqual({ clearThinking: { keep: "all" } })
   })
 
   it("streams the raw events in Anthropic's order (create with stream: true)", async () => {

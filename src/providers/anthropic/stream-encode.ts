@@ -5,8 +5,9 @@
  * `message_stop`. An error-level error becomes an `error` event, after which the API sends nothing more.
  */
 import { isErrorLevel } from "../completeness.js"
-import type { StopReason, StreamEvent, Usage } from "../stream.js"
+import type { AppliedContextEdit, StopReason, StreamEvent, Usage } from "../stream.js"
 import type { StreamEncodeOptions, StreamEncoder } from "../types.js"
+import { appliedEditsToWire, compactionToWire } from "./context-edits.js"
 import { anthropicErrorType } from "./errors.js"
 
 /** One event of an Anthropic stream: its payload (whose `type` is also the SSE event name). */
@@ -25,6 +26,7 @@ const RAW_STOPS: Record<string, StopReason> = {
   end_turn: "end",
   stop_sequence: "end",
   pause_turn: "end",
+  compaction: "end",
   tool_use: "tool_use",
   max_tokens: "length",
   model_context_window_exceeded: "length",
@@ -65,6 +67,8 @@ export class AnthropicStreamWriter {
   #open: OpenBlock | undefined
   /** Events that belong after the open tool call (another call, text, thinking), in arrival order. */
   #waiting: StreamEvent[] = []
+  /** Context-management edits to report in the closing message_delta. */
+  #edits: AppliedContextEdit[] = []
 
   constructor(options: StreamEncodeOptions) {
     this.#options = options
@@ -114,6 +118,9 @@ export class AnthropicStreamWriter {
       case "stop":
         this.#stop(event, out)
         return
+      case "context_edits":
+        this.#edits.push(...event.edits)
+        return
     }
     this.#content(event, out)
   }
@@ -149,6 +156,14 @@ export class AnthropicStreamWriter {
       case "redacted_thinking":
         this.#openBlock(undefined, { type: "redacted_thinking", data: event.data }, out)
         return
+      case "compaction": {
+        // Opened empty, the summary and opaque fields in one compaction_delta, as the API streams it.
+        const { type: _, content, ...opaque } = compactionToWire({ ...event, type: "compaction" })
+        this.#openBlock({ kind: "text", index: this.#blocks, eventIndex: -1 }, { type: "compaction", content: "" }, out)
+        this.#delta(this.#open!.index, { type: "compaction_delta", content, ...opaque }, out)
+        this.#closeBlock(out)
+        return
+      }
       case "tool_call_start":
         this.#openBlock(
           { kind: "tool", index: this.#blocks, id: event.id, args: false, ended: false },
@@ -251,7 +266,9 @@ export class AnthropicStreamWriter {
     const usage: Record<string, unknown> = { ...this.#usageFields(), output_tokens: this.#usage.output }
     if (this.#usage.reasoning !== undefined && this.#usage.reasoning > 0)
       usage.output_tokens_details = { thinking_tokens: this.#usage.reasoning }
-    out.push({ type: "message_delta", delta, usage })
+    const payload: AnthropicStreamPayload = { type: "message_delta", delta, usage }
+    if (this.#edits.length > 0) payload.context_management = appliedEditsToWire(this.#edits)
+    out.push(payload)
     out.push({ type: "message_stop" })
     this.#done = true
   }

@@ -59,8 +59,42 @@ export interface RedactedThinkingBlockParam {
   data: string
 }
 
+/** A provider compaction block sent back: the summary (null when the compaction failed) and opaque fields verbatim. */
+export interface CompactionBlockParam {
+  type: "compaction"
+  content: string | null
+  encrypted_content?: string | null
+  signature?: string | null
+  [opaque: string]: unknown
+}
+
+/** A `{ type, value }` count. */
+export interface CountParam<T extends string> {
+  type: T
+  value: number
+}
+
+/** One context-management edit of a request. */
+export type ContextManagementEdit =
+  | {
+      type: "clear_tool_uses_20250919"
+      trigger?: CountParam<"input_tokens">
+      keep?: CountParam<"tool_uses">
+      clear_at_least?: CountParam<"input_tokens">
+      exclude_tools?: string[]
+      clear_tool_inputs?: boolean | string[]
+    }
+  | { type: "clear_thinking_20251015"; keep?: CountParam<"thinking_turns"> | "all" }
+  | {
+      type: "compact_20260112"
+      trigger?: CountParam<"input_tokens">
+      instructions?: string
+      pause_after_compaction?: boolean
+    }
+
 /** A content block of a message. */
 export type ContentBlockParam =
+  | CompactionBlockParam
   | TextBlockParam
   | ImageBlockParam
   | ToolUseBlockParam
@@ -113,5 +147,7 @@ export type AnthropicRequest = {
   tool_choice?: AnthropicToolChoice
   thinking?: ThinkingConfigParam
   output_config?: { effort?: "low" | "medium" | "high" | "xhigh" | "max" }
+  /** Context editing and server-side compaction (beta; the encoder returns the `anthropic-beta` header). */
+  context_management?: { edits: ContextManagementEdit[] }
   stream?: boolean
 }

@@ -15,6 +15,7 @@ import {
   str,
   type Usage,
 } from "../stream.js"
+import { compactionFromItem } from "./compaction.js"
 
 type CallKind = "function" | "custom" | "patch"
 /** Text received so far per content part (`c<n>`) or summary part (`s<n>`) of an item. */
@@ -24,6 +25,7 @@ type Item =
   | { kind: "reasoning"; parts: Parts; done: boolean }
   | { kind: "call"; call: CallKind; id: string; name: string; args: string; deferred: boolean; ended: boolean }
   | { kind: "ignored" }
+  | { kind: "compaction" }
 
 /** Events that carry nothing the normalized stream needs (their content arrives in other events). */
 const QUIET = new Set([
@@ -251,6 +253,9 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
         out.push({ type: "tool_call_start", id, name })
         if (args) out.push({ type: "tool_call_delta", id, argsDelta: args })
       }
+    } else if (type === "compaction") {
+      // Sent whole at output_item.done, which carries its encrypted content.
+      this.#items.set(index, { kind: "compaction" })
     } else {
       this.#items.set(index, { kind: "ignored" })
       count(this.stats.ignored, type || "(untyped item)")
@@ -264,6 +269,15 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
       state = this.#items.get(index)
     }
     if (!state || state.kind === "ignored") return
+    if (state.kind === "compaction") {
+      this.#items.set(index, { kind: "ignored" })
+      const block = compactionFromItem(item)
+      if (block) {
+        const { type: _, ...rest } = block
+        out.push({ type: "compaction", ...rest })
+      } else count(this.stats.ignored, "compaction without encrypted_content")
+      return
+    }
     if (state.kind === "message") {
       const parts = Array.isArray(item.content) ? item.content : []
       parts.forEach((part, i) => {

@@ -10,6 +10,7 @@ import { prepareHistory } from "../portability.js"
 import { systemText } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeOptions, EncodeResult } from "../types.js"
+import { compactionItem, responsesContextManagement } from "./compaction.js"
 import { toOpenAIResponsesTools } from "./tools.js"
 import type {
   OpenAIResponsesRequest,
@@ -26,7 +27,7 @@ export type { OpenAIResponsesRequest } from "./wire-types.js"
 /** Encodes a request for the OpenAI Responses API. */
 export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIResponsesRequest> {
   const options = input.options ?? {}
-  const prepared = prepareHistory(input)
+  const prepared = prepareHistory(input, "openai-responses")
   const diagnostics: Diagnostic[] = [...prepared.diagnostics]
   const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
   const store = options.store ?? false
@@ -102,6 +103,10 @@ export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIRe
   }
   if (thinks && !store) body.include = ["reasoning.encrypted_content"]
   body.store = store
+  if (options.contextManagement) {
+    const managed = responsesContextManagement(options.contextManagement, diagnostics)
+    if (managed) body.context_management = managed
+  }
   body.stream = options.stream ?? true
   applyPromptCache(body, options, { promptCache: true })
   return { body, diagnostics, breakpoints: [] }
@@ -122,6 +127,7 @@ function encodeUser(message: Message): ResponseInputItem[] {
     } else if (block.type === "text") {
       if (block.text !== "") content.push({ type: "input_text", text: block.text })
     } else if (block.type === "image") content.push(imagePart(block))
+    else if (block.type === "compaction") items.push(compactionItem(block))
   }
   if (content.length > 0) items.push({ type: "message", role: "user", content })
   return items
@@ -146,6 +152,9 @@ function encodeAssistant(message: Message, items: ResponseInputItem[]): number {
         name: block.name,
         arguments: JSON.stringify(block.input ?? {}),
       })
+    } else if (block.type === "compaction") {
+      flush()
+      items.push(compactionItem(block))
     } else if (block.type === "thinking") {
       flush()
       if (block.id && block.signature)

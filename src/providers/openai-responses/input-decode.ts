@@ -3,10 +3,12 @@
  * Consecutive items of one side form one message, split where the encoder would have started a new one (a user
  * message item ends a user turn; two assistant message items in a row are two assistant turns).
  */
+
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message, Role, TextBlock } from "../../history/message.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
+import { compactionFromItem } from "./compaction.js"
 import { OPENAI_RESPONSES_ROLES } from "./request-shape.js"
 
 /** What `input` holds, in promptline's terms. */
@@ -83,8 +85,18 @@ class InputReader {
         this.#reasoning(item, path)
         return
       }
+      case "compaction": {
+        const block = compactionFromItem(item)
+        if (!block) throw invalid(`${path}.encrypted_content`, "a string is required")
+        // Kept where it stands, in the assistant turn (as the server's answer carried it).
+        this.#assistant(false).content.push(block)
+        for (const key of Object.keys(item))
+          if (!["type", "id", "encrypted_content"].includes(key) && item[key] != null)
+            this.out.unmodeled.push(`${path}.${key}`)
+        return
+      }
       default:
-        // Custom tool calls, hosted tools' calls, item references, compaction and unknown items.
+        // Custom tool calls, hosted tools' calls, item references and unknown items.
         this.out.unmodeled.push(path)
     }
   }

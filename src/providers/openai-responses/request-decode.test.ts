@@ -25,6 +25,9 @@ const optionsArb: fc.Arbitrary<EncodeOptions> = fc.record(
     }),
     stream: fc.boolean(),
     store: fc.boolean(),
+    contextManagement: fc.record({
+      compaction: fc.oneof(fc.constant(true as const), fc.record({ trigger: fc.integer({ min: 1, max: 1_000_000 }) })),
+    }),
   },
   { requiredKeys: [] },
 )
@@ -71,6 +74,7 @@ describe("OpenAI Responses request decoder: the inverse of the encoder", () => {
       text: word,
       image: fc.boolean(),
       reasoning: fc.option(word, { nil: undefined }),
+      compaction: fc.option(fc.base64String({ minLength: 4, maxLength: 24 }), { nil: undefined }),
       answer: fc.option(word, { nil: undefined }),
       calls: fc.array(fc.record({ path: word }), { maxLength: 2 }),
     })
@@ -88,6 +92,9 @@ describe("OpenAI Responses request decoder: the inverse of the encoder", () => {
         if (t.image) user.push({ type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" })
         messages.push({ id: `m${messages.length + 1}`, role: "user", content: user, ts: 0 })
         const assistant: Message["content"] = []
+        // The server puts its compaction item first in the answer.
+        if (t.compaction !== undefined)
+          assistant.push({ type: "compaction", format: "openai-responses", payload: t.compaction, id: `cmp_${i}` })
         if (t.reasoning !== undefined)
           assistant.push({ type: "thinking", text: t.reasoning, id: `rs_${i}`, signature: `enc_${i}` })
         if (t.answer !== undefined) assistant.push({ type: "text", text: t.answer })
@@ -119,8 +126,8 @@ describe("OpenAI Responses request decoder: the inverse of the encoder", () => {
         const decoded = decode(body)
         // A reasoning item without a message or call after it is not sent (the API refuses it).
         const sendable = messages.map((m) => {
-          if (m.role !== "assistant" || m.content.some((b) => b.type !== "thinking")) return m
-          return { ...m, content: [] }
+          if (m.role !== "assistant" || m.content.some((b) => b.type === "text" || b.type === "tool_use")) return m
+          return { ...m, content: m.content.filter((b) => b.type !== "thinking") }
         })
         expect(decoded.messages).toEqual(
           sendable.filter((m) => m.content.length > 0).map((m, i) => ({ ...m, id: `m${i + 1}` })),

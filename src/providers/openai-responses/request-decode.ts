@@ -2,12 +2,14 @@
  * A Responses request body a client sent (`POST /v1/responses`), read back into promptline's terms: the inverse
  * of `encodeOpenAIResponses`. What the API accepts and promptline does not model is named, never refused.
  */
+
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import { REASONING_EFFORTS, type ReasoningEffort } from "../../models/types.js"
 import type { CacheSettings } from "../cache.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute } from "../types.js"
+import { fromResponsesContextManagement } from "./compaction.js"
 import { decodeResponsesInput } from "./input-decode.js"
 import { fromOpenAIResponsesTools, fromResponsesToolChoice } from "./tools.js"
 
@@ -24,6 +26,7 @@ const MODELED = new Set([
   "reasoning",
   "include",
   "store",
+  "context_management",
   "stream",
   "prompt_cache_key",
   "prompt_cache_retention",
@@ -77,6 +80,8 @@ export function decodeOpenAIResponsesRequest(body: unknown, route?: RequestRoute
   readInclude(request.include, unmodeled)
   const cache = readCache(request, unmodeled)
   if (cache) options.cache = cache
+  const managed = fromResponsesContextManagement(request.context_management, unmodeled)
+  if (managed) options.contextManagement = managed
 
   for (const key of Object.keys(request))
     if (!MODELED.has(key) && request[key] !== undefined && request[key] !== null) unmodeled.push(key)

@@ -98,11 +98,16 @@ describe("OpenAI Responses request decoder: real-shaped bodies", () => {
         id: "m4",
         role: "user",
         ts: 0,
-        content: [
-          { type: "tool_result", toolUseId: "call_1", content: "test('x')" },
-          { type: "text", text: "Thanks; now run it." },
-        ],
+        content: [{ type: "tool_result", toolUseId: "call_1", content: "test('x')" }],
       },
+      // The compaction item is kept as its own block, where it stands.
+      {
+        id: "m5",
+        role: "assistant",
+        ts: 0,
+        content: [{ type: "compaction", format: "openai-responses", payload: "compacted" }],
+      },
+      { id: "m6", role: "user", ts: 0, content: [{ type: "text", text: "Thanks; now run it." }] },
     ])
     expect(decoded.prompt.tools.map((t) => [t.id, t.kind, t.parameters])).toEqual([["shell", "client", shell]])
     expect(decoded.options).toEqual({
@@ -112,13 +117,13 @@ describe("OpenAI Responses request decoder: real-shaped bodies", () => {
       store: false,
       thinking: { effort: "medium" },
       cache: { sessionId: "019a-session", retention: "24h" },
+      contextManagement: { compaction: { trigger: 100000 } },
     })
     expect(decoded.unmodeled).toEqual([
       "input[1].content[2]",
       "input[6]",
       "input[7]",
       "input[8]",
-      "input[9]",
       "input[10]",
       "tools[1]",
       "tools[2]",
@@ -129,7 +134,6 @@ describe("OpenAI Responses request decoder: real-shaped bodies", () => {
       "truncation",
       "metadata",
       "service_tier",
-      "context_management",
     ])
     expect(decoded.diagnostics).toEqual([])
   })

@@ -96,6 +96,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         this.#item(index, { ...item, encrypted_content: event.data })
         return
       }
+      case "compaction": {
+        // The item whole, as the server adds it when it compacts.
+        this.#closeOpen()
+        const item = { id: event.id ?? this.#itemId("cmp"), type: "compaction" }
+        const index = this.#output.length
+        this.#emit({ type: "response.output_item.added", output_index: index, item })
+        this.#item(index, { ...item, encrypted_content: event.payload ?? "" })
+        return
+      }
       case "tool_call_start":
         this.#callStart(event.id, event.name)
         return

@@ -61,8 +61,16 @@ export interface ResponseReasoningItem {
   encrypted_content?: string
 }
 
+/** A compaction item sent back: the server's condensed context, opaque. */
+export interface ResponseCompactionItem {
+  type: "compaction"
+  id?: string
+  encrypted_content: string
+}
+
 /** One item of the `input` list. */
 export type ResponseInputItem =
+  | ResponseCompactionItem
   | ResponseInputMessage
   | ResponseAssistantMessage
   | ResponseFunctionCall
@@ -81,6 +89,8 @@ export interface ToolChoiceFunction {
 /** A Responses API request body. */
 export type OpenAIResponsesRequest = {
   model: string
+  /** Server-side compaction: the server compacts once the rendered input crosses `compact_threshold` tokens. */
+  context_management?: { type: "compaction"; compact_threshold?: number }[]
   instructions?: string
   input?: ResponseInputItem[]
   tools?: ResponsesFunctionTool[]
