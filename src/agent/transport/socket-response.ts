@@ -32,6 +32,7 @@ export class SocketResponse extends OneShotResponse {
   #failure: { reason: unknown } | undefined
   #bytes = 0
   readonly #onEnd: (() => void)[] = []
+  readonly #onRead: (() => void)[] = []
 
   constructor(readonly attempts: number) {
     super()
@@ -52,6 +53,14 @@ export class SocketResponse extends OneShotResponse {
   onEnd(listener: () => void): void {
     if (this.#done) listener()
     else this.#onEnd.push(listener)
+  }
+
+  /**
+   * Runs `listener` once the caller has read the answer to its end (or reading threw). Until then an abort still
+   * counts: an answer that arrived whole before the caller read it is not read after an abort.
+   */
+  onRead(listener: () => void): void {
+    this.#onRead.push(listener)
   }
 
   get stats(): DecodeStats {
@@ -114,18 +123,22 @@ export class SocketResponse extends OneShotResponse {
   }
 
   protected async *produce(): AsyncGenerator<StreamEvent[]> {
-    for (;;) {
-      if (this.#failure) throw this.#failure.reason
-      const batch = this.#queue.shift()
-      if (batch) {
-        yield batch
-        continue
+    try {
+      for (;;) {
+        if (this.#failure) throw this.#failure.reason
+        const batch = this.#queue.shift()
+        if (batch) {
+          yield batch
+          continue
+        }
+        if (this.#done) return
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve
+        })
+        this.#wake = undefined
       }
-      if (this.#done) return
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve
-      })
-      this.#wake = undefined
+    } finally {
+      for (const listener of this.#onRead.splice(0)) listener()
     }
   }
 

@@ -9,6 +9,7 @@ import { type ReplayServer, startReplayServer } from "../../replay/server.js"
 import { finalTurn, richTurn, scriptOf } from "../../replay/test-helpers/fixtures.js"
 import { endpointFor } from "./endpoints.js"
 import type { Sleep } from "./retry.js"
+import type { SocketResponse } from "./socket-response.js"
 import { startTcpProxy, type TcpProxy } from "./test-helpers/proxy.js"
 import { encodedRequest, fixedServer, HISTORY } from "./test-helpers/requests.js"
 import { ResponsesSocket, type ResponsesSocketOptions, responseCreateEvent, SocketBusyError } from "./websocket.js"
@@ -202,6 +203,16 @@ describe("ResponsesSocket", () => {
     controller.abort(reason)
     await expect(accumulate(response, { ts: 2 })).rejects.toBe(reason)
     expect(socket.connected).toBe(false)
+  })
+
+  it("an abort after the whole answer arrived but before it was read still throws the reason", async () => {
+    const { socket } = await setUp([richTurn, finalTurn])
+    const controller = new AbortController()
+    const response = await socket.send(firstBody(), { signal: controller.signal })
+    await new Promise<void>((resolve) => (response as SocketResponse).onEnd(resolve))
+    const reason = new Error("interrupted")
+    controller.abort(reason)
+    await expect(accumulate(response, { ts: 2 })).rejects.toBe(reason)
   })
 
   it("replaces a connection older than maxAgeMs before the next request", async () => {

@@ -159,7 +159,9 @@ export class ResponsesSocket {
         throw error
       }
       if (first.type === "frame") {
-        response.onEnd(release)
+        // Released once the caller has read the answer, not when its last frame came: an abort before reading
+        // throws however fast the frames arrived.
+        response.onRead(release)
         return response
       }
       release()
