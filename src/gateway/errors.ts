@@ -4,6 +4,7 @@
  * overflow keeps a message the client recognizes as one, so its own compaction runs; `retry-after` is kept.
  */
 import { PromptlineError } from "../errors.js"
+import { ProviderError } from "../providers/errors.js"
 import { formatModule, type SpokenFormat } from "../providers/formats.js"
 import type { ErrorInput, ErrorResponse } from "../providers/types.js"
 
@@ -26,4 +27,29 @@ export function errorAnswer(format: SpokenFormat, input: ErrorInput, status?: nu
   if (input.retryAfterMs !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "retry-after"))
     headers["retry-after"] = String(Math.max(0, Math.ceil(input.retryAfterMs / 1000)))
   return { ...answer, headers, status: status ?? answer.status }
+}
+
+/**
+ * A thrown error as an error input and status, both transports alike: a GatewayError as it says, a provider's
+ * failure as its kind, any other promptline error as the client's bad request (translating met something in the
+ * client's body it cannot send on, such as an invalid context-management option), anything else as a server error.
+ */
+export function errorInputOf(error: unknown): { input: ErrorInput; status?: number } {
+  if (error instanceof GatewayError) return { input: error.input, ...(error.status ? { status: error.status } : {}) }
+  if (error instanceof ProviderError) {
+    const input: ErrorInput = { kind: error.kind, message: error.message }
+    if (error.retryAfterMs !== undefined) input.retryAfterMs = error.retryAfterMs
+    return { input }
+  }
+  if (error instanceof PromptlineError) {
+    const option = (error as { option?: unknown }).option
+    return {
+      input: {
+        kind: "invalid-request",
+        message: error.message,
+        ...(typeof option === "string" ? { param: option } : {}),
+      },
+    }
+  }
+  return { input: { kind: "server", message: `the gateway failed: ${(error as Error)?.message ?? String(error)}` } }
 }

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { ProviderError } from "../providers/errors.js"
 import type { SpokenFormat } from "../providers/formats.js"
 import type { ErrorInput } from "../providers/types.js"
-import { errorAnswer, GatewayError } from "./errors.js"
+import { errorAnswer, errorInputOf, GatewayError } from "./errors.js"
 import type { GatewayRecord, RecordedBody } from "./record.js"
 import type { GatewayMode, Upstream } from "./routing.js"
 import { redactHeaders, redactText, redactUrl } from "./secrets.js"
@@ -125,14 +125,10 @@ export class Exchange {
     this.res.end(text)
   }
 
-  /** Answers a thrown error: a GatewayError or ProviderError in the client's shape, anything else as a server error. */
+  /** Answers a thrown error in the client's shape (see errorInputOf). */
   failWith(error: unknown): void {
-    if (error instanceof GatewayError) this.fail(error.input, error.status)
-    else if (error instanceof ProviderError) {
-      const input: ErrorInput = { kind: error.kind, message: error.message }
-      if (error.retryAfterMs !== undefined) input.retryAfterMs = error.retryAfterMs
-      this.fail(input)
-    } else this.fail({ kind: "server", message: `the gateway failed: ${(error as Error)?.message ?? String(error)}` })
+    const { input, status } = errorInputOf(error)
+    this.fail(input, status)
   }
 
   /** Records where the request goes. */

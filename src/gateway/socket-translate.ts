@@ -9,11 +9,11 @@ import type { IncomingMessage } from "node:http"
 import type { WebSocket } from "ws"
 import { ProviderError } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
-import { openAIErrorFields, type ResponsesErrorInput } from "../providers/openai-responses/errors.js"
+import { openAIErrorFields } from "../providers/openai-responses/errors.js"
 import { ResponsesStreamEncoder } from "../providers/openai-responses/stream-encode.js"
 import type { StreamEvent } from "../providers/stream.js"
 import type { ErrorInput } from "../providers/types.js"
-import { errorAnswer, GatewayError } from "./errors.js"
+import { errorAnswer, errorInputOf, GatewayError } from "./errors.js"
 import { conversationKey, type GatewayRecord, type RecordedBody, type RecordUsage } from "./record.js"
 import type { RoutePlan } from "./routing.js"
 import { redactText } from "./secrets.js"
@@ -35,17 +35,6 @@ export function socketErrorEvent(input: ErrorInput & { code?: string }, status?:
     ...(input.code !== undefined ? { code: input.code } : {}),
   })
   return { type: "error", status: answer.status, error: fields }
-}
-
-/** A thrown error as an error input and status (as the HTTP path answers it). */
-function errorInputOf(error: unknown): { input: ResponsesErrorInput; status?: number } {
-  if (error instanceof GatewayError) return { input: error.input, ...(error.status ? { status: error.status } : {}) }
-  if (error instanceof ProviderError) {
-    const input: ResponsesErrorInput = { kind: error.kind, message: error.message }
-    if (error.retryAfterMs !== undefined) input.retryAfterMs = error.retryAfterMs
-    return { input }
-  }
-  return { input: { kind: "server", message: `the gateway failed: ${(error as Error)?.message ?? String(error)}` } }
 }
 
 /** One translated response's state, filled in as it travels (what the record is made of). */
