@@ -312,13 +312,13 @@ const gateway: Benchmark = {
         },
         { name: "gateway RSS with 200 concurrent streams (peak)", unit: "MB", ours: short.peak, better: "lower" },
         {
-          name: "live heap after a full GC, after the 5 s run (before it)",
+          // The 200 clients' keep-alive connections are still open here; the back-to-baseline verdict is the load
+          // run's, after they closed.
+          name: "live heap after a full GC, right after the 5 s run, 200 connections still open (before it)",
           unit: "MB",
           ours: heapShort,
           peer: { name: "the same gateway before the run", value: heapBefore },
           better: "lower",
-          target: "≤ 1.1x before (back to baseline)",
-          met: heapShort <= 1.1 * heapBefore,
         },
         {
           name: "errors in the 5 s run",
