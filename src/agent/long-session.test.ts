@@ -57,3 +57,25 @@ describe("a 300-turn session with staged compaction", () => {
     for (const r of turns) expect(JSON.stringify(r.body)).toContain(LONG_SESSION_REQUESTS[0])
   }, 240_000)
 })
+
+describe("a 300-turn session with provider-side compaction (Anthropic, simulated by the replay server)", () => {
+  it("the provider compacts at its trigger, the task and the latest request stay in every request", async () => {
+    const run = await runLongSession({ reserve: 100_000 }, false, { trigger: 50_000 })
+    runs.push(run)
+    const { server, results, manager } = run
+    expect(results.map((r) => r.reason)).toEqual(["max_turns", "max_turns", "completed"])
+    server.assertComplete()
+    const turns = server.requests.filter((r) => r.outcome === "answered")
+    expect(turns).toHaveLength(300)
+    expect(turns.some((r) => r.summary)).toBe(false)
+    // The session crosses the trigger several times; each crossing is one compaction.
+    expect(turns.filter((r) => r.compacted).length).toBeGreaterThanOrEqual(4)
+    turns.forEach((r, n) => {
+      const body = JSON.stringify(r.body)
+      expect(body, `request ${n}`).toContain(LONG_SESSION_REQUESTS[0])
+      expect(body, `request ${n}`).toContain(latestAt(n))
+    })
+    // The provider's compaction kept every request in the window: nothing was cut.
+    expect(manager.changeLog.edits.some((e) => e.kind === "truncation")).toBe(false)
+  }, 240_000)
+})

@@ -6,6 +6,7 @@ import { responseObject, responsesUsageObject } from "../providers/openai-respon
 import { unknownFields } from "../providers/request-shape.js"
 import { anthropicFormat } from "./anthropic.js"
 import type { CacheSimulation } from "./cache-simulation.js"
+import type { CompactionSimulation } from "./compaction-simulation.js"
 import { checkTurn } from "./expect.js"
 import type { Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
 import { geminiFormat } from "./gemini.js"
@@ -57,6 +58,8 @@ export interface RecordedRequest {
   summary?: boolean
   /** True for a `POST /v1/responses/compact` request, answered with a compaction item. */
   compact?: boolean
+  /** True when the compaction simulation opened the answer with a compaction item. */
+  compacted?: boolean
   /** For a token-counting request: the count answered. */
   count?: number
   /**
@@ -98,6 +101,8 @@ export interface ReplayerOptions {
   chunkSize?: number
   /** Bills each answer's input, cache reads and writes from this prompt-cache simulation (scripted usage wins). */
   cacheSimulation?: CacheSimulation
+  /** Opens a turn's answer with a compaction item when the request asks for one and reaches its trigger. */
+  compactionSimulation?: CompactionSimulation
   /** After the last turn, start again from the first (a load test's upstream answers every request). */
   loop?: boolean
   /** Keep only the most recent this many requests in `requests` (at least 1; all by default), for long loads. */
@@ -137,6 +142,7 @@ export class Replayer {
   private readonly created: number
   private readonly chunkSize: number
   private readonly simulation: CacheSimulation | undefined
+  private readonly compaction: CompactionSimulation | undefined
   private readonly loop: boolean
   private readonly keep: number
   /** Requests received so far (`requests` may keep fewer). */
@@ -149,6 +155,7 @@ export class Replayer {
     this.created = options.created ?? 1_767_225_600
     this.chunkSize = options.chunkSize ?? 24
     this.simulation = options.cacheSimulation
+    this.compaction = options.compactionSimulation
     this.loop = options.loop === true
     this.keep = Math.max(1, options.keepRequests ?? Number.POSITIVE_INFINITY)
   }
@@ -227,6 +234,7 @@ export class Replayer {
       return fail("exhausted", { kind: "exhausted", message }, [message])
     }
     const render = this.render(index, view, body, handler)
+    if (render.turn.compaction && !this.turnAt(index)!.compaction) record.compacted = true
     const fault = this.takeFault(index)
     if (fault?.kind === "disconnect") {
       record.outcome = "fault"
@@ -299,7 +307,10 @@ export class Replayer {
   }
 
   private render(index: number, view: RequestView, body: Record<string, unknown>, handler: FormatHandler): TurnRender {
-    const turn = resolveTurn(this.billed(this.turnAt(index)!, view, body), index, {
+    const scripted = this.turnAt(index)!
+    // A scripted compaction item wins; otherwise the simulation decides whether the provider would compact.
+    const compaction = scripted.compaction ? undefined : this.compaction?.compact(view.format, body, view.model)
+    const turn = resolveTurn(this.billed(compaction ? { ...scripted, compaction } : scripted, view, body), index, {
       dialect: view.dialect,
       callIdPrefix: handler.callIdPrefix,
       requestChars: JSON.stringify(body).length,

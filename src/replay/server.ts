@@ -4,6 +4,7 @@ import { PromptlineError } from "../errors.js"
 import { TokenCounter } from "../history/tokens.js"
 import { countingFormat, routeOf } from "../providers/api-paths.js"
 import { CacheSimulation } from "./cache-simulation.js"
+import { CompactionSimulation } from "./compaction-simulation.js"
 import {
   type Answer,
   type Divergence,
@@ -28,6 +29,12 @@ export interface ReplayServerOptions extends ReplayerOptions {
    * (prefix shared with earlier requests, breakpoints, minimum size, lifetime); see cache-simulation.ts.
    */
   cache?: "simulate"
+  /**
+   * `simulate`: answer a turn request that asks for server-side compaction (Anthropic's compaction edit, Responses
+   * `compact_threshold`) and reaches its trigger with a compaction item first, as the provider would; see
+   * compaction-simulation.ts. A scripted compaction item wins.
+   */
+  compaction?: "simulate"
   /** The clock of the cache simulation, in milliseconds; `Date.now` by default. */
   now?: () => number
 }
@@ -82,7 +89,15 @@ export class ReplayServer {
       options.cache === "simulate"
         ? new CacheSimulation({ counter: await TokenCounter.create(), ...(options.now ? { now: options.now } : {}) })
         : options.cacheSimulation
-    const replayer = new Replayer(options.script, { ...options, ...(cacheSimulation ? { cacheSimulation } : {}) })
+    const compactionSimulation =
+      options.compaction === "simulate"
+        ? new CompactionSimulation({ counter: await TokenCounter.create() })
+        : options.compactionSimulation
+    const replayer = new Replayer(options.script, {
+      ...options,
+      ...(cacheSimulation ? { cacheSimulation } : {}),
+      ...(compactionSimulation ? { compactionSimulation } : {}),
+    })
     const http = createServer()
     const socket = attachResponsesWebSocket(http, replayer)
     await new Promise<void>((resolve, reject) => {
