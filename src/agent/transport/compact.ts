@@ -1,9 +1,9 @@
 import { PromptlineError } from "../../errors.js"
 import type { CompactionBlock } from "../../history/message.js"
-import { classifyHttpError, networkError } from "../../providers/errors.js"
 import { compactionFromItem } from "../../providers/openai-responses/compaction.js"
 import { obj } from "../../providers/stream.js"
 import { type Endpoint, requestUrl } from "./endpoints.js"
+import { postJson } from "./post-json.js"
 
 /**
  * OpenAI's standalone compaction: `POST /v1/responses/compact` takes the model, the input items and the
@@ -37,26 +37,7 @@ export async function compactResponses(
   request: { body: Record<string, unknown>; provider?: string; signal?: AbortSignal; fetch?: typeof fetch },
 ): Promise<CompactResult> {
   const { url, body } = compactRequest(endpoint, request.body)
-  let response: Response
-  try {
-    response = await (request.fetch ?? fetch)(url, {
-      method: "POST",
-      headers: { ...endpoint.headers },
-      body: JSON.stringify(body),
-      ...(request.signal ? { signal: request.signal } : {}),
-    })
-  } catch (error) {
-    if (request.signal?.aborted) throw request.signal.reason
-    throw networkError(error instanceof TypeError && error.cause !== undefined ? error.cause : error)
-  }
-  const text = await response.text().catch(() => "")
-  if (!response.ok) throw classifyHttpError({ status: response.status, body: text, headers: response.headers, now: 0 })
-  let data: Record<string, unknown> | undefined
-  try {
-    data = obj(JSON.parse(text))
-  } catch {
-    // reported below
-  }
+  const data = await postJson(endpoint, url, body, request)
   const output = Array.isArray(data?.output) ? data.output : []
   const item = output.map((o) => obj(o)).findLast((o) => o?.type === "compaction")
   const block = item ? compactionFromItem(item) : undefined

@@ -1,7 +1,7 @@
 import { PromptlineError } from "../../errors.js"
 import type { WireFormat } from "../../models/types.js"
-import { classifyHttpError, networkError } from "../../providers/errors.js"
 import { type Endpoint, requestUrl } from "./endpoints.js"
+import { postJson } from "./post-json.js"
 
 /**
  * Exact prompt-token counts from a provider's counting endpoint, for the request as it would be sent:
@@ -66,27 +66,8 @@ export async function countTokens(
   },
 ): Promise<number> {
   const { url, body } = countingRequest(endpoint, request.format, request.model, request.body)
-  let response: Response
-  try {
-    response = await (request.fetch ?? fetch)(url, {
-      method: "POST",
-      headers: { ...endpoint.headers },
-      body: JSON.stringify(body),
-      ...(request.signal ? { signal: request.signal } : {}),
-    })
-  } catch (error) {
-    if (request.signal?.aborted) throw request.signal.reason
-    throw networkError(error instanceof TypeError && error.cause !== undefined ? error.cause : error)
-  }
-  const text = await response.text().catch(() => "")
-  if (!response.ok) throw classifyHttpError({ status: response.status, body: text, headers: response.headers, now: 0 })
-  let data: { input_tokens?: unknown; totalTokens?: unknown } = {}
-  try {
-    data = JSON.parse(text) as typeof data
-  } catch {
-    // reported below
-  }
-  const count = request.format === "gemini" ? data.totalTokens : data.input_tokens
+  const data = await postJson(endpoint, url, body, request)
+  const count = request.format === "gemini" ? data?.totalTokens : data?.input_tokens
   if (typeof count !== "number" || !Number.isFinite(count) || count < 0)
     throw new PromptlineError("count-invalid", `${url} answered without a token count`)
   return count
