@@ -161,23 +161,28 @@ export class ReplayServer {
     await new Promise<void>((resolve) => this.http.close(() => resolve()))
   }
 
-  /**
-   * OpenAI's `POST /v1/responses/compact`: the input's user messages, then one compaction item (the script's
-   * `compact.payload`, else one named after the request), and usage estimated as for turns. Uses no turn.
-   */
-  private compactAnswer(res: ServerResponse, url: URL, req: IncomingMessage, body: Record<string, unknown>): void {
-    this.replayer.record({
+  /** Records a request the server answers itself, with no turn (token counting, compaction): answered, 200. */
+  private answered(req: IncomingMessage, url: URL, body: object, format: RecordedRequest["format"]) {
+    const record = this.replayer.record({
       transport: "http",
       method: "POST",
       path: url.pathname,
       query: url.search,
       headers: redactHeaders(req.headers),
       body,
-      format: "openai-responses",
+      format,
     })
-    const record = this.replayer.requests.at(-1)!
     record.outcome = "answered"
     record.status = 200
+    return record
+  }
+
+  /**
+   * OpenAI's `POST /v1/responses/compact`: the input's user messages, then one compaction item (the script's
+   * `compact.payload`, else one named after the request), and usage estimated as for turns. Uses no turn.
+   */
+  private compactAnswer(res: ServerResponse, url: URL, req: IncomingMessage, body: Record<string, unknown>): void {
+    const record = this.answered(req, url, body, "openai-responses")
     record.compact = true
     const input = Array.isArray(body.input) ? body.input : []
     const users = input.filter((item) => {
@@ -212,18 +217,7 @@ export class ReplayServer {
     if (counting && req.method === "POST" && typeof body === "object" && body !== null) {
       // Token counting: the same estimate the replay's usage uses (a quarter of the body's characters).
       const tokens = Math.ceil(JSON.stringify(body).length / 4)
-      this.replayer.record({
-        transport: "http",
-        method: "POST",
-        path: url.pathname,
-        query: url.search,
-        headers: redactHeaders(req.headers),
-        body,
-        format: counting,
-      })
-      const record = this.replayer.requests.at(-1)!
-      record.outcome = "answered"
-      record.status = 200
+      const record = this.answered(req, url, body, counting)
       record.count = tokens
       res.writeHead(200, JSON_HEADERS)
       res.end(
