@@ -13,6 +13,7 @@ export const WINDOW_COLORS: Record<WindowPartId, string> = {
   "tool-calls": "hsl(60 60% 42%)",
   "tool-results": "hsl(40 70% 50%)",
   reasoning: "hsl(320 40% 55%)",
+  compaction: "hsl(280 35% 55%)",
   framing: "hsl(0 0% 60%)",
   reserve: "hsl(20 70% 55%)",
   free: "var(--line)",

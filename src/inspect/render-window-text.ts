@@ -12,6 +12,7 @@ export const WINDOW_GLYPHS: Record<WindowPartId, { glyph: string; style?: Style 
   "tool-calls": { glyph: "▙", style: "green" },
   "tool-results": { glyph: "▟", style: "green" },
   reasoning: { glyph: "▜", style: "green" },
+  compaction: { glyph: "▐", style: "green" },
   framing: { glyph: "▛", style: "green" },
   reserve: { glyph: "╳", style: "yellow" },
   free: { glyph: "·", style: "dim" },

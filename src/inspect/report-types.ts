@@ -212,6 +212,7 @@ export type WindowPartId =
   | "tool-calls"
   | "tool-results"
   | "reasoning"
+  | "compaction"
   | "framing"
   | "reserve"
   | "free"

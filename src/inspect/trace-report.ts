@@ -82,6 +82,7 @@ const LABELS: Partial<Record<WindowPartId, string>> = {
   "tool-calls": "tool calls",
   "tool-results": "tool results",
   reasoning: "reasoning",
+  compaction: "provider compaction",
   reserve: "output reserve",
   free: "free space",
 }
@@ -101,6 +102,7 @@ const ORDER: WindowPartId[] = [
   "tool-calls",
   "tool-results",
   "reasoning",
+  "compaction",
   "reserve",
   "free",
 ]
@@ -115,6 +117,7 @@ function partOf(kind: string, role: string | undefined, text: string): WindowPar
   if (CALLS.has(kind)) return "tool-calls"
   if (RESULTS.has(kind) || role === "tool") return "tool-results"
   if (REASONING.has(kind)) return "reasoning"
+  if (kind === "compaction") return "compaction"
   if (role === "user" && /^<(project_)?instructions>/.test(text.trimStart())) return "instructions"
   return role === "user" ? "user" : "assistant"
 }

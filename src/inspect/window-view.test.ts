@@ -86,11 +86,27 @@ describe("the window view", () => {
     expect(part(r, "tool-calls")).toBe(blocks("tool_use"))
     expect(part(r, "tool-results")).toBe(blocks("tool_result"))
     const messages = counter.countMessages(history, family, overhead)
-    const kinds = ["user", "assistant", "tool-calls", "tool-results", "reasoning", "framing"]
+    const kinds = ["user", "assistant", "tool-calls", "tool-results", "reasoning", "compaction", "framing"]
     expect(kinds.reduce((n, id) => n + part(r, id), 0)).toBe(messages)
     expect(r.window.history).toEqual({ messages: 9, tokens: messages })
     expect(r.window.used).toBe(r.totals.total + messages)
     expect(part(r, "free")).toBe(r.window.window - r.window.reserve - r.window.used)
+  })
+
+  it("counts a provider's compaction item as its own kind, not as assistant text", () => {
+    const context = basicContext()
+    const summary = "The task: add a --json flag. Done so far: the parser reads it. ".repeat(20)
+    const history: Message[] = [
+      { id: "c1", role: "assistant", ts: 1, content: [{ type: "compaction", format: "anthropic", summary }] },
+      { id: "u1", role: "user", ts: 2, content: [{ type: "text", text: "Go on." }] },
+    ]
+    const r = report(context, { history })
+    const family = builder.build(context).model.tokenizer
+    const compaction = counter.countBlock(history[0]!.content[0]!, family, OVERHEADS.anthropic)
+    expect(compaction).toBeGreaterThan(100)
+    expect(part(r, "compaction")).toBe(compaction)
+    expect(part(r, "assistant")).toBe(0)
+    expect(r.window.parts.find((p) => p.id === "compaction")?.label).toBe("provider compaction")
   })
 
   it("warns when the prompt and the conversation pass the budget; the bar still adds up to 1", () => {

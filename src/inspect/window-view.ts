@@ -14,6 +14,7 @@ const MESSAGE_KINDS: readonly WindowPartId[] = [
   "tool-calls",
   "tool-results",
   "reasoning",
+  "compaction",
   "framing",
 ]
 
@@ -27,6 +28,8 @@ function kindOf(block: Block, role: Message["role"]): WindowPartId {
     case "thinking":
     case "redacted_thinking":
       return "reasoning"
+    case "compaction":
+      return "compaction"
     default:
       return role === "user" ? "user" : "assistant"
   }
@@ -42,6 +45,7 @@ const LABELS: Record<WindowPartId, string> = {
   "tool-calls": "tool calls",
   "tool-results": "tool results",
   reasoning: "reasoning",
+  compaction: "provider compaction",
   framing: "message framing",
   reserve: "output reserve",
   free: "free space",
@@ -57,6 +61,7 @@ const GROUPS: Record<WindowPartId, WindowPart["group"]> = {
   "tool-calls": "messages",
   "tool-results": "messages",
   reasoning: "messages",
+  compaction: "messages",
   framing: "messages",
   reserve: "reserve",
   free: "free",
