@@ -90,3 +90,22 @@ export const SCRIPT = `
   });
 })();
 `
+
+/** A whole self-contained report page: the content-security policy, the shared style (plus `style`), the script. */
+export function htmlPage(title: string, body: readonly string[], style = ""): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}${style}</style>
+</head>
+<body>
+${body.join("\n")}
+<script>${SCRIPT}</script>
+</body>
+</html>
+`
+}

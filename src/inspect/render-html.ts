@@ -6,7 +6,7 @@ const jsdiff = lazyModule<typeof import("diff")>("diff")
 import type { Diagnostic } from "../diagnostics.js"
 import type { BuildDiff, SectionChange } from "./build-diff.js"
 import { calibrationLine, exactRows } from "./calibration-text.js"
-import { CSP, escapeHtml as e, SCRIPT, STYLE, segmentColor } from "./html-assets.js"
+import { escapeHtml as e, htmlPage, segmentColor } from "./html-assets.js"
 import { serversTable, skillsTable, toolGroups, windowBar } from "./render-html-parts.js"
 import type { ExactCount, InspectReport, InstructionLine } from "./report.js"
 import { num, pct, signed } from "./text.js"
@@ -187,19 +187,5 @@ export function renderHtml(report: InspectReport, compare?: HtmlComparison): str
     ...(compare ? [`<section id="compare">${comparison(compare)}</section>`] : []),
     "</main>",
   ]
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-${body.join("\n")}
-<script>${SCRIPT}</script>
-</body>
-</html>
-`
+  return htmlPage(title, body)
 }

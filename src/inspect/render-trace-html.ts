@@ -4,7 +4,7 @@
  * written and uncached; misses marked with their cause).
  */
 import { describeCalibration } from "./calibration-text.js"
-import { CSP, escapeHtml as e, SCRIPT, STYLE } from "./html-assets.js"
+import { escapeHtml as e, htmlPage } from "./html-assets.js"
 import { windowBar } from "./render-html-parts.js"
 import { num, pct } from "./text.js"
 import type { TimelineEntry, TraceReport } from "./trace-report.js"
@@ -69,19 +69,5 @@ export function renderTraceHtml(report: TraceReport): string {
     `<section id="cache"><h2>Cache layout</h2><p>${e(report.cache.order)}. Prefix shared with the previous request: ${num(report.cache.shared)} of ${num(report.cache.total)} tokens.</p><table><thead><tr><th>Breakpoint</th><th>TTL</th><th class="num">Tokens up to it</th></tr></thead><tbody>${breakpoints || '<tr><td colspan="3">No breakpoints (automatic caching).</td></tr>'}</tbody></table></section>`,
     "</main>",
   ]
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<style>${STYLE}${TIMELINE_STYLE}</style>
-</head>
-<body>
-${body.join("\n")}
-<script>${SCRIPT}</script>
-</body>
-</html>
-`
+  return htmlPage(title, body, TIMELINE_STYLE)
 }
