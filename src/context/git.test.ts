@@ -140,6 +140,26 @@ describe.skipIf(process.platform === "win32")("readGit on a repository that name
     }
   })
 
+  it("asks again after a branch switch, and after a filter is added to the config of a repository read before", async () => {
+    const dir = await tempDir()
+    try {
+      await repoWithStaleStat(dir, "* filter=evil\n")
+      // Read twice: the second read answers the root and branch from what the first one learned.
+      expect((await readGit(dir)).git).toMatchObject({ branch: "main", status: "" })
+      expect((await readGit(dir)).git).toMatchObject({ branch: "main", status: "" })
+      git(dir, "checkout", "-q", "-b", "topic")
+      expect((await readGit(dir)).git?.branch).toBe("topic")
+      git(dir, "config", "filter.evil.clean", leaves(join(dir, "clean-ran")))
+      await utimes(join(dir, "a.txt"), 1_000_000_001, 1_000_000_001)
+      const { git: facts, diagnostics } = await readGit(dir)
+      expect(await exists(join(dir, "clean-ran"))).toBe(false)
+      expect(facts).toMatchObject({ branch: "topic", status: "" })
+      expect(diagnostics).toEqual([])
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
   it("does not run git inside a submodule, whose config has filters of its own", async () => {
     const dir = await tempDir()
     try {

@@ -1,3 +1,4 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs"
 import { lstat } from "node:fs/promises"
 import { devNull } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -144,9 +145,104 @@ function branchOf(symbolic: string | undefined): string | undefined {
   return symbolic?.startsWith(prefix) && symbolic.length > prefix.length ? symbolic.slice(prefix.length) : undefined
 }
 
+/** What rev-parse and the filter listing answered for a repository, kept for the next gather. */
+interface RepositoryAnswers {
+  head: Run
+  filters: Run
+}
+
+/**
+ * Answers of earlier gathers, by the facts they follow from: the working folder, the git environment and
+ * the texts of the repository's HEAD and its own config files. A branch switch rewrites HEAD, a new filter
+ * or `core.worktree` rewrites the config, so equal texts give equal answers; status always runs.
+ */
+const answersBefore = new Map<string, RepositoryAnswers>()
+const MAX_ANSWERS = 64
+
+/** Git's own files read to key `answersBefore` are this small; anything larger is not keyed. */
+const MAX_KEY_FILE = 64 * 1024
+
+/**
+ * A small regular file's text, or undefined when it is not one or cannot be read. Opened without blocking
+ * and checked before reading, so a named pipe in its place (which git itself would hang on) is not waited on.
+ */
+function smallFileText(path: string): string | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch {
+    return undefined
+  }
+  try {
+    const info = fstatSync(fd)
+    if (!info.isFile() || info.size > MAX_KEY_FILE) return undefined
+    const buffer = Buffer.alloc(info.size + 1)
+    let filled = 0
+    for (let n = 1; n > 0 && filled < buffer.length; filled += n)
+      n = readSync(fd, buffer, filled, buffer.length - filled, filled)
+    return filled > info.size ? undefined : buffer.toString("utf8", 0, filled)
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * The key of `answersBefore` for `cwd`, read synchronously (two or three small files), or undefined when
+ * the answers cannot be known from files alone: no `.git` folder (a worktree or submodule names its git
+ * folder in a `.git` file), a HEAD that names no branch (a detached or odd HEAD is asked every time), or a
+ * config that includes other files.
+ */
+function repositoryKey(cwd: string): string | undefined {
+  let dir = resolve(cwd)
+  for (;;) {
+    const info = lstatSync(join(dir, ".git"), { throwIfNoEntry: false })
+    if (info) {
+      if (!info.isDirectory()) return undefined
+      break
+    }
+    const parent = dirname(dir)
+    if (parent === dir) return undefined
+    dir = parent
+  }
+  const gitDir = join(dir, ".git")
+  const head = smallFileText(join(gitDir, "HEAD"))
+  const config = smallFileText(join(gitDir, "config"))
+  if (head === undefined || !/^ref: refs\/heads\/\S+\n?$/.test(head)) return undefined
+  if (config === undefined || /\binclude(?:if)?\b/i.test(config)) return undefined
+  const worktree = smallFileText(join(gitDir, "config.worktree")) ?? ""
+  if (/\binclude(?:if)?\b/i.test(worktree)) return undefined
+  const env = Object.keys(process.env)
+    .filter((name) => name.startsWith("GIT_"))
+    .sort()
+    .map((name) => `${name}=${process.env[name]}`)
+  return JSON.stringify([cwd, env, head, config, worktree])
+}
+
+/** rev-parse and the filter listing for `cwd`, from an earlier gather when the repository's files say so. */
+async function askRepository(cwd: string, timeoutMs: number): Promise<RepositoryAnswers> {
+  const key = repositoryKey(cwd)
+  const known = key === undefined ? undefined : answersBefore.get(key)
+  if (known) return known
+  const [head, filters] = await Promise.all([
+    git(cwd, ["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"], { timeoutMs }),
+    git(cwd, ["config", "--null", "--show-scope", "--name-only", "--get-regexp", "^filter\\."], { timeoutMs }),
+  ])
+  const answers = { head, filters }
+  // Kept only for a full answer naming a branch, and only if the files did not change while git ran.
+  const complete = head.code === 0 && !head.overflow && (filters.code === 0 || filters.code === 1) && !filters.overflow
+  if (key !== undefined && complete && repositoryKey(cwd) === key) {
+    if (answersBefore.size >= MAX_ANSWERS) answersBefore.delete(answersBefore.keys().next().value!)
+    answersBefore.set(key, answers)
+  }
+  return answers
+}
+
 /**
  * Reads the repository root, branch and status for `cwd` by running git; no repository gives undefined.
- * Three processes in the common case: one for the root and branch, one listing content filters, then status.
+ * Three processes the first time: one for the root and branch, one listing content filters, then status.
+ * Later gathers of an unchanged repository (same HEAD and config texts) run status alone.
  */
 export async function readGit(
   cwd: string,
@@ -157,10 +253,7 @@ export async function readGit(
     diagnostic("warning", "git-timeout", `\`git ${what}\` gave no answer within ${timeoutMs} ms; ${what} left out`)
   // These questions do not depend on each other: ask them at once. Status waits for the filter list.
   // One rev-parse answers both the root and the branch (it prints the root even when HEAD has no commit yet).
-  const [head, filters] = await Promise.all([
-    git(cwd, ["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"], { timeoutMs }),
-    git(cwd, ["config", "--null", "--show-scope", "--name-only", "--get-regexp", "^filter\\."], { timeoutMs }),
-  ])
+  const { head, filters } = await askRepository(cwd, timeoutMs)
   if (head.missing) {
     return { diagnostics: [diagnostic("info", "git-missing", "git is not installed; no repository facts")] }
   }

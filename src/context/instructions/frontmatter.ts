@@ -1,4 +1,5 @@
 import { lazyModule } from "../../lazy-module.js"
+import { plainFields } from "./plain-fields.js"
 
 /** yaml, required on the first frontmatter block read. */
 const yaml = lazyModule<typeof import("yaml")>("yaml")
@@ -52,6 +53,42 @@ function lenient(block: string): Record<string, unknown> | undefined {
   return data
 }
 
+/** What YAML made of one frontmatter block: its value, or the first error and where it is. */
+type Parsed = { value: unknown } | { error: { message: string; offset: number } }
+
+/** Blocks parsed before in this process (instruction files are read again on every gather). */
+const parsedBefore = new Map<string, Parsed>()
+const MAX_PARSED = 512
+const MAX_PARSED_BLOCK = 16 * 1024
+
+/**
+ * Parses a frontmatter block: plain one-line fields without YAML (same result, see plain-fields.ts), anything
+ * else with YAML, where an equal block parsed before gives a copy of that answer.
+ */
+function parseBlock(block: string): Parsed {
+  const plain = plainFields(block)
+  if (plain) return { value: plain }
+  const known = parsedBefore.get(block)
+  if (known) return "value" in known ? { value: structuredClone(known.value) } : known
+  let parsed: Parsed
+  const doc = yaml().parseDocument(block, { prettyErrors: false, uniqueKeys: false })
+  const first = doc.errors[0]
+  if (first) parsed = { error: { message: first.message, offset: first.pos[0] } }
+  else {
+    try {
+      parsed = { value: doc.toJS() }
+    } catch (error) {
+      // e.g. an alias with no anchor: `globs: *.ts`
+      parsed = { error: { message: (error as Error).message, offset: 0 } }
+    }
+  }
+  if (block.length <= MAX_PARSED_BLOCK) {
+    if (parsedBefore.size >= MAX_PARSED) parsedBefore.delete(parsedBefore.keys().next().value!)
+    parsedBefore.set(block, "value" in parsed ? { value: structuredClone(parsed.value) } : parsed)
+  }
+  return parsed
+}
+
 /** Splits YAML frontmatter off a text; unparsable frontmatter leaves the text as written, with an error. */
 export function splitFrontmatter(text: string): Frontmatter {
   const open = OPEN.exec(text)
@@ -64,23 +101,13 @@ export function splitFrontmatter(text: string): Frontmatter {
     .slice(end + 1)
     .join("\n")
     .replace(/^\n+/, "")
-  const doc = yaml().parseDocument(block, { prettyErrors: false, uniqueKeys: false })
-  let yamlError: { message: string; offset: number } | undefined
-  const first = doc.errors[0]
-  if (first) yamlError = { message: first.message, offset: first.pos[0] }
-  else {
-    let value: unknown
-    try {
-      value = doc.toJS()
-    } catch (error) {
-      // e.g. an alias with no anchor: `globs: *.ts`
-      yamlError = { message: (error as Error).message, offset: 0 }
-    }
-    if (!yamlError) {
-      if (value === null || value === undefined) return { body, data: {}, present: true }
-      if (typeof value === "object" && !Array.isArray(value)) {
-        return { body, data: value as Record<string, unknown>, present: true }
-      }
+  const parsed = parseBlock(block)
+  const yamlError = "error" in parsed ? parsed.error : undefined
+  if ("value" in parsed) {
+    const { value } = parsed
+    if (value === null || value === undefined) return { body, data: {}, present: true }
+    if (typeof value === "object" && !Array.isArray(value)) {
+      return { body, data: value as Record<string, unknown>, present: true }
     }
   }
   const loose = lenient(block)

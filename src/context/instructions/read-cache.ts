@@ -5,6 +5,11 @@ export function versionOf(info: BigIntStats): string {
   return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
 }
 
+/** Whether two stats show the same version of a file (`versionOf` without building the strings). */
+export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
+  return a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs
+}
+
 /**
  * True when a read is known to have happened at a later file-system tick than the file's last change, so any
  * later change gives a new version. The proof is the file system's own clock: the access time the read left
@@ -12,7 +17,7 @@ export function versionOf(info: BigIntStats): string {
  * keep access times, or a change in the same tick as the read, proves nothing and the text is not kept.
  */
 export function settled(before: BigIntStats, after: BigIntStats): boolean {
-  return versionOf(before) === versionOf(after) && after.atimeNs > after.mtimeNs && after.atimeNs > after.ctimeNs
+  return sameVersion(before, after) && after.atimeNs > after.mtimeNs && after.atimeNs > after.ctimeNs
 }
 
 interface Kept<T> {
