@@ -1,8 +1,10 @@
 // bench/gather: gather() on a generated monorepo (5,000 source files, 40 instruction files, a large
-// node_modules that must not be walked). Cold = the first gather in a fresh Node process; warm = repeated
-// gathers in one process. There is no peer: the figures are ours alone.
+// node_modules that must not be walked). Cold = the first gather in a fresh Node process, from the built
+// package as a host imports it (run `npm run build` first); warm = repeated gathers in one process. There is
+// no peer: the figures are ours alone.
 
 import { execFileSync } from "node:child_process"
+import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -14,7 +16,7 @@ const SOURCE_FILES = 5_000
 const NODE_MODULES_FILES = 20_000
 const COLD_RUNS = 7
 const WARM_RUNS = 15
-const GATHER_URL = pathToFileURL(fileURLToPath(new URL("../src/context/gather.ts", import.meta.url))).href
+const DIST = fileURLToPath(new URL("../dist/index.js", import.meta.url))
 
 async function write(root: string, path: string, text: string): Promise<void> {
   const full = join(root, path)
@@ -83,15 +85,15 @@ const options = (root: string, home: string) => ({
   model: { id: "bench", provider: "none" },
 })
 
-/** One gather in a fresh Node process; returns the milliseconds the call took there. */
+/** One gather in a fresh Node process (the import not timed); returns the milliseconds the call took there. */
 function coldGather(root: string, home: string): number {
   const script = [
-    `const { gather } = await import(${JSON.stringify(GATHER_URL)})`,
+    `const { gather } = await import(${JSON.stringify(pathToFileURL(DIST).href)})`,
     "const t0 = process.hrtime.bigint()",
     `await gather(${JSON.stringify(options(root, home))})`,
     "process.stdout.write(String(Number(process.hrtime.bigint() - t0) / 1e6))",
   ].join("\n")
-  const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
     encoding: "utf8",
   })
   return Number(out.trim())
@@ -100,6 +102,7 @@ function coldGather(root: string, home: string): number {
 const bench: Benchmark = {
   name: "gather",
   async run() {
+    if (!existsSync(DIST)) throw new Error("dist/ is missing: run `npm run build` before this benchmark")
     const root = await mkdtemp(join(tmpdir(), "promptline-bench-gather-"))
     const home = await mkdtemp(join(tmpdir(), "promptline-bench-home-"))
     try {

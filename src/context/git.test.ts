@@ -221,7 +221,8 @@ describe.runIf(process.platform === "linux")("readGit with a git that leaves pro
     try {
       // A stand-in `git` first on PATH: it starts a background and a setsid child, then hangs.
       const bin = join(dir, "bin")
-      await writeTree(dir, { "bin/git": "#!/bin/sh\nsleep 361 &\nsetsid sleep 362 &\nsleep 363\n" })
+      // A `.git` folder, or no git would be started at all.
+      await writeTree(dir, { "bin/git": "#!/bin/sh\nsleep 361 &\nsetsid sleep 362 &\nsleep 363\n", ".git/HEAD": "" })
       await chmod(join(bin, "git"), 0o755)
       process.env.PATH = `${bin}:${path}`
       const result = await readGit(dir, { timeoutMs: 300 })
@@ -231,6 +232,28 @@ describe.runIf(process.platform === "linux")("readGit with a git that leaves pro
       process.env.PATH = path
       for (const sleep of ["sleep 361", "sleep 362", "sleep 363"])
         for (const pid of processesRunning(sleep)) process.kill(pid, "SIGKILL")
+      await cleanup(dir)
+    }
+  })
+})
+
+describe.runIf(process.platform === "linux")("readGit outside any repository", () => {
+  it("starts no git at all when no folder above has a .git", async () => {
+    const dir = await tempDir()
+    const path = process.env.PATH
+    try {
+      const marker = join(dir, "git-ran")
+      await writeTree(dir, { "bin/git": `#!/bin/sh\ntouch "${marker}"\n` })
+      await chmod(join(dir, "bin", "git"), 0o755)
+      process.env.PATH = `${join(dir, "bin")}:${path}`
+      expect(await readGit(dir)).toEqual({ diagnostics: [] })
+      expect(await exists(marker)).toBe(false)
+      // The same folder with a `.git` (here an empty one) is asked.
+      await writeTree(dir, { ".git/HEAD": "" })
+      await readGit(dir)
+      expect(await exists(marker)).toBe(true)
+    } finally {
+      process.env.PATH = path
       await cleanup(dir)
     }
   })

@@ -1,5 +1,4 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs"
-import { lstat } from "node:fs/promises"
 import { devNull } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
@@ -124,19 +123,21 @@ export function summarizeStatus(porcelain: string, max = MAX_GIT_STATUS, more = 
   return head === "" ? notice(total) : `${head}\n${notice(total - kept)}`
 }
 
-/** The nearest folder at or above `cwd` that holds a `.git` folder or file; found without running git. */
-export async function findRepositoryRoot(cwd: string): Promise<string | undefined> {
+/** The nearest `.git` folder or file at or above `cwd`, and the folder holding it; found without running git. */
+function gitEntryAbove(cwd: string): { root: string; isFolder: boolean } | undefined {
   let dir = resolve(cwd)
   for (;;) {
-    try {
-      await lstat(join(dir, ".git"))
-      return dir
-    } catch {
-      const parent = dirname(dir)
-      if (parent === dir) return undefined
-      dir = parent
-    }
+    const info = lstatSync(join(dir, ".git"), { throwIfNoEntry: false })
+    if (info) return { root: dir, isFolder: info.isDirectory() }
+    const parent = dirname(dir)
+    if (parent === dir) return undefined
+    dir = parent
   }
+}
+
+/** The nearest folder at or above `cwd` that holds a `.git` folder or file; found without running git. */
+export async function findRepositoryRoot(cwd: string): Promise<string | undefined> {
+  return gitEntryAbove(cwd)?.root
 }
 
 /** The branch named by `git rev-parse --symbolic-full-name HEAD`, or undefined for anything but a branch. */
@@ -195,18 +196,9 @@ function smallFileText(path: string): string | undefined {
  * config that includes other files.
  */
 function repositoryKey(cwd: string): string | undefined {
-  let dir = resolve(cwd)
-  for (;;) {
-    const info = lstatSync(join(dir, ".git"), { throwIfNoEntry: false })
-    if (info) {
-      if (!info.isDirectory()) return undefined
-      break
-    }
-    const parent = dirname(dir)
-    if (parent === dir) return undefined
-    dir = parent
-  }
-  const gitDir = join(dir, ".git")
+  const found = gitEntryAbove(cwd)
+  if (!found?.isFolder) return undefined
+  const gitDir = join(found.root, ".git")
   const head = smallFileText(join(gitDir, "HEAD"))
   const config = smallFileText(join(gitDir, "config"))
   if (head === undefined || !/^ref: refs\/heads\/\S+\n?$/.test(head)) return undefined
@@ -251,6 +243,9 @@ export async function readGit(
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS
   const timedOut = (what: string) =>
     diagnostic("warning", "git-timeout", `\`git ${what}\` gave no answer within ${timeoutMs} ms; ${what} left out`)
+  // With no `.git` at or above cwd and no repository named in the environment, git finds none either.
+  if (!gitEntryAbove(cwd) && process.env.GIT_DIR === undefined && process.env.GIT_WORK_TREE === undefined)
+    return { diagnostics: [] }
   // These questions do not depend on each other: ask them at once. Status waits for the filter list.
   // One rev-parse answers both the root and the branch (it prints the root even when HEAD has no commit yet).
   const { head, filters } = await askRepository(cwd, timeoutMs)
