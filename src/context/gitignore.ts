@@ -10,6 +10,35 @@ import { foldersBetween, isInside } from "./paths.js"
 /** The `ignore` package (CommonJS), required when the first rules are read. */
 const ignore = lazyModule<typeof ignoreFactory>("ignore")
 
+/**
+ * Rules compiled by earlier gathers, by the files' names and texts: an `Ignore` also remembers the paths it
+ * tested, so an unchanged .gitignore answers the next gather's walk from that memory.
+ */
+const compiledBefore = new Map<string, Ignore>()
+const MAX_COMPILED = 256
+
+/** The rules of the files (shown name and text each), compiled once per process while their texts stay. */
+function compiled(files: readonly { shown: string; text: string }[]): Ignore {
+  const key = JSON.stringify(files)
+  let rules = compiledBefore.get(key)
+  if (rules) return rules
+  rules = ignore()()
+  for (const { shown, text } of files) {
+    text.split("\n").forEach((line, i) => {
+      if (line.trim() === "" || line.startsWith("#")) return
+      rules!.add({ pattern: line, mark: `${shown}:${i + 1}` })
+    })
+  }
+  if (compiledBefore.size >= MAX_COMPILED) compiledBefore.delete(compiledBefore.keys().next().value!)
+  compiledBefore.set(key, rules)
+  return rules
+}
+
+/** Whether a rules file holds at least one rule (a line that is neither blank nor a comment). */
+function holdsRules(text: string): boolean {
+  return text.split("\n").some((line) => line.trim() !== "" && !line.startsWith("#"))
+}
+
 interface Layer {
   dir: string
   rules: Ignore
@@ -55,22 +84,15 @@ export class GitignoreRules {
   private async load(dir: string): Promise<Layer | undefined> {
     const files = [join(dir, ".gitignore")]
     if (dir === this.root) files.unshift(join(dir, ".git", "info", "exclude"))
-    const rules = ignore()()
-    let any = false
+    const read: { shown: string; text: string }[] = []
     for (const file of files) {
       if (file.endsWith(".gitignore") && (await this.dirs.kind(dir, ".gitignore")) !== "file") continue
       const link = this.links ? await this.links.check(file, "project") : { ok: true as const, real: file }
       if (!link.ok) continue
-      const read = await readTextFile(link.real)
-      if (!read.ok) continue
-      const shown = this.display(file)
-      read.text.split("\n").forEach((line, i) => {
-        if (line.trim() === "" || line.startsWith("#")) return
-        rules.add({ pattern: line, mark: `${shown}:${i + 1}` })
-        any = true
-      })
+      const text = await readTextFile(link.real)
+      if (text.ok && holdsRules(text.text)) read.push({ shown: this.display(file), text: text.text })
     }
-    return any ? { dir, rules } : undefined
+    return read.length > 0 ? { dir, rules: compiled(read) } : undefined
   }
 
   /** The layers of `dir` (inside the root) and of every folder above it up to the root, general first. */
