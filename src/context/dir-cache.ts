@@ -1,6 +1,6 @@
 import { type BigIntStats, type Dirent, statSync } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
-import { join } from "node:path"
+import { basename, dirname, join } from "node:path"
 import { sameVersion, settled } from "./instructions/read-cache.js"
 import { compareNames } from "./paths.js"
 
@@ -120,7 +120,8 @@ async function readListing(dir: string): Promise<Listing | undefined> {
 
 /**
  * Directory listings for one gather, each read once and sorted by name so order never depends on the disk.
- * A folder unchanged since an earlier gather in this process is not read again (see `KeptListings`).
+ * A folder unchanged since an earlier gather in this process is not read again (see `KeptListings`), and a
+ * folder that a listing already read in this gather shows to be absent is not asked for at all.
  */
 export class DirCache {
   private readonly listings = new Map<string, Promise<Listing | undefined>>()
@@ -129,11 +130,39 @@ export class DirCache {
   private listing(dir: string): Promise<Listing | undefined> {
     let listing = this.listings.get(dir)
     if (!listing) {
-      const kept = keptListings.get(dir)
-      listing = kept ? Promise.resolve(kept) : readListing(dir)
+      listing = this.read(dir)
       this.listings.set(dir, listing)
     }
     return listing
+  }
+
+  private async read(dir: string): Promise<Listing | undefined> {
+    if (await this.absent(dir)) return undefined
+    return keptListings.get(dir) ?? readListing(dir)
+  }
+
+  /**
+   * Whether a listing asked for in this gather shows that `dir` (a folder or a file) does not exist: the
+   * nearest folder above it that was asked for has no entry on the way to it, or a file on the way. A folder that could not be read proves
+   * nothing (its entries may still be reachable), and no folder is read for this question alone.
+   */
+  async absent(dir: string): Promise<boolean> {
+    let below = dir
+    for (let above = dirname(dir); above !== below; below = above, above = dirname(above)) {
+      const pending = this.listings.get(above)
+      if (!pending) continue
+      const listing = await pending
+      if (!listing) return false
+      const entry = named(listing, basename(below))
+      // On the way to `dir` a folder is needed: a file there means nothing lies below it.
+      return entry === undefined || (below !== dir && (entry.kind === "file" || entry.kind === "other"))
+    }
+    return false
+  }
+
+  /** Asks for the listing of `dir` ahead of the folders below it, whose absence it then answers. */
+  prefetch(dir: string): void {
+    void this.listing(dir)
   }
 
   /** The sorted entries of `dir`, or undefined when it is not a readable directory. */

@@ -101,7 +101,10 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   const root = (await findRepositoryRoot(cwd)) ?? cwd
   const display = (abs: string, scope: "user" | "project") => displayPath(abs, cwd, home, scope)
   const dirs = new DirCache()
-  const links = new LinkGuard(root, home, env)
+  // Most probes are for files and folders in these two that do not exist: their listings answer them.
+  dirs.prefetch(root)
+  dirs.prefetch(home)
+  const links = new LinkGuard(root, home, env, dirs)
   const gitignore = new GitignoreRules(root, dirs, (abs) => display(abs, "project"), links)
   const roots = new Set(userRoots)
   const shared = { cwd, root, home, env, trust, userRoots: roots, dirs, gitignore, links, display }

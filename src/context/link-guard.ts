@@ -1,6 +1,7 @@
 import { realpath } from "node:fs/promises"
 import { resolve } from "node:path"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import type { DirCache } from "./dir-cache.js"
 import { isInside, toPosix } from "./paths.js"
 import { userConfigFolders } from "./user-roots.js"
 
@@ -24,12 +25,21 @@ export class LinkGuard {
   readonly #places = new Map<"user" | "project", Promise<string[]>>()
   readonly #reals = new Map<string, Promise<string | undefined>>()
 
-  /** `workspace` is the workspace root (real path); user folders follow from `home` and `env`. */
+  /**
+   * `workspace` is the workspace root (real path); user folders follow from `home` and `env`. With `dirs`, a
+   * path that the gather's listings show to be absent is not asked of the disk.
+   */
   constructor(
     private readonly workspace: string,
     private readonly home: string,
     private readonly env: Record<string, string | undefined>,
+    private readonly dirs?: DirCache,
   ) {}
+
+  /** Whether the gather's listings show that `abs` does not exist (false when they cannot tell). */
+  absent(abs: string): Promise<boolean> {
+    return this.dirs ? this.dirs.absent(abs) : Promise.resolve(false)
+  }
 
   #placesOf(scope: "user" | "project"): Promise<string[]> {
     let places = this.#places.get(scope)
@@ -49,7 +59,7 @@ export class LinkGuard {
   real(abs: string): Promise<string | undefined> {
     let real = this.#reals.get(abs)
     if (!real) {
-      real = realpath(abs).catch(() => undefined)
+      real = this.absent(abs).then((gone) => (gone ? undefined : realpath(abs).catch(() => undefined)))
       this.#reals.set(abs, real)
     }
     return real

@@ -1,0 +1,50 @@
+import { mkdir, rename, rm, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { DirCache } from "./dir-cache.js"
+import { cleanup, tempDir, writeTree } from "./test-helpers/workspace.js"
+
+let dir: string
+beforeEach(async () => {
+  dir = await tempDir()
+})
+afterEach(async () => {
+  await cleanup(dir)
+})
+
+const names = async (dirs: DirCache, folder: string) => (await dirs.list(folder))?.map((e) => e.name)
+
+describe("DirCache", () => {
+  it("answers absence from a listing already asked for: no entry, or a file on the way; never for an existing file", async () => {
+    await writeTree(dir, { "a.md": "", "sub/b.md": "" })
+    const dirs = new DirCache()
+    dirs.prefetch(dir)
+    expect(await dirs.absent(join(dir, "a.md"))).toBe(false)
+    expect(await dirs.absent(join(dir, "sub"))).toBe(false)
+    expect(await dirs.absent(join(dir, "missing"))).toBe(true)
+    expect(await dirs.absent(join(dir, "missing", "deeper", "x.md"))).toBe(true)
+    expect(await dirs.absent(join(dir, "a.md", "below"))).toBe(true)
+    // `sub` was not asked for: what lies in it is not known from the listing above.
+    expect(await dirs.absent(join(dir, "sub", "nothing.md"))).toBe(false)
+    // A folder created after the listing was read stays absent for this gather (one snapshot), not for the next.
+    await mkdir(join(dir, "late"))
+    expect(await dirs.list(join(dir, "late"))).toBeUndefined()
+    expect(await names(new DirCache(), join(dir, "late"))).toEqual([])
+  })
+
+  it("sees entries added, removed and renamed in a folder kept from earlier gathers", async () => {
+    await writeTree(dir, { "a.md": "", "b.md": "" })
+    // Twice: a folder is kept from its second read on.
+    expect(await names(new DirCache(), dir)).toEqual(["a.md", "b.md"])
+    expect(await names(new DirCache(), dir)).toEqual(["a.md", "b.md"])
+    expect(await names(new DirCache(), dir)).toEqual(["a.md", "b.md"])
+    await writeFile(join(dir, "c.md"), "")
+    expect(await names(new DirCache(), dir)).toEqual(["a.md", "b.md", "c.md"])
+    await rm(join(dir, "a.md"))
+    expect(await names(new DirCache(), dir)).toEqual(["b.md", "c.md"])
+    await writeFile(join(dir, "b.md"), "changed content leaves the folder's entries as they are")
+    expect(await names(new DirCache(), dir)).toEqual(["b.md", "c.md"])
+    await rename(join(dir, "c.md"), join(dir, "d.md"))
+    expect(await names(new DirCache(), dir)).toEqual(["b.md", "d.md"])
+  })
+})
