@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from "node:fs/promises"
+import { mkdir, rename, rm, symlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { DirCache } from "./dir-cache.js"
@@ -30,6 +30,20 @@ describe("DirCache", () => {
     await mkdir(join(dir, "late"))
     expect(await dirs.list(join(dir, "late"))).toBeUndefined()
     expect(await names(new DirCache(), join(dir, "late"))).toEqual([])
+  })
+
+  it("proves a path free of symbolic links only when every step down is a plain folder or file", async () => {
+    await writeTree(dir, { "a/b/c.md": "", "real/x.md": "", "f.md": "" })
+    await symlink(join(dir, "real"), join(dir, "a", "link"))
+    await symlink(join(dir, "f.md"), join(dir, "a", "file-link.md"))
+    const dirs = new DirCache()
+    expect(await dirs.linkFree(dir, join(dir, "a", "b", "c.md"))).toBe(true)
+    expect(await dirs.linkFree(dir, join(dir, "a", "b"))).toBe(true)
+    expect(await dirs.linkFree(dir, join(dir, "a", "link", "x.md"))).toBe(false)
+    expect(await dirs.linkFree(dir, join(dir, "a", "file-link.md"))).toBe(false)
+    expect(await dirs.linkFree(dir, join(dir, "f.md", "x"))).toBe(false)
+    expect(await dirs.linkFree(dir, join(dir, "a", "missing.md"))).toBe(false)
+    expect(await dirs.linkFree(join(dir, "a"), join(dir, "f.md"))).toBe(false)
   })
 
   it("sees entries added, removed and renamed in a folder kept from earlier gathers", async () => {

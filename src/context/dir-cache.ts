@@ -1,8 +1,8 @@
 import { type BigIntStats, type Dirent, statSync } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
-import { basename, dirname, join } from "node:path"
+import { basename, dirname, join, relative, sep } from "node:path"
 import { sameVersion, settled } from "./instructions/read-cache.js"
-import { compareNames } from "./paths.js"
+import { compareNames, isInside } from "./paths.js"
 
 /** One directory entry; symbolic links are reported as such and resolved on demand. */
 export interface DirEntry {
@@ -158,6 +158,22 @@ export class DirCache {
       return entry === undefined || (below !== dir && (entry.kind === "file" || entry.kind === "other"))
     }
     return false
+  }
+
+  /**
+   * Whether every step from `base` down to `path` is a plain folder (a file for the last step) in the listings,
+   * so no symbolic link lies on the way and, `base` being a real path, `path` is its own real path.
+   */
+  async linkFree(base: string, path: string): Promise<boolean> {
+    if (!isInside(base, path)) return false
+    const steps = relative(base, path).split(sep)
+    let dir = base
+    for (const [i, name] of steps.entries()) {
+      const entry = named(await this.listing(dir), name)
+      if (entry?.kind !== "dir" && (entry?.kind !== "file" || i < steps.length - 1)) return false
+      dir = join(dir, name)
+    }
+    return true
   }
 
   /** Asks for the listing of `dir` ahead of the folders below it, whose absence it then answers. */

@@ -27,7 +27,8 @@ export class LinkGuard {
 
   /**
    * `workspace` is the workspace root (real path); user folders follow from `home` and `env`. With `dirs`, a
-   * path that the gather's listings show to be absent is not asked of the disk.
+   * path that the gather's listings show to be absent, or to have no link on the way down from the workspace,
+   * is not asked of the disk.
    */
   constructor(
     private readonly workspace: string,
@@ -59,10 +60,19 @@ export class LinkGuard {
   real(abs: string): Promise<string | undefined> {
     let real = this.#reals.get(abs)
     if (!real) {
-      real = this.absent(abs).then((gone) => (gone ? undefined : realpath(abs).catch(() => undefined)))
+      real = this.#resolve(abs)
       this.#reals.set(abs, real)
     }
     return real
+  }
+
+  /** The real path of `abs` from the listings when they show it (absent, or no link below the workspace). */
+  async #resolve(abs: string): Promise<string | undefined> {
+    if (this.dirs) {
+      if (await this.dirs.absent(abs)) return undefined
+      if (await this.dirs.linkFree(this.workspace, abs)) return resolve(abs)
+    }
+    return realpath(abs).catch(() => undefined)
   }
 
   /**
