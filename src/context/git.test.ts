@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { access, chmod, mkdir, rm, utimes, writeFile } from "node:fs/promises"
+import { access, appendFile, chmod, mkdir, rm, utimes, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -134,6 +134,22 @@ describe.skipIf(process.platform === "win32")("readGit on a repository that name
       expect(await exists(join(dir, "clean-ran"))).toBe(false)
       expect(await exists(join(dir, "process-ran"))).toBe(false)
       expect(facts?.status).toBe("")
+      expect(diagnostics).toEqual([])
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
+  it("does not run a filter whose section is spelled in capitals, written into the config by hand", async () => {
+    const dir = await tempDir()
+    try {
+      await repoWithStaleStat(dir, "* filter=evil\n")
+      // Section names are matched without case: `[FILTER "evil"]` defines the filter `evil`.
+      const clean = `sh -c 'touch ${join(dir, "clean-ran")}; cat'`
+      await appendFile(join(dir, ".git", "config"), `[FILTER "evil"]\n\tclean = "${clean}"\n`)
+      const { git: facts, diagnostics } = await readGit(dir)
+      expect(await exists(join(dir, "clean-ran"))).toBe(false)
+      expect(facts).toMatchObject({ branch: "main", status: "" })
       expect(diagnostics).toEqual([])
     } finally {
       await cleanup(dir)

@@ -189,52 +189,68 @@ function smallFileText(path: string): string | undefined {
   }
 }
 
+/** What the repository's own files tell before git is asked. */
+interface RepositoryFiles {
+  /** The key of `answersBefore`, when the answers follow from the files alone. */
+  key?: string
+  /** True when the repository's own config defines no content filter (so status needs no overrides). */
+  noOwnFilters: boolean
+}
+
 /**
- * The key of `answersBefore` for `cwd`, read synchronously (two or three small files), or undefined when
- * the answers cannot be known from files alone: no `.git` folder (a worktree or submodule names its git
- * folder in a `.git` file), a HEAD that names no branch (a detached or odd HEAD is asked every time), or a
- * config that includes other files.
+ * Reads `.git/HEAD`, `.git/config` and `.git/config.worktree` synchronously (small files) for `cwd`. The
+ * answers cannot be known from files alone for a `.git` file (a worktree or submodule names its git folder
+ * there), a HEAD that names no branch (a detached or odd HEAD is asked every time), or a config that includes
+ * other files. A config without the word "filter" defines no filter (section names are matched without case).
  */
-function repositoryKey(cwd: string): string | undefined {
+function repositoryFiles(cwd: string): RepositoryFiles {
   const found = gitEntryAbove(cwd)
-  if (!found?.isFolder) return undefined
+  if (!found?.isFolder) return { noOwnFilters: false }
   const gitDir = join(found.root, ".git")
   const head = smallFileText(join(gitDir, "HEAD"))
   const config = smallFileText(join(gitDir, "config"))
-  if (head === undefined || !/^ref: refs\/heads\/\S+\n?$/.test(head)) return undefined
-  if (config === undefined || /\binclude(?:if)?\b/i.test(config)) return undefined
   const worktree = smallFileText(join(gitDir, "config.worktree")) ?? ""
-  if (/\binclude(?:if)?\b/i.test(worktree)) return undefined
-  const env = Object.keys(process.env)
+  const gitEnv = Object.keys(process.env)
     .filter((name) => name.startsWith("GIT_"))
     .sort()
-    .map((name) => `${name}=${process.env[name]}`)
-  return JSON.stringify([cwd, env, head, config, worktree])
+  if (config === undefined || /\binclude(?:if)?\b/i.test(config + worktree)) return { noOwnFilters: false }
+  const noOwnFilters =
+    !/filter/i.test(config + worktree) && !gitEnv.some((name) => name.startsWith("GIT_CONFIG") || name === "GIT_DIR")
+  if (head === undefined || !/^ref: refs\/heads\/\S+\n?$/.test(head)) return { noOwnFilters }
+  const env = gitEnv.map((name) => `${name}=${process.env[name]}`)
+  return { key: JSON.stringify([cwd, env, head, config, worktree]), noOwnFilters }
 }
 
-/** rev-parse and the filter listing for `cwd`, from an earlier gather when the repository's files say so. */
-async function askRepository(cwd: string, timeoutMs: number): Promise<RepositoryAnswers> {
-  const key = repositoryKey(cwd)
-  const known = key === undefined ? undefined : answersBefore.get(key)
-  if (known) return known
-  const [head, filters] = await Promise.all([
-    git(cwd, ["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"], { timeoutMs }),
-    git(cwd, ["config", "--null", "--show-scope", "--name-only", "--get-regexp", "^filter\\."], { timeoutMs }),
-  ])
-  const answers = { head, filters }
-  // Kept only for a full answer naming a branch, and only if the files did not change while git ran.
-  const complete = head.code === 0 && !head.overflow && (filters.code === 0 || filters.code === 1) && !filters.overflow
-  if (key !== undefined && complete && repositoryKey(cwd) === key) {
+/** What `git config --get-regexp` answers when nothing matches. */
+const NO_FILTERS: Run = { code: 1, stdout: "" }
+
+/**
+ * rev-parse and the filter listing for `cwd`, each as soon as it is known: from an earlier gather when the
+ * repository's files say so; the filter listing also without git when the repository's config has no filter.
+ */
+function askRepository(cwd: string, timeoutMs: number): { head: Promise<Run>; filters: Promise<Run> } {
+  const files = repositoryFiles(cwd)
+  const known = files.key === undefined ? undefined : answersBefore.get(files.key)
+  if (known) return { head: Promise.resolve(known.head), filters: Promise.resolve(known.filters) }
+  const head = git(cwd, ["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"], { timeoutMs })
+  const filters = files.noOwnFilters
+    ? Promise.resolve(NO_FILTERS)
+    : git(cwd, ["config", "--null", "--show-scope", "--name-only", "--get-regexp", "^filter\\."], { timeoutMs })
+  void Promise.all([head, filters]).then(([h, f]) => {
+    // Kept only for a full answer naming a branch, and only if the files did not change while git ran.
+    const complete = h.code === 0 && !h.overflow && (f.code === 0 || f.code === 1) && !f.overflow
+    if (files.key === undefined || !complete || repositoryFiles(cwd).key !== files.key) return
     if (answersBefore.size >= MAX_ANSWERS) answersBefore.delete(answersBefore.keys().next().value!)
-    answersBefore.set(key, answers)
-  }
-  return answers
+    answersBefore.set(files.key, { head: h, filters: f })
+  })
+  return { head, filters }
 }
 
 /**
  * Reads the repository root, branch and status for `cwd` by running git; no repository gives undefined.
- * Three processes the first time: one for the root and branch, one listing content filters, then status.
- * Later gathers of an unchanged repository (same HEAD and config texts) run status alone.
+ * At most three processes: one for the root and branch, one listing content filters, then status. The filter
+ * listing is skipped when the repository's config names no filter, so status starts with rev-parse; later
+ * gathers of an unchanged repository (same HEAD and config texts) run status alone.
  */
 export async function readGit(
   cwd: string,
@@ -246,9 +262,22 @@ export async function readGit(
   // With no `.git` at or above cwd and no repository named in the environment, git finds none either.
   if (!gitEntryAbove(cwd) && process.env.GIT_DIR === undefined && process.env.GIT_WORK_TREE === undefined)
     return { diagnostics: [] }
-  // These questions do not depend on each other: ask them at once. Status waits for the filter list.
+  // These questions do not depend on each other: ask them at once. Status waits for the filter list only.
   // One rev-parse answers both the root and the branch (it prints the root even when HEAD has no commit yet).
-  const { head, filters } = await askRepository(cwd, timeoutMs)
+  const asked = askRepository(cwd, timeoutMs)
+  const filters = await asked.filters
+  // `git config --get-regexp` exits with 1 when nothing matches.
+  const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined
+  // Submodules are not entered: git would run there with their own config, filters included.
+  const pending =
+    config === undefined || filters.missing
+      ? undefined
+      : git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"], {
+          limit: MAX_GIT_STATUS * 4,
+          timeoutMs,
+          config,
+        })
+  const head = await asked.head
   if (head.missing) {
     return { diagnostics: [diagnostic("info", "git-missing", "git is not installed; no repository facts")] }
   }
@@ -262,17 +291,6 @@ export async function readGit(
   const root = resolve(top)
   const facts: GitFacts = { root, status: "" }
   const diagnostics: Diagnostic[] = []
-  // `git config --get-regexp` exits with 1 when nothing matches.
-  const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined
-  // Submodules are not entered: git would run there with their own config, filters included.
-  const pending =
-    config === undefined
-      ? undefined
-      : git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"], {
-          limit: MAX_GIT_STATUS * 4,
-          timeoutMs,
-          config,
-        })
   // Only a detached or unborn HEAD needs one more question; it runs while status does.
   let name = head.code === 0 ? (branchOf(symbolic) ?? "") : ""
   if (head.code !== 0) {
