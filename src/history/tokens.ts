@@ -238,7 +238,8 @@ function remember(cache: Map<string, number>, key: string, n: number, max: numbe
   cache.set(key, n)
 }
 
-function cacheKey(family: TokenizerFamily, overhead: Overhead): string {
+/** The key under which a message's count is cached for a family and the overheads that affect it. */
+export function cacheKey(family: TokenizerFamily, overhead: Overhead): string {
   return `${family}/${overhead.message}/${overhead.toolBlock}/${overhead.image}`
 }
 
