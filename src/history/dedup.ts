@@ -37,7 +37,29 @@ interface BlockScan {
 export class DedupMemo {
   readonly scans = new WeakMap<Block, BlockScan>()
   readonly replacements = new WeakMap<Block, Replacement[]>()
+
+  /**
+   * Scans the blocks of new messages that dedup would scan (text, and tool results whose call among these
+   * messages is not a read of a path), so that a later call over the budget finds them scanned. Pure
+   * preparation: a block's scan depends on the block alone.
+   */
+  prescan(messages: readonly Message[], readTools: readonly string[] = DEFAULT_READ_TOOLS): void {
+    const reads = new Set<string>()
+    for (const m of messages)
+      for (const b of m.content) {
+        if (
+          b.type === "tool_use" &&
+          readTools.includes(b.name) &&
+          typeof (b.input as { path?: unknown })?.path === "string"
+        )
+          reads.add(b.id)
+        else if (b.type === "text" || (b.type === "tool_result" && (b.isError || !reads.has(b.toolUseId))))
+          if (!this.scans.has(b)) this.scans.set(b, scanBlock(b) ?? NOTHING)
+      }
+  }
 }
+
+const DEFAULT_READ_TOOLS: readonly string[] = ["read_file"]
 
 /** A block's replacement for one kind of copy and its stale paths (in the order found). */
 interface Replacement {
@@ -137,7 +159,7 @@ function replaceElements(text: string, paths: ReadonlySet<string>): string {
 
 /** Makes the edits that replace older copies of files with a notice; already-replaced copies are skipped. */
 export function dedupFileReads(view: readonly Message[], options: DedupOptions): BlockEdit[] {
-  const readTools = new Set(options.readTools ?? ["read_file"])
+  const readTools = new Set(options.readTools ?? DEFAULT_READ_TOOLS)
   const found = occurrences(view, readTools, options.memo)
   // Walk from the newest copy back: a copy is stale once a later whole copy (or the same range) was seen.
   // Path → the block holding the newest whole copy (copies inside that same block are left alone).
