@@ -79,6 +79,8 @@ describe("ChangeLog", () => {
       fc.record({ edits: fc.array(editArb, { minLength: 1, maxLength: 2 }) }),
       fc.record({ replace: fc.nat() }),
       fc.record({ repeat: fc.nat() }),
+      fc.record({ undo: fc.nat() }),
+      fc.record({ late: fc.array(editArb, { minLength: 1, maxLength: 2 }), back: fc.nat() }),
     )
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.boolean(), (steps, inPlace) => {
@@ -91,7 +93,15 @@ describe("ChangeLog", () => {
             if (inPlace) prefix.push(...next)
             else prefix = [...prefix, ...next]
           } else if ("edits" in s) log.add(s.edits.map((e) => ({ ...e, ts: ++ts }) as Edit))
-          else if ("repeat" in s) {
+          else if ("undo" in s) {
+            // Edits taken back: the views made with them must not come back.
+            ts = s.undo % (ts + 1)
+            log.undo(ts)
+          } else if ("late" in s) {
+            // Edits older than the newest one (added from outside): sorted in, not appended.
+            const at = s.back % (ts + 1)
+            log.add(s.late.map((e) => ({ ...e, ts: at }) as Edit))
+          } else if ("repeat" in s) {
             // A message whose id is already in the history: a range naming that id now ends elsewhere.
             const again = { ...prefix[s.repeat % prefix.length]! }
             if (inPlace) prefix.push(again)

@@ -49,8 +49,23 @@ export class ChangeLog {
    * our own copy of that history (a caller may change its array in place).
    */
   private positions: { seen: Message[]; pos: Map<string, number> } | undefined
-  /** The last view made, extended in place of a rebuild while the edits stay and the history only grows. */
-  private lastView: { seen: Message[]; index: EditIndex; out: Message[]; extendable: boolean } | undefined
+  /**
+   * The last view made, patched in place of a rebuild while no hidden range changes and the history only
+   * grows: `sources` are the messages before their edits (history messages and summaries), `rendered` the
+   * same with their edits, `seams` the positions whose message follows a hidden range, `out` the view.
+   */
+  private lastView:
+    | {
+        seen: Message[]
+        sources: Message[]
+        rendered: Message[]
+        seams: number[]
+        out: Message[]
+        extendable: boolean
+      }
+    | undefined
+  /** Since the last view: the ids of messages given block or append edits, or `rebuild` after any other change. */
+  private changed: Set<string> | "rebuild" = "rebuild"
 
   constructor(edits: readonly Edit[] = []) {
     this.list = [...edits].sort((a, b) => a.ts - b.ts)
@@ -66,11 +81,28 @@ export class ChangeLog {
     return this.list.at(-1)?.ts
   }
 
-  /** Records edits (kept in timestamp order; equal timestamps keep their insertion order). */
+  /**
+   * Records edits (kept in timestamp order; equal timestamps keep their insertion order). Edits that come
+   * after every recorded one (the usual case) extend the index and mark their messages for the next view;
+   * others are sorted in and the index and view are rebuilt.
+   */
   add(edits: readonly Edit[]): void {
     if (edits.length === 0) return
-    this.list = [...this.list, ...edits].sort((a, b) => a.ts - b.ts)
-    this.index = undefined
+    let inOrder = this.list.length === 0 || edits[0]!.ts >= this.list.at(-1)!.ts
+    for (let i = 1; inOrder && i < edits.length; i++) inOrder = edits[i]!.ts >= edits[i - 1]!.ts
+    if (!inOrder) {
+      this.list = [...this.list, ...edits].sort((a, b) => a.ts - b.ts)
+      this.index = undefined
+      this.changed = "rebuild"
+      return
+    }
+    this.list = this.list.concat(edits)
+    for (const e of edits) {
+      if (e.kind === "truncation" || e.kind === "compaction") this.changed = "rebuild"
+      else if (this.changed !== "rebuild") this.changed.add(e.messageId)
+    }
+    // The same index `indexEdits` would build from the longer list: each edit pushed in order.
+    if (this.index) appendToIndex(this.index, edits)
   }
 
   /** Drops every edit made after `toTimestamp`; returns the dropped edits. */
@@ -82,6 +114,7 @@ export class ChangeLog {
       this.index = undefined
       this.rendered.clear()
       this.seams.clear()
+      this.changed = "rebuild"
     }
     return dropped
   }
@@ -120,6 +153,7 @@ export class ChangeLog {
     const index = this.edits_()
     const grown = this.extendView(history, index)
     if (grown) return grown
+    this.changed = new Set()
     const { byMessage } = index
     const hidden = this.hiddenPositions(history)
     const hiddenAt = new Uint8Array(history.length)
@@ -136,46 +170,73 @@ export class ChangeLog {
         })
       }
     }
-    const out: Message[] = []
-    const seamsAt: number[] = []
+    const sources: Message[] = []
+    const seams: number[] = []
     for (let i = 0; i < history.length; i++) {
       const summary = summaries.get(i)
       if (summary) {
-        if (out.length > 0) seamsAt.push(out.length)
-        out.push(this.renderOne(summary, byMessage.get(summary.id)))
+        if (sources.length > 0) seams.push(sources.length)
+        sources.push(summary)
       }
       if (hiddenAt[i]) continue
-      if (i > 0 && hiddenAt[i - 1] && out.length > 0 && !summaries.has(i)) seamsAt.push(out.length)
-      const m = history[i]!
-      out.push(this.renderOne(m, byMessage.get(m.id)))
+      if (i > 0 && hiddenAt[i - 1] && sources.length > 0 && !summaries.has(i)) seams.push(sources.length)
+      sources.push(history[i]!)
     }
-    for (const i of seamsAt) {
+    const rendered = sources.map((m) => this.renderOne(m, byMessage.get(m.id)))
+    const out = this.repaired(rendered, seams)
+    this.lastView = {
+      seen: history.slice(),
+      sources,
+      rendered,
+      seams,
+      out,
+      extendable: this.extendable(history, hidden, index),
+    }
+    return out.slice()
+  }
+
+  /** The rendered messages with the seams after hidden ranges repaired, in order. */
+  private repaired(rendered: readonly Message[], seams: readonly number[]): Message[] {
+    const out = rendered.slice()
+    for (const i of seams) {
       const [a, b] = this.repair(out[i - 1]!, out[i]!)
       out[i - 1] = a
       out[i] = b
     }
-    this.lastView = { seen: history.slice(), index, out, extendable: this.extendable(history, hidden, index) }
-    return out.slice()
+    return out
   }
 
   /**
    * The view of a history that extends the last one viewed (the same message objects first, then new
-   * ones) while the edits are unchanged: the last view plus the new messages, each with its own edits.
-   * Undefined when a rebuild is needed: the edits changed, the history is not an extension, or a new
-   * message could change a hidden range (its id names a range's end, or the last range ends the old history).
+   * ones) while no hidden range changed: the last view with the messages given new edits rendered again
+   * (and the seams repaired again), plus the new messages, each with its own edits. Undefined when a
+   * rebuild is needed: a range or the order of the edits changed, the history is not an extension, or a
+   * new message could change a hidden range (its id names a range's end, or the last range ends the old history).
    */
   private extendView(history: readonly Message[], index: EditIndex): Message[] | undefined {
     const last = this.lastView
-    if (!last || last.index !== index || !last.extendable || !startsWith(history, last.seen)) return undefined
-    const { seen, out } = last
+    const changed = this.changed
+    if (!last || changed === "rebuild" || !last.extendable || !startsWith(history, last.seen)) return undefined
+    const { seen, sources, rendered, seams } = last
     const ends = rangeEnds(index)
     for (let i = seen.length; i < history.length; i++) if (ends.has(history[i]!.id)) return undefined
+    if (changed.size > 0) {
+      for (let i = 0; i < sources.length; i++) {
+        const m = sources[i]!
+        if (changed.has(m.id)) rendered[i] = this.renderOne(m, index.byMessage.get(m.id))
+      }
+      last.out = this.repaired(rendered, seams)
+      this.changed = new Set()
+    }
     for (let i = seen.length; i < history.length; i++) {
       const m = history[i]!
+      const r = this.renderOne(m, index.byMessage.get(m.id))
       seen.push(m)
-      out.push(this.renderOne(m, index.byMessage.get(m.id)))
+      sources.push(m)
+      rendered.push(r)
+      last.out.push(r)
     }
-    return out.slice()
+    return last.out.slice()
   }
 
   /** Whether a view can be extended by appending: every range found whole, none ending at the last message. */
@@ -257,6 +318,18 @@ function startsWith(history: readonly Message[], start: readonly Message[]): boo
   if (history.length < start.length) return false
   for (let i = 0; i < start.length; i++) if (start[i] !== history[i]) return false
   return true
+}
+
+/** Adds edits that follow every indexed one to an index, as `indexEdits` would have placed them. */
+function appendToIndex(index: EditIndex, edits: readonly Edit[]): void {
+  for (const e of edits) {
+    if (e.kind === "truncation" || e.kind === "compaction") index.ranges.push(e)
+    else {
+      const list = index.byMessage.get(e.messageId)
+      if (list) list.push(e)
+      else index.byMessage.set(e.messageId, [e])
+    }
+  }
 }
 
 /** The ids that start or end a hidden range. */

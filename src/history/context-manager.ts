@@ -12,7 +12,7 @@ import { maskToolResults } from "./mask.js"
 import type { Message } from "./message.js"
 import { pruneToolOutputs } from "./prune.js"
 import { COMPACTION_DEFAULTS, type CompactionOptions, planSummary, reinjectEdits, type SummaryPlan } from "./staged.js"
-import { OVERHEADS, type Overhead, TokenCounter } from "./tokens.js"
+import { cacheKey, OVERHEADS, type Overhead, TokenCounter } from "./tokens.js"
 import { type Cut, cutEdits, cutToFit, headLength, plannedCut, type TruncationStrategy } from "./truncate.js"
 
 /** Settings of a ContextManager. */
@@ -125,8 +125,11 @@ export class ContextManager {
   private readonly options: ContextManagerOptions
   /** Per model id: the moving ratio of reported to counted prompt tokens. */
   private readonly calibrations = new Map<string, Calibration>()
-  /** The last counted message list and its total, so a grown view costs only its new messages. */
-  private last: { key: string; messages: readonly Message[]; total: number } | undefined
+  /**
+   * The last counted message list, each message's count and the total, so a grown view costs only its new
+   * messages and a cut planned on the same list looks up no count.
+   */
+  private last: { key: string; messages: readonly Message[]; counts: number[]; total: number } | undefined
   /** Dedup's scans of the blocks it has seen, so a turn over the budget scans only new blocks. */
   private readonly dedupMemo = new DedupMemo()
   /** The last system prompt and tool list counted, so an unchanged prompt is not hashed every turn. */
@@ -205,6 +208,9 @@ export class ContextManager {
     const countLocal = (msgs: readonly Message[]) => fixed + this.countView(msgs, family, overhead)
 
     let view = this.changeLog.view(history)
+    // Dedup's scan of the messages new since the last count, made as they arrive: a turn over the budget
+    // then scans only what its own edits made.
+    this.dedupMemo.prescan(view.slice(Math.min(this.last?.messages.length ?? 0, view.length)), this.options.readTools)
     const usage = request.usage
     const fromUsage = usage !== undefined && usage.messages <= view.length
     const counted = countLocal(view)
@@ -433,31 +439,37 @@ export class ContextManager {
 
   /**
    * Tokens of a message list. Against the previous list: a message in the same place as before keeps its
-   * share of the previous total, so only the messages that changed place or content are looked up.
+   * count from the previous list, so only the messages that changed place or content are looked up.
    */
   private countView(messages: readonly Message[], family: ModelInfo["tokenizer"], overhead: Overhead): number {
     const key = `${family}/${overhead.message}/${overhead.request}/${overhead.toolBlock}/${overhead.image}`
+    const messageKey = cacheKey(family, overhead)
     const last = this.last
-    const was = last?.key === key ? last.messages : undefined
-    const shared = was ? Math.min(was.length, messages.length) : 0
-    let moved = 0
-    if (was) for (let i = 0; i < shared; i++) if (was[i] !== messages[i]) moved++
-    let total: number
-    // Most messages moved (a cut): counting the new list once is cheaper than a difference per message.
-    if (!was || !last || moved > messages.length / 2) total = this.counter.countMessages(messages, family, overhead)
-    else {
-      total = last.total
-      for (let i = 0; i < shared; i++) {
-        if (was[i] === messages[i]) continue
-        total += this.counter.countMessage(messages[i]!, family, overhead)
-        total -= this.counter.countMessage(was[i]!, family, overhead)
-      }
-      for (let i = shared; i < messages.length; i++) total += this.counter.countMessage(messages[i]!, family, overhead)
-      for (let i = shared; i < was.length; i++) total -= this.counter.countMessage(was[i]!, family, overhead)
+    const was = last?.key === key ? last : undefined
+    const shared = was ? Math.min(was.messages.length, messages.length) : 0
+    const counts: number[] = new Array(messages.length)
+    let total = overhead.request
+    for (let i = 0; i < messages.length; i++) {
+      const n =
+        i < shared && was!.messages[i] === messages[i]
+          ? was!.counts[i]!
+          : this.counter.countMessage(messages[i]!, family, overhead, messageKey)
+      counts[i] = n
+      total += n
     }
     // A copy: the caller gets the view as its result and may change that array.
-    this.last = { key, messages: messages.slice(), total }
+    this.last = { key, messages: messages.slice(), counts, total }
     return total
+  }
+
+  /** Each message's count: the last count's when `view` is the list counted last (no lookups). */
+  private countsOf(view: readonly Message[], family: ModelInfo["tokenizer"], overhead: Overhead): number[] {
+    const last = this.last
+    const key = `${family}/${overhead.message}/${overhead.request}/${overhead.toolBlock}/${overhead.image}`
+    if (last?.key === key && last.messages.length === view.length && last.messages.every((m, i) => m === view[i]))
+      return last.counts
+    const messageKey = cacheKey(family, overhead)
+    return view.map((m) => this.counter.countMessage(m, family, overhead, messageKey))
   }
 
   private modelOf(model: ModelInfo | string, diagnostics: Diagnostic[]): ModelInfo {
@@ -475,8 +487,7 @@ export class ContextManager {
   ): Cut | undefined {
     const strategy = this.options.strategy ?? "auto"
     if (strategy !== "auto") return plannedCut(view, strategy)
-    const tokens = view.map((m) => this.counter.countMessage(m, family, overhead))
-    return cutToFit(view, tokens, Math.max(0, room * (this.options.keepFraction ?? 0.3)))
+    return cutToFit(view, this.countsOf(view, family, overhead), Math.max(0, room * (this.options.keepFraction ?? 0.3)))
   }
 }
 

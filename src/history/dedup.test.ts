@@ -56,6 +56,20 @@ describe.each([
     expect(dedupFileReads(view, { now: 101 })).toEqual([])
   })
 
+  it("takes a result's call to be the last call with its id, also when that call is not a read", () => {
+    n = 0
+    const history = [
+      msg("user", { type: "text", text: "Go." }),
+      msg("assistant", read(idOf(1), "a.ts")),
+      msg("user", result(idOf(1), "A1")),
+      // The same id again, for a command: the result below belongs to it, so it is no copy of a.ts.
+      msg("assistant", read(idOf(2), "a.ts"), { type: "tool_use", id: idOf(1), name: "run", input: { path: "a.ts" } }),
+      msg("user", result(idOf(2), "A2"), result(idOf(1), "ran")),
+    ]
+    const edits = dedupFileReads(history, { now: 1, memo: new DedupMemo() })
+    expect(edits.map((e) => [e.messageId, e.block])).toEqual([["m2", 0]])
+  })
+
   it("keeps a ranged read when no later whole copy or same range follows", () => {
     const history = conversation(idOf).slice(0, 5)
     const edits = dedupFileReads(history, { now: 1 })

@@ -36,7 +36,36 @@ interface BlockScan {
  */
 export class DedupMemo {
   readonly scans = new WeakMap<Block, BlockScan>()
-  readonly replacements = new WeakMap<Block, Map<string, Block | undefined>>()
+  readonly replacements = new WeakMap<Block, Replacement[]>()
+
+  /**
+   * Scans the blocks of new messages that dedup would scan (text, and tool results whose call among these
+   * messages is not a read of a path), so that a later call over the budget finds them scanned. Pure
+   * preparation: a block's scan depends on the block alone.
+   */
+  prescan(messages: readonly Message[], readTools: readonly string[] = DEFAULT_READ_TOOLS): void {
+    const reads = new Set<string>()
+    for (const m of messages)
+      for (const b of m.content) {
+        if (
+          b.type === "tool_use" &&
+          readTools.includes(b.name) &&
+          typeof (b.input as { path?: unknown })?.path === "string"
+        )
+          reads.add(b.id)
+        else if (b.type === "text" || (b.type === "tool_result" && (b.isError || !reads.has(b.toolUseId))))
+          if (!this.scans.has(b)) this.scans.set(b, scanBlock(b) ?? NOTHING)
+      }
+  }
+}
+
+const DEFAULT_READ_TOOLS: readonly string[] = ["read_file"]
+
+/** A block's replacement for one kind of copy and its stale paths (in the order found). */
+interface Replacement {
+  where: Occurrence["where"]
+  paths: readonly string[]
+  made: Block | undefined
 }
 
 /** One copy of a file's content found in the view. */
@@ -83,7 +112,9 @@ function occurrences(view: readonly Message[], readTools: ReadonlySet<string>, m
     for (let bi = 0; bi < content.length; bi++) {
       const b = content[bi]!
       if (b.type === "tool_use") {
-        calls.set(b.id, b)
+        // Only read calls are kept: a result whose call is another tool is treated as one with no call.
+        if (readTools.has(b.name)) calls.set(b.id, b)
+        else calls.delete(b.id)
         continue
       }
       if (b.type === "tool_result") {
@@ -111,10 +142,6 @@ function occurrences(view: readonly Message[], readTools: ReadonlySet<string>, m
   return out
 }
 
-/** One number per block of the view (message index, block index): fewer strings made per turn. */
-const BLOCKS_PER_MESSAGE = 2 ** 26
-const blockKey = (o: Occurrence): number => o.message * BLOCKS_PER_MESSAGE + o.block
-
 /** Replaces the content of the file elements for `paths` inside a text with the notice. */
 function replaceElements(text: string, paths: ReadonlySet<string>): string {
   const swap =
@@ -132,56 +159,72 @@ function replaceElements(text: string, paths: ReadonlySet<string>): string {
 
 /** Makes the edits that replace older copies of files with a notice; already-replaced copies are skipped. */
 export function dedupFileReads(view: readonly Message[], options: DedupOptions): BlockEdit[] {
-  const readTools = new Set(options.readTools ?? ["read_file"])
+  const readTools = new Set(options.readTools ?? DEFAULT_READ_TOOLS)
   const found = occurrences(view, readTools, options.memo)
   // Walk from the newest copy back: a copy is stale once a later whole copy (or the same range) was seen.
   // Path → the block holding the newest whole copy (copies inside that same block are left alone).
-  const wholeSeen = new Map<string, number>()
+  // A block's copies are next to each other in `found`, so the stale paths of one block are gathered in
+  // one run of the walk, and the blocks come newest first.
+  const wholeSeen = new Map<string, Occurrence>()
   const rangeSeen = new Set<string>()
-  const stale = new Map<number, { message: number; block: number; paths: Set<string>; where: Occurrence["where"] }>()
+  const edits: BlockEdit[] = []
+  let current: { at: Occurrence; paths: string[] } | undefined
+  const flush = () => {
+    if (!current) return
+    const { at, paths } = current
+    current = undefined
+    const message = view[at.message]!
+    const content = memoReplacement(message.content[at.block]!, paths, at.where, options.memo)
+    if (!content) return
+    const subject = [...paths].sort().join(", ")
+    edits.push({ kind: "dedup", ts: options.now, messageId: message.id, block: at.block, content, subject })
+  }
   for (let i = found.length - 1; i >= 0; i--) {
     const o = found[i]!
     const rangeKey = o.range === undefined ? undefined : `${o.path}#${o.range}`
-    const key = blockKey(o)
     const newer = wholeSeen.get(o.path)
-    const superseded = (newer !== undefined && newer !== key) || (rangeKey !== undefined && rangeSeen.has(rangeKey))
-    if (rangeKey === undefined && newer === undefined) wholeSeen.set(o.path, key)
+    const superseded =
+      (newer !== undefined && !sameBlock(newer, o)) || (rangeKey !== undefined && rangeSeen.has(rangeKey))
+    if (rangeKey === undefined && newer === undefined) wholeSeen.set(o.path, o)
     else if (rangeKey !== undefined) rangeSeen.add(rangeKey)
     if (!superseded) continue
-    const entry = stale.get(key)
-    if (entry) entry.paths.add(o.path)
-    else stale.set(key, { message: o.message, block: o.block, paths: new Set([o.path]), where: o.where })
+    if (current && sameBlock(current.at, o)) {
+      if (!current.paths.includes(o.path)) current.paths.push(o.path)
+    } else {
+      flush()
+      current = { at: o, paths: [o.path] }
+    }
   }
-  const edits: BlockEdit[] = []
-  const keys = [...stale.values()].sort((a, b) => a.message - b.message || a.block - b.block)
-  for (const s of keys) {
-    const message = view[s.message]!
-    const block = message.content[s.block]!
-    const subject = [...s.paths].sort().join(", ")
-    const content = memoReplacement(block, s.paths, s.where, options.memo)
-    if (!content) continue
-    edits.push({ kind: "dedup", ts: options.now, messageId: message.id, block: s.block, content, subject })
-  }
-  return edits
+  flush()
+  // Oldest first, as the view reads.
+  return edits.reverse()
 }
 
-/** `replacement`, remembered per block, paths and kind of copy. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+const sameBlock = (a: Occurrence, b: Occurrence): boolean => a.message === b.message && a.block === b.block
+
+/** `replacement`, remembered per block, paths (in the order found) and kind of copy. */
 function memoReplacement(
   block: Block,
-  paths: ReadonlySet<string>,
+  paths: readonly string[],
   where: Occurrence["where"],
   memo: DedupMemo | undefined,
 ): Block | undefined {
-  if (!memo) return replacement(block, paths, where)
-  const key = `${where}\u0000${[...paths].join("\u0000")}`
+  if (!memo) return replacement(block, new Set(paths), where)
   let known = memo.replacements.get(block)
-  if (known?.has(key)) return known.get(key)
-  const made = replacement(block, paths, where)
+  const hit = known?.find((r) => r.where === where && sameList(r.paths, paths))
+  if (hit) return hit.made
+  const made = replacement(block, new Set(paths), where)
   if (!known) {
-    known = new Map()
+    known = []
     memo.replacements.set(block, known)
   }
-  known.set(key, made)
+  known.push({ where, paths: paths.slice(), made })
   return made
 }
 

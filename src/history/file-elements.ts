@@ -15,7 +15,11 @@ export interface FileElement {
  * one has either, so the search stops there; the result is the same as the regex's.
  */
 export function* fileElements(text: string, tag: string): Generator<FileElement> {
+  // Most texts hold no element: one substring search, no regex made.
+  const first = text.indexOf(`<${tag} path="`)
+  if (first < 0) return
   const open = new RegExp(`<${tag} path="([^"]+)">`, "g")
+  open.lastIndex = first
   const close = `</${tag}>`
   for (;;) {
     const m = open.exec(text)

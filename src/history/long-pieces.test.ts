@@ -83,8 +83,103 @@ describe("mayHoldLongPiece", () => {
     )
   })
 
+  it("answers as the full left-to-right scan for every text, run length and alphabet", () => {
+    // Runs of one class (letters, marks, spaces, CR/LF, punctuation), digits that break every run, astral
+    // characters (two code units) and lone surrogates, in lengths around the bound.
+    const unit = fc.constantFrom(
+      ..."aZé中",
+      "\u0301",
+      "\u0300",
+      " ",
+      "\t",
+      "\u3000",
+      "\r",
+      "\n",
+      "-",
+      "/",
+      "'",
+      ".",
+      "0",
+      "7",
+      "٣",
+      "😀",
+      "𝐀",
+      "𝟘",
+      "\ud800",
+      "\udc00",
+      "\udbff",
+    )
+    const runOf = fc.tuple(unit, fc.integer({ min: 1, max: 14 })).map(([u, k]) => u.repeat(k))
+    const textAround = fc.array(fc.oneof(unit, runOf), { maxLength: 24 }).map((parts) => parts.join(""))
+    fc.assert(
+      fc.property(textAround, fc.integer({ min: -1, max: 16 }), (t, run) => {
+        expect(mayHoldLongPiece(t, run)).toBe(fullScan(t, run))
+      }),
+      { numRuns: 3000 },
+    )
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            unit,
+            runOf.map((r) => r.repeat(12)),
+          ),
+          { maxLength: 40 },
+        ),
+        (parts) => {
+          const t = parts.join("")
+          expect(mayHoldLongPiece(t, 123)).toBe(fullScan(t, 123))
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  it("finds a run that starts or ends at either end of the text or straddles a surrogate pair", () => {
+    for (const t of [
+      "a".repeat(10),
+      `${"😀".repeat(5)}0`,
+      `0${"😀".repeat(5)}`,
+      `0${" ".repeat(9)}0`,
+      `${"\r\n".repeat(5)}`,
+    ]) {
+      for (let run = 1; run <= 12; run++) expect(mayHoldLongPiece(t, run)).toBe(fullScan(t, run))
+    }
+  })
+
   it("is false for ordinary prose and code", () => {
     const prose = "The context manager fits a conversation into a budget.\n  if (x) { return y }\n".repeat(200)
     expect(mayHoldLongPiece(prose, 251)).toBe(false)
   })
 })
+
+/** The reference: one pass from left to right, classifying every character with the regexes themselves. */
+function fullScan(text: string, run: number): boolean {
+  if (text.length <= run) return false
+  const classOf = (ch: string): number => {
+    if (ch === "\r" || ch === "\n") return 2 | 4
+    if (/^\s$/u.test(ch)) return 2
+    if (/^\p{N}$/u.test(ch)) return 0
+    if (/^\p{M}$/u.test(ch)) return 1 | 4
+    if (/^\p{L}$/u.test(ch)) return 1
+    return 4
+  }
+  let letters = 0
+  let spaces = 0
+  let others = 0
+  for (let i = 0; i < text.length; i++) {
+    let ch = text[i]!
+    const high = text.charCodeAt(i)
+    const low = text.charCodeAt(i + 1)
+    if (high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
+      ch = text.slice(i, i + 2)
+      i++
+    }
+    const c = classOf(ch)
+    letters = c & 1 ? letters + ch.length : 0
+    spaces = c & 2 ? spaces + ch.length : 0
+    others = c & 4 ? others + ch.length : 0
+    if (letters >= run || spaces >= run || others >= run) return true
+  }
+  return false
+}

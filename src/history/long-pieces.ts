@@ -5,7 +5,7 @@ import { mergeCount, type RankTable } from "./bpe-merge.js"
  * regex and merges each piece with a loop that costs O(m²) for a piece of m bytes, so one long piece (a line
  * of 300,000 dashes, a megabyte of one letter or of '中') takes minutes. Here:
  *
- * 1. A linear scan decides whether the text can hold a piece longer than `maxPiece` code units. A piece is
+ * 1. A sublinear check decides whether the text can hold a piece longer than `maxPiece` code units. A piece is
  *    at most one leading character, then a body of letters and marks, or of whitespace, or of other
  *    non-digit characters plus CR/LF, then at most a 3-character contraction; so a long piece implies a
  *    run of at least `maxPiece − 5` code units of one of those three kinds. Without such a run the text
@@ -102,29 +102,62 @@ function isSpace(code: number): boolean {
   return (classOf(code) & SPACE) !== 0
 }
 
-/** Whether `text` has a run of at least `run` code units of letters, of whitespace or of other characters. */
+/**
+ * Whether `text` has a run of at least `run` code units of letters, of whitespace or of other characters.
+ * Sublinear: a run of at least `run` code units covers a position `k·run + run − 1`, so only the characters
+ * at those positions are classified, and the run through each is measured by walking left and right (at
+ * most `run` code units each way, so never more than about three looks per code unit).
+ */
 export function mayHoldLongPiece(text: string, run: number): boolean {
-  if (text.length <= run) return false
-  let letters = 0
-  let spaces = 0
-  let others = 0
-  for (let i = 0; i < text.length; i++) {
-    let code = text.charCodeAt(i)
-    let width = 1
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const low = text.charCodeAt(i + 1)
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00)
-        width = 2
-        i++
-      }
+  const n = text.length
+  const r = Math.ceil(run)
+  if (r <= 0) return n > 0
+  if (n <= r) return false
+  for (let p = r - 1; p < n; p += r) {
+    // The character covering p: a low surrogate after a high one is the second half of a pair.
+    let start = p
+    const unit = text.charCodeAt(p)
+    if (isLow(unit) && p > 0 && isHigh(text.charCodeAt(p - 1))) start = p - 1
+    const code = text.codePointAt(start)!
+    const end = start + (code > 0xffff ? 2 : 1)
+    const c = code < 0x10000 && bmp[code] !== 0 ? bmp[code]! : classOf(code)
+    for (const bit of RUN_BITS) {
+      if ((c & bit) === 0) continue
+      const left = r - (end - start)
+      const before = runBefore(text, start, bit, left)
+      if (end - start + before + runAfter(text, end, bit, left - before) >= r) return true
     }
-    let c = code < 0x10000 ? bmp[code]! : 0
-    if (c === 0) c = classOf(code)
-    letters = c & LETTER ? letters + width : 0
-    spaces = c & SPACE ? spaces + width : 0
-    others = c & OTHER ? others + width : 0
-    if (letters >= run || spaces >= run || others >= run) return true
   }
   return false
+}
+
+const RUN_BITS = [LETTER, SPACE, OTHER] as const
+
+const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff
+const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff
+
+/** Code units of the characters of class `bit` just before `at`, counted up to at least `limit`. */
+function runBefore(text: string, at: number, bit: number, limit: number): number {
+  let i = at
+  while (at - i < limit && i > 0) {
+    const unit = text.charCodeAt(i - 1)
+    const pair = isLow(unit) && i > 1 && isHigh(text.charCodeAt(i - 2))
+    const code = pair ? text.codePointAt(i - 2)! : unit
+    if ((classOf(code) & bit) === 0) break
+    i -= pair ? 2 : 1
+  }
+  return at - i
+}
+
+/** Code units of the characters of class `bit` from `at` on, counted up to at least `limit`. */
+function runAfter(text: string, at: number, bit: number, limit: number): number {
+  let i = at
+  while (i - at < limit && i < text.length) {
+    const unit = text.charCodeAt(i)
+    const pair = isHigh(unit) && i + 1 < text.length && isLow(text.charCodeAt(i + 1))
+    const code = pair ? text.codePointAt(i)! : unit
+    if ((classOf(code) & bit) === 0) break
+    i += pair ? 2 : 1
+  }
+  return i - at
 }

@@ -97,7 +97,7 @@ export async function loadEncoders(): Promise<Encoders> {
 
 /** Options of a TokenCounter. */
 export interface TokenCounterOptions {
-  /** Most content-hash entries kept (oldest dropped first). Default 50,000. */
+  /** Most entries kept per cache (content hashes; short texts per encoding), oldest dropped first. Default 50,000. */
   maxEntries?: number
   /** Override estimate factors per family. */
   factors?: Partial<Record<TokenizerFamily, number>>
@@ -113,6 +113,8 @@ export class TokenCounter {
   private readonly maxEntries: number
   /** o200k or cl100k count by content hash; estimates derive from o200k. */
   private readonly byHash = new Map<string, number>()
+  /** Counts of short texts by the text itself, per encoding (notices and tool inputs recur turn after turn). */
+  private readonly short = { o200k: new Map<string, number>(), cl100k: new Map<string, number>() }
   private readonly byBlock = new WeakMap<object, { o200k?: number; cl100k?: number }>()
   private readonly byMessage = new WeakMap<object, Map<string, number>>()
 
@@ -132,18 +134,21 @@ export class TokenCounter {
     return family === "cl100k" ? 1 : this.factors[family]
   }
 
-  /** Exact o200k or cl100k count of a text, cached by content hash for long texts. */
+  /** Exact o200k or cl100k count of a text, cached by the text when short and by content hash when long. */
   private exact(text: string, encoding: "o200k" | "cl100k"): number {
-    if (text.length < HASH_THRESHOLD) return this.encoders[encoding](text)
+    if (text.length < HASH_THRESHOLD) {
+      const known = this.short[encoding]
+      const hit = known.get(text)
+      if (hit !== undefined) return hit
+      const n = this.encoders[encoding](text)
+      remember(known, text, n, this.maxEntries)
+      return n
+    }
     const key = `${encoding}:${createHash("sha1").update(text).digest("base64")}`
     const hit = this.byHash.get(key)
     if (hit !== undefined) return hit
     const n = this.encoders[encoding](text)
-    if (this.byHash.size >= this.maxEntries) {
-      const oldest = this.byHash.keys().next().value
-      if (oldest !== undefined) this.byHash.delete(oldest)
-    }
-    this.byHash.set(key, n)
+    remember(this.byHash, key, n, this.maxEntries)
     return n
   }
 
@@ -224,7 +229,17 @@ export class TokenCounter {
   }
 }
 
-function cacheKey(family: TokenizerFamily, overhead: Overhead): string {
+/** Sets a cache entry, dropping the oldest first when the cache holds `max` entries. */
+function remember(cache: Map<string, number>, key: string, n: number, max: number): void {
+  if (cache.size >= max) {
+    const oldest = cache.keys().next().value
+    if (oldest !== undefined) cache.delete(oldest)
+  }
+  cache.set(key, n)
+}
+
+/** The key under which a message's count is cached for a family and the overheads that affect it. */
+export function cacheKey(family: TokenizerFamily, overhead: Overhead): string {
   return `${family}/${overhead.message}/${overhead.toolBlock}/${overhead.image}`
 }
 

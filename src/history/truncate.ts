@@ -1,7 +1,7 @@
 import { TAG, TRUNCATION_NOTICE } from "../notices.js"
 import type { AppendEdit, TruncationEdit } from "./edits.js"
 import { namedElements } from "./file-elements.js"
-import type { Message } from "./message.js"
+import type { Message, TextBlock } from "./message.js"
 
 /**
  * Truncation of the view. The first user/assistant exchange (the task) is always kept, and so is a
@@ -96,6 +96,9 @@ export { TRUNCATION_NOTICE } from "../notices.js"
  */
 export const INSTRUCTION_PATTERN = /<(project_instructions|instructions)\b[^>]*>[\s\S]*?<\/\1>/g
 
+/** The default pattern's elements of each text block seen (blocks are immutable values: a cut scans only new ones). */
+const defaultElements = new WeakMap<object, string[]>()
+
 /** The instruction elements inside the messages of a range, each distinct text once, in order. */
 export function instructionsIn(messages: readonly Message[], pattern: RegExp = INSTRUCTION_PATTERN): string[] {
   const found = new Set<string>()
@@ -103,13 +106,20 @@ export function instructionsIn(messages: readonly Message[], pattern: RegExp = I
   // The default pattern is matched by a linear scan (the regex is quadratic on unclosed open tags).
   const elements =
     pattern === INSTRUCTION_PATTERN
-      ? (text: string) => namedElements(text, [TAG.projectInstructions, TAG.instructions])
-      : (text: string) => Array.from(text.matchAll(re), (match) => match[0])
+      ? (block: TextBlock) => {
+          let known = defaultElements.get(block)
+          if (!known) {
+            known = namedElements(block.text, [TAG.projectInstructions, TAG.instructions])
+            defaultElements.set(block, known)
+          }
+          return known
+        }
+      : (block: TextBlock) => Array.from(block.text.matchAll(re), (match) => match[0])
   for (const m of messages) {
     if (m.role === "assistant") continue
     for (const b of m.content) {
       if (b.type !== "text") continue
-      for (const element of elements(b.text)) found.add(element)
+      for (const element of elements(b)) found.add(element)
     }
   }
   return [...found]
