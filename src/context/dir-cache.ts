@@ -12,7 +12,8 @@ export interface DirEntry {
 
 /** A directory's entries in name order, and the same entries by name (indexed on the first lookup). */
 interface Listing {
-  entries: DirEntry[]
+  /** Frozen: a listing kept across gathers is shared by all of them. */
+  entries: readonly DirEntry[]
   byName?: Map<string, DirEntry>
 }
 
@@ -113,7 +114,7 @@ async function readListing(dir: string): Promise<Listing | undefined> {
       }),
     )
     .sort((a, b) => compareNames(a.name, b.name))
-  const listing: Listing = { entries }
+  const listing: Listing = { entries: Object.freeze(entries) }
   if (keep) keptListings.set(dir, listing, before, folderStats(dir))
   return listing
 }
@@ -182,7 +183,7 @@ export class DirCache {
   }
 
   /** The sorted entries of `dir`, or undefined when it is not a readable directory. */
-  async list(dir: string): Promise<DirEntry[] | undefined> {
+  async list(dir: string): Promise<readonly DirEntry[] | undefined> {
     return (await this.listing(dir))?.entries
   }
 
