@@ -141,7 +141,8 @@ export class TokenCounter {
       const hit = known.get(text)
       if (hit !== undefined) return hit
       const n = this.encoders[encoding](text)
-      remember(known, text, n, this.maxEntries)
+      // Kept as a copy: a short text cut from a long one (a slice) would keep the long one alive.
+      remember(known, ` ${text}`.slice(1), n, this.maxEntries)
       return n
     }
     const key = `${encoding}:${createHash("sha1").update(text).digest("base64")}`
