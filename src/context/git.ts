@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs"
 import { devNull } from "node:os"
 import { dirname, join, resolve } from "node:path"
+import { setBounded } from "../bounded-map.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { lazyModule } from "../lazy-module.js"
 import { killTree, markEnv, newProcessMark, type ProcessTree, signalTree } from "../process-tree.js"
@@ -240,8 +241,7 @@ function askRepository(cwd: string, timeoutMs: number): { head: Promise<Run>; fi
     // Kept only for a full answer naming a branch, and only if the files did not change while git ran.
     const complete = h.code === 0 && !h.overflow && (f.code === 0 || f.code === 1) && !f.overflow
     if (files.key === undefined || !complete || repositoryFiles(cwd).key !== files.key) return
-    if (answersBefore.size >= MAX_ANSWERS) answersBefore.delete(answersBefore.keys().next().value!)
-    answersBefore.set(files.key, { head: h, filters: f })
+    setBounded(answersBefore, files.key, { head: h, filters: f }, MAX_ANSWERS)
   })
   return { head, filters }
 }

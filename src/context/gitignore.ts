@@ -1,6 +1,7 @@
 import { basename, dirname, join } from "node:path"
 import type ignoreFactory from "ignore"
 import type { Ignore } from "ignore"
+import { setBounded } from "../bounded-map.js"
 import { lazyModule } from "../lazy-module.js"
 import type { DirCache } from "./dir-cache.js"
 import { readTextFile } from "./instructions/read.js"
@@ -29,8 +30,7 @@ function compiled(files: readonly { shown: string; text: string }[]): Ignore {
       rules!.add({ pattern: line, mark: `${shown}:${i + 1}` })
     })
   }
-  if (compiledBefore.size >= MAX_COMPILED) compiledBefore.delete(compiledBefore.keys().next().value!)
-  compiledBefore.set(key, rules)
+  setBounded(compiledBefore, key, rules, MAX_COMPILED)
   return rules
 }
 

@@ -5,6 +5,7 @@
  * its cuts move. Bounded: the least recently used conversation goes first. The state only helps: a gateway that
  * never saw a conversation (another instance, a restart) fits it correctly, with one cache miss.
  */
+import { setBounded } from "../bounded-map.js"
 import { ChangeLog } from "../history/change-log.js"
 
 /** How many conversations a gateway keeps change logs for by default. */
@@ -21,8 +22,7 @@ export class ConversationChangeLogs {
     let log = this.#logs.get(key)
     if (log) this.#logs.delete(key)
     else log = new ChangeLog()
-    this.#logs.set(key, log)
-    while (this.#logs.size > this.limit) this.#logs.delete(this.#logs.keys().next().value as string)
+    setBounded(this.#logs, key, log, this.limit)
     return log
   }
 

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { setBounded } from "../bounded-map.js"
 import type { TokenizerFamily, WireFormat } from "../models/types.js"
 import { RankTable } from "./bpe-merge.js"
 import { countWithLongPieces, MAX_PIECE } from "./long-pieces.js"
@@ -142,14 +143,14 @@ export class TokenCounter {
       if (hit !== undefined) return hit
       const n = this.encoders[encoding](text)
       // Kept as a copy: a short text cut from a long one (a slice) would keep the long one alive.
-      remember(known, ` ${text}`.slice(1), n, this.maxEntries)
+      setBounded(known, ` ${text}`.slice(1), n, this.maxEntries)
       return n
     }
     const key = `${encoding}:${createHash("sha1").update(text).digest("base64")}`
     const hit = this.byHash.get(key)
     if (hit !== undefined) return hit
     const n = this.encoders[encoding](text)
-    remember(this.byHash, key, n, this.maxEntries)
+    setBounded(this.byHash, key, n, this.maxEntries)
     return n
   }
 
@@ -228,15 +229,6 @@ export class TokenCounter {
     }
     return n
   }
-}
-
-/** Sets a cache entry, dropping the oldest first when the cache holds `max` entries. */
-function remember(cache: Map<string, number>, key: string, n: number, max: number): void {
-  if (cache.size >= max) {
-    const oldest = cache.keys().next().value
-    if (oldest !== undefined) cache.delete(oldest)
-  }
-  cache.set(key, n)
 }
 
 /** The key under which a message's count is cached for a family and the overheads that affect it. */

@@ -1,3 +1,4 @@
+import { setBounded } from "../../bounded-map.js"
 import { lazyModule } from "../../lazy-module.js"
 import { plainFields } from "./plain-fields.js"
 
@@ -83,8 +84,7 @@ function parseBlock(block: string): Parsed {
     }
   }
   if (block.length <= MAX_PARSED_BLOCK) {
-    if (parsedBefore.size >= MAX_PARSED) parsedBefore.delete(parsedBefore.keys().next().value!)
-    parsedBefore.set(block, "value" in parsed ? { value: structuredClone(parsed.value) } : parsed)
+    setBounded(parsedBefore, block, "value" in parsed ? { value: structuredClone(parsed.value) } : parsed, MAX_PARSED)
   }
   return parsed
 }
