@@ -131,15 +131,16 @@ export class DirCache {
   private listing(dir: string): Promise<Listing | undefined> {
     let listing = this.listings.get(dir)
     if (!listing) {
-      listing = this.read(dir)
+      // A folder kept and unchanged since exists: no need to ask the listings above it.
+      const kept = keptListings.get(dir)
+      listing = kept ? Promise.resolve(kept) : this.read(dir)
       this.listings.set(dir, listing)
     }
     return listing
   }
 
   private async read(dir: string): Promise<Listing | undefined> {
-    if (await this.absent(dir)) return undefined
-    return keptListings.get(dir) ?? readListing(dir)
+    return (await this.absent(dir)) ? undefined : readListing(dir)
   }
 
   /**
