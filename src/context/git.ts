@@ -204,8 +204,7 @@ interface RepositoryFiles {
  * there), a HEAD that names no branch (a detached or odd HEAD is asked every time), or a config that includes
  * other files. A config without the word "filter" defines no filter (section names are matched without case).
  */
-function repositoryFiles(cwd: string): RepositoryFiles {
-  const found = gitEntryAbove(cwd)
+function repositoryFiles(cwd: string, found = gitEntryAbove(cwd)): RepositoryFiles {
   if (!found?.isFolder) return { noOwnFilters: false }
   const gitDir = join(found.root, ".git")
   const head = smallFileText(join(gitDir, "HEAD"))
@@ -229,8 +228,12 @@ const NO_FILTERS: Run = { code: 1, stdout: "" }
  * rev-parse and the filter listing for `cwd`, each as soon as it is known: from an earlier gather when the
  * repository's files say so; the filter listing also without git when the repository's config has no filter.
  */
-function askRepository(cwd: string, timeoutMs: number): { head: Promise<Run>; filters: Promise<Run> } {
-  const files = repositoryFiles(cwd)
+function askRepository(
+  cwd: string,
+  found: ReturnType<typeof gitEntryAbove>,
+  timeoutMs: number,
+): { head: Promise<Run>; filters: Promise<Run> } {
+  const files = repositoryFiles(cwd, found)
   const known = files.key === undefined ? undefined : answersBefore.get(files.key)
   if (known) return { head: Promise.resolve(known.head), filters: Promise.resolve(known.filters) }
   const head = git(cwd, ["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"], { timeoutMs })
@@ -260,11 +263,11 @@ export async function readGit(
   const timedOut = (what: string) =>
     diagnostic("warning", "git-timeout", `\`git ${what}\` gave no answer within ${timeoutMs} ms; ${what} left out`)
   // With no `.git` at or above cwd and no repository named in the environment, git finds none either.
-  if (!gitEntryAbove(cwd) && process.env.GIT_DIR === undefined && process.env.GIT_WORK_TREE === undefined)
-    return { diagnostics: [] }
+  const found = gitEntryAbove(cwd)
+  if (!found && process.env.GIT_DIR === undefined && process.env.GIT_WORK_TREE === undefined) return { diagnostics: [] }
   // These questions do not depend on each other: ask them at once. Status waits for the filter list only.
   // One rev-parse answers both the root and the branch (it prints the root even when HEAD has no commit yet).
-  const asked = askRepository(cwd, timeoutMs)
+  const asked = askRepository(cwd, found, timeoutMs)
   const filters = await asked.filters
   // `git config --get-regexp` exits with 1 when nothing matches.
   const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined

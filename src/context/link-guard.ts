@@ -7,7 +7,12 @@ import { userConfigFolders } from "./user-roots.js"
 
 /** Where a file the workspace or the user names leads: the real path to read, or why it is refused. */
 export type LinkCheck =
-  | { ok: true; real: string }
+  | {
+      ok: true
+      real: string
+      /** True when the gather's listings show the path does not exist: there is nothing to read. */
+      missing?: true
+    }
   | {
       ok: false
       /** The real path the symbolic link leads to (POSIX form). */
@@ -16,6 +21,9 @@ export type LinkCheck =
       reason: string
     }
 
+/** What `#resolve` gives for a path the listings show to be absent. */
+const MISSING = Symbol("missing")
+
 /**
  * Refuses files whose symbolic links lead out of the place they belong to: a project file out of the
  * workspace, a user file out of the user's config folders. The one check every reader in context/ uses.
@@ -23,7 +31,8 @@ export type LinkCheck =
  */
 export class LinkGuard {
   readonly #places = new Map<"user" | "project", Promise<string[]>>()
-  readonly #reals = new Map<string, Promise<string | undefined>>()
+  /** Per path: its real path, or `missing` when the listings show it absent, or undefined when unresolved. */
+  readonly #reals = new Map<string, Promise<string | typeof MISSING | undefined>>()
 
   /**
    * `workspace` is the workspace root (real path); user folders follow from `home` and `env`. With `dirs`, a
@@ -36,11 +45,6 @@ export class LinkGuard {
     private readonly env: Record<string, string | undefined>,
     private readonly dirs?: DirCache,
   ) {}
-
-  /** Whether the gather's listings show that `abs` does not exist (false when they cannot tell). */
-  absent(abs: string): Promise<boolean> {
-    return this.dirs ? this.dirs.absent(abs) : Promise.resolve(false)
-  }
 
   #placesOf(scope: "user" | "project"): Promise<string[]> {
     let places = this.#places.get(scope)
@@ -57,7 +61,12 @@ export class LinkGuard {
    * The real path of `abs`, or undefined when it cannot be resolved. Asked of the disk once per path: the
    * repeat check and the link check of one gather see the same answer.
    */
-  real(abs: string): Promise<string | undefined> {
+  async real(abs: string): Promise<string | undefined> {
+    const real = await this.#resolved(abs)
+    return real === MISSING ? undefined : real
+  }
+
+  #resolved(abs: string): Promise<string | typeof MISSING | undefined> {
     let real = this.#reals.get(abs)
     if (!real) {
       real = this.#resolve(abs)
@@ -67,20 +76,21 @@ export class LinkGuard {
   }
 
   /** The real path of `abs` from the listings when they show it (absent, or no link below the workspace). */
-  async #resolve(abs: string): Promise<string | undefined> {
+  async #resolve(abs: string): Promise<string | typeof MISSING | undefined> {
     if (this.dirs) {
-      if (await this.dirs.absent(abs)) return undefined
+      if (await this.dirs.absent(abs)) return MISSING
       if (await this.dirs.linkFree(this.workspace, abs)) return resolve(abs)
     }
     return realpath(abs).catch(() => undefined)
   }
 
   /**
-   * Where `abs` leads. A path that cannot be resolved is returned as given, for the reader to report; a path
-   * with no link on the way is never refused.
+   * Where `abs` leads. A path that cannot be resolved is returned as given, for the reader to report (marked
+   * `missing` when the listings show it absent); a path with no link on the way is never refused.
    */
   async check(abs: string, scope: "user" | "project"): Promise<LinkCheck> {
-    const real = await this.real(abs)
+    const real = await this.#resolved(abs)
+    if (real === MISSING) return { ok: true, real: abs, missing: true }
     if (real === undefined) return { ok: true, real: abs }
     if (real === resolve(abs)) return { ok: true, real }
     const places = await this.#placesOf(scope)

@@ -206,9 +206,9 @@ export async function readMcpConfig(
   vars: ExpandVars,
   links: LinkGuard = new LinkGuard(vars.workspace, vars.home, vars.env),
 ): Promise<{ servers: McpServerConfig[]; diagnostics: Diagnostic[]; found: boolean }> {
-  if (await links.absent(source.abs)) return { servers: [], diagnostics: [], found: false }
   const link = await links.check(source.abs, source.scope)
   if (!link.ok) return { servers: [], diagnostics: [linkDiagnostic(link, source.path)], found: true }
+  if (link.missing) return { servers: [], diagnostics: [], found: false }
   const read = await readTextFile(link.real)
   if (!read.ok) {
     if (read.failure === "vanished") return { servers: [], diagnostics: [], found: false }
