@@ -9,7 +9,7 @@ import { McpPool } from "../agent/mcp-pool.js"
 import { newSessionId, Session } from "../agent/session.js"
 import { compactResponses } from "../agent/transport/compact.js"
 import { endpointFor } from "../agent/transport/endpoints.js"
-import { send } from "../agent/transport/http.js"
+import { sendTo } from "../agent/transport/http.js"
 import type { RetryInfo } from "../agent/transport/retry.js"
 import { ResponsesSocket } from "../agent/transport/websocket.js"
 import { formatDiagnostic } from "../diagnostics.js"
@@ -112,19 +112,13 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
         })
       : undefined
     const live = socket
-    let sendRequest: SendRequest = (r) => {
-      const onRetry = (info: RetryInfo) => r.onRetry(info.attempt, info.delayMs, info.error)
-      if (live) return live.send(r.body, { signal: r.signal, onRetry })
-      return send(endpoint, {
-        format: r.format,
-        body: r.body,
-        ...(r.headers ? { headers: r.headers } : {}),
-        model: r.model.id,
-        signal: r.signal,
-        onRetry,
-        now,
-      })
-    }
+    let sendRequest: SendRequest = live
+      ? (r) =>
+          live.send(r.body, {
+            signal: r.signal,
+            onRetry: (info: RetryInfo) => r.onRetry(info.attempt, info.delayMs, info.error),
+          })
+      : sendTo(endpoint, { now })
 
     const threshold = fraction("--compact-at", flags.compactAt)
     // Provider-side compaction where the format has it; staged compaction everywhere else.

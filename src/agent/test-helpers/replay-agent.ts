@@ -8,7 +8,7 @@ import { Agent, type RunResult } from "../loop.js"
 import type { McpPool } from "../mcp-pool.js"
 import { Session } from "../session.js"
 import { endpointFor } from "../transport/endpoints.js"
-import { send } from "../transport/http.js"
+import { sendTo } from "../transport/http.js"
 
 /**
  * Runs the agent over a replay server speaking Anthropic Messages, with MCP tools from `pool`, approving every
@@ -33,7 +33,7 @@ export async function runReplayAgent(input: {
     context,
     builder,
     manager: await ContextManager.create(),
-    send: (r) => send(endpoint, { format: r.format, body: r.body, model: r.model.id, signal: r.signal }),
+    send: sendTo(endpoint),
     session: await Session.create(cwd, meta),
     approve: "all",
     maxTurns: input.maxTurns,

@@ -2,6 +2,7 @@ import type { WireFormat } from "../../models/types.js"
 import { decodeOptionsFor, decodeStream, responseBodyEvents } from "../../providers/decode.js"
 import { classifyHttpError, networkError } from "../../providers/errors.js"
 import { type DecodeOptions, type DecodeStats, emptyStats, type StreamEvent } from "../../providers/stream.js"
+import type { SendRequest } from "../loop.js"
 import { type Endpoint, EndpointError, requestUrl } from "./endpoints.js"
 import { OneShotResponse, type ProviderResponse } from "./response.js"
 import { type RetryInfo, type RetryOptions, withRetry } from "./retry.js"
@@ -141,4 +142,21 @@ function streamField(body: unknown): boolean | undefined {
   if (typeof body !== "object" || body === null) return undefined
   const value = (body as { stream?: unknown }).stream
   return typeof value === "boolean" ? value : undefined
+}
+
+/**
+ * An agent's SendRequest over HTTP: each request goes to `endpoint` through `send`, and each retry is reported
+ * to the agent. `options` fixes what every request shares (backoff, fetch, clock).
+ */
+export function sendTo(endpoint: Endpoint, options: Pick<SendOptions, "retry" | "fetch" | "now"> = {}): SendRequest {
+  return (r) =>
+    send(endpoint, {
+      ...options,
+      format: r.format,
+      body: r.body,
+      ...(r.headers ? { headers: r.headers } : {}),
+      model: r.model.id,
+      signal: r.signal,
+      onRetry: (info) => r.onRetry(info.attempt, info.delayMs, info.error),
+    })
 }
