@@ -79,8 +79,13 @@ export const historyArb = fc
     const messages: Message[] = []
     let calls = 0
     let pending: { id: string; result: string; isError: boolean }[] = []
-    const add = (role: Message["role"], content: Message["content"]) =>
-      messages.push({ id: `x${messages.length}`, role, content, ts: 5 })
+    // A turn without a model answer leaves two user messages side by side; the encoder sends them as one content
+    // (decoding cannot tell them apart), so the well-formed history holds them as one message.
+    const add = (role: Message["role"], content: Message["content"]) => {
+      const last = messages.at(-1)
+      if (role === "user" && last?.role === "user") last.content = [...last.content, ...content]
+      else messages.push({ id: `x${messages.length}`, role, content, ts: 5 })
+    }
     for (const turn of turns) {
       const results = pending.map((p) => ({
         type: "tool_result" as const,
