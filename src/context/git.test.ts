@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { access, appendFile, chmod, mkdir, rm, utimes, writeFile } from "node:fs/promises"
+import { access, appendFile, chmod, mkdir, readFile, rm, utimes, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -269,6 +269,36 @@ describe.runIf(process.platform === "linux")("readGit outside any repository", (
       await writeTree(dir, { ".git/HEAD": "" })
       for (let i = 0; i < 3 && !(await exists(marker)); i++) await readGit(dir)
       expect(await exists(marker)).toBe(true)
+    } finally {
+      process.env.PATH = path
+      await cleanup(dir)
+    }
+  })
+})
+
+describe.runIf(process.platform === "linux")("readGit leaves no git running", () => {
+  it("waits for the status it started when rev-parse then says there is no work tree", async () => {
+    const dir = await tempDir()
+    const path = process.env.PATH
+    try {
+      // A git that answers nothing, slowly, and logs each question when it ends.
+      const log = join(dir, "asked")
+      await writeTree(dir, { "bin/git": `#!/bin/sh\nsleep 0.2\necho "$*" >> "${log}"\n`, ".git/HEAD": "" })
+      await chmod(join(dir, "bin", "git"), 0o755)
+      process.env.PATH = `${join(dir, "bin")}:${path}`
+      // A script written a moment ago can fail to start once (ETXTBSY while another thread forks): run it
+      // until it starts, then forget that run.
+      for (let i = 0; i < 5; i++) {
+        try {
+          execFileSync(join(dir, "bin", "git"), ["warm-up"])
+          break
+        } catch {}
+      }
+      await rm(log, { force: true })
+      expect(await readGit(dir)).toEqual({ diagnostics: [] })
+      const asked = await readFile(log, "utf8")
+      expect(asked).toContain("rev-parse")
+      expect(asked).toContain(" status ")
     } finally {
       process.env.PATH = path
       await cleanup(dir)

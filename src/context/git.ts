@@ -281,16 +281,20 @@ export async function readGit(
           config,
         })
   const head = await asked.head
-  if (head.missing) {
-    return { diagnostics: [diagnostic("info", "git-missing", "git is not installed; no repository facts")] }
+  // An answer without repository facts still waits for the status started beside rev-parse (it ends at once
+  // outside a work tree, and has its own timeout): nothing git started outlives the gather.
+  const noFacts = async (diagnostics: Diagnostic[]) => {
+    await pending
+    return { diagnostics }
   }
+  if (head.missing) return noFacts([diagnostic("info", "git-missing", "git is not installed; no repository facts")])
   if (head.timedOut) {
     const message = `\`git rev-parse\` gave no answer within ${timeoutMs} ms; no repository facts`
-    return { diagnostics: [diagnostic("warning", "git-timeout", message)] }
+    return noFacts([diagnostic("warning", "git-timeout", message)])
   }
   const [top = "", symbolic] = head.stdout.split("\n").map((line) => line.trim())
   // Outside a work tree rev-parse prints nothing; with an unborn HEAD it prints the root and fails on HEAD.
-  if (top === "") return { diagnostics: [] }
+  if (top === "") return noFacts([])
   const root = resolve(top)
   const facts: GitFacts = { root, status: "" }
   const diagnostics: Diagnostic[] = []
