@@ -2,8 +2,9 @@ import { createHash } from "node:crypto"
 import { setBounded } from "../bounded-map.js"
 import type { TokenizerFamily, WireFormat } from "../models/types.js"
 import { RankTable } from "./bpe-merge.js"
-import { countWithLongPieces, MAX_PIECE } from "./long-pieces.js"
 import { type Block, type Message, textOf } from "./message.js"
+import { MAX_PIECE, PieceCounter } from "./piece-count.js"
+import { cl100kPieceEnd, o200kPieceEnd, type PieceEnd } from "./pieces.js"
 
 /**
  * Token counting. OpenAI encodings (o200k, cl100k) are counted exactly with gpt-tokenizer; other
@@ -67,8 +68,9 @@ export interface Encoders {
 
 /**
  * Loads gpt-tokenizer's o200k and cl100k encoders (about 0.2–1 s the first time in a process). Counts are
- * exact and O(n log n) for every text: pieces longer than MAX_PIECE bypass gpt-tokenizer's quadratic merge
- * loop (see long-pieces.ts); each encoding's rank table is built the first time it meets such a piece.
+ * exact; pieces are found by our scanner and counted once each (see piece-count.ts), and pieces longer than
+ * MAX_PIECE bypass gpt-tokenizer's quadratic merge loop; each encoding's rank table is built the first time
+ * it meets such a piece.
  */
 export async function loadEncoders(): Promise<Encoders> {
   const [o200k, cl100k, o200kRanks, cl100kRanks, { O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX }] =
@@ -82,17 +84,34 @@ export async function loadEncoders(): Promise<Encoders> {
   // Special-token text (e.g. `<|endoftext|>` inside a file) is counted as ordinary text.
   const plain = { disallowedSpecial: new Set<string>() }
   const encoding = (
-    count: (text: string) => number,
+    exact: (text: string) => number,
+    pieceEnd: PieceEnd,
     split: RegExp,
     ranks: readonly (string | readonly number[])[],
   ): EncodingCounter => {
     let table: RankTable | undefined
-    const long = { exact: count, split, table: () => (table ??= RankTable.from(ranks)), maxPiece: MAX_PIECE }
-    return (text) => countWithLongPieces(text, long)
+    const counter = new PieceCounter({
+      exact,
+      pieceEnd,
+      split,
+      table: () => (table ??= RankTable.from(ranks)),
+      maxPiece: MAX_PIECE,
+    })
+    return (text) => counter.count(text)
   }
   return {
-    o200k: encoding((text) => o200k.countTokens(text, plain), O200K_TOKEN_SPLIT_REGEX, o200kRanks.default),
-    cl100k: encoding((text) => cl100k.countTokens(text, plain), CL100K_TOKEN_SPLIT_REGEX, cl100kRanks.default),
+    o200k: encoding(
+      (text) => o200k.countTokens(text, plain),
+      o200kPieceEnd,
+      O200K_TOKEN_SPLIT_REGEX,
+      o200kRanks.default,
+    ),
+    cl100k: encoding(
+      (text) => cl100k.countTokens(text, plain),
+      cl100kPieceEnd,
+      CL100K_TOKEN_SPLIT_REGEX,
+      cl100kRanks.default,
+    ),
   }
 }
 

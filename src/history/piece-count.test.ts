@@ -1,0 +1,93 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import fc from "fast-check"
+import cl100kRanks from "gpt-tokenizer/bpeRanks/cl100k_base"
+import o200kRanks from "gpt-tokenizer/bpeRanks/o200k_base"
+import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base"
+import { encode as encodeO200k } from "gpt-tokenizer/encoding/o200k_base"
+import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"
+import { describe, expect, it } from "vitest"
+import { RankTable } from "./bpe-merge.js"
+import { PieceCounter, type PieceEncoding } from "./piece-count.js"
+import { cl100kPieceEnd, o200kPieceEnd } from "./pieces.js"
+
+const plain = { disallowedSpecial: new Set<string>() }
+const exactO200k = (text: string) => encodeO200k(text, plain).length
+const exactCl100k = (text: string) => encodeCl100k(text, plain).length
+
+// The smallest allowed bound, so that long pieces appear at sizes gpt-tokenizer still counts quickly.
+let o200kTable: RankTable | undefined
+let cl100kTable: RankTable | undefined
+const o200kEncoding: PieceEncoding = {
+  exact: exactO200k,
+  pieceEnd: o200kPieceEnd,
+  split: O200K_TOKEN_SPLIT_REGEX,
+  table: () => (o200kTable ??= RankTable.from(o200kRanks)),
+  maxPiece: 128,
+}
+const cl100kEncoding: PieceEncoding = {
+  exact: exactCl100k,
+  pieceEnd: cl100kPieceEnd,
+  split: CL100K_TOKEN_SPLIT_REGEX,
+  table: () => (cl100kTable ??= RankTable.from(cl100kRanks)),
+  maxPiece: 128,
+}
+// Small memories, so that forgetting pieces is exercised too.
+const o200k = new PieceCounter(o200kEncoding, 64)
+const cl100k = new PieceCounter(cl100kEncoding, 64)
+
+const RUN_CHARS = ["-", "=", "/", "a", "A", "ǅ", "0", " ", "\n", "\r\n", "\t", "é", "中", "😀", "\uFEFF", "\u0301", "'"]
+/** Adversarial parts: long runs of one character, long words without spaces, and arbitrary short text. */
+const part = fc.oneof(
+  fc.tuple(fc.constantFrom(...RUN_CHARS), fc.integer({ min: 1, max: 700 })).map(([ch, n]) => ch.repeat(n)),
+  fc.array(fc.constantFrom(..."abcdefghijXYZéж中'"), { minLength: 100, maxLength: 600 }).map((chars) => chars.join("")),
+  fc.array(fc.constantFrom("-\n", "/\n", "a\n", " \n ", "x "), { maxLength: 120 }).map((parts) => parts.join("")),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ maxLength: 40 }),
+)
+const text = fc
+  .tuple(fc.array(part, { minLength: 1, maxLength: 5 }), fc.constantFrom("", " ", "\n", " \n ", "x", "'s"))
+  .map(([parts, glue]) => parts.join(glue))
+
+describe("PieceCounter", () => {
+  it("equals gpt-tokenizer's count for adversarial text, o200k and cl100k, and is deterministic", () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        const n = o200k.count(t)
+        expect(n).toBe(exactO200k(t))
+        expect(o200k.count(t)).toBe(n)
+        expect(cl100k.count(t)).toBe(exactCl100k(t))
+      }),
+      { numRuns: 80 },
+    )
+  })
+
+  it("counts long pieces with the whitespace around them as gpt-tokenizer does", () => {
+    const cases = [
+      `a \n ${"-".repeat(300)}`,
+      `a \n  ${"=".repeat(300)}\n\n`,
+      `x${" ".repeat(400)}`,
+      `${" ".repeat(400)}x`,
+      `-\n-\n${"/".repeat(300)} \n y`,
+      `it's ${"s".repeat(300)}'ll do`,
+    ]
+    for (const t of cases) {
+      expect(o200k.count(t)).toBe(exactO200k(t))
+      expect(cl100k.count(t)).toBe(exactCl100k(t))
+    }
+  })
+
+  it("counts real source and prose exactly, the second time from remembered pieces", () => {
+    const dir = fileURLToPath(new URL(".", import.meta.url))
+    const texts = readdirSync(dir)
+      .filter((f) => f.endsWith(".ts"))
+      .sort()
+      .map((f) => readFileSync(join(dir, f), "utf8"))
+    texts.push(readFileSync(fileURLToPath(new URL("../../docs/context-manager.md", import.meta.url)), "utf8"))
+    const counter = new PieceCounter(o200kEncoding)
+    for (let round = 0; round < 2; round++) {
+      for (const t of texts) expect(counter.count(t)).toBe(exactO200k(t))
+    }
+  })
+})

@@ -1,0 +1,119 @@
+import { mergeCount, type RankTable } from "./bpe-merge.js"
+import { type PieceEnd, regexPieceEnd } from "./pieces.js"
+
+/**
+ * Exact token counting, piece by piece. gpt-tokenizer cuts a text into pre-token pieces with the encoding's
+ * regex and counts each piece on its own (one token when the piece is a token, else the tokens its bytes
+ * merge into), so the count of a text is the sum of the counts of its pieces. Here:
+ *
+ * - The pieces come from the encoding's scanner (`pieces.ts`), which answers ASCII text without the regex;
+ *   where it cannot tell, the regex gives that one piece.
+ * - A short piece's count is remembered (identifiers, keywords, indentation and punctuation recur all
+ *   through code and prose), so most pieces cost one lookup in a table, without a string made for them. A
+ *   new piece is counted by gpt-tokenizer.
+ * - A piece longer than `maxPiece` code units (a line of 300,000 dashes, a megabyte of one letter) is never
+ *   a token; gpt-tokenizer's merge loop is quadratic in its length, so it is merged by `mergeCount`, which
+ *   makes the same merges in O(m log m).
+ * The count is therefore gpt-tokenizer's count for every text; the tests compare the two.
+ */
+
+/** What counting by pieces needs from one encoding. */
+export interface PieceEncoding {
+  /** gpt-tokenizer's exact count of a text (quadratic in its longest piece). */
+  exact: (text: string) => number
+  /** The encoding's scanner of pieces. */
+  pieceEnd: PieceEnd
+  /** The encoding's pre-token regex. */
+  split: RegExp
+  /** The encoding's rank table, built on first use. */
+  table: () => RankTable
+  /** Pieces longer than this many UTF-16 code units are merged by `mergeCount`. */
+  maxPiece: number
+}
+
+/** Default bound on the piece length left to gpt-tokenizer (its cost per piece grows with the square). */
+export const MAX_PIECE = 256
+
+/** Pieces up to this length have their counts remembered; longer ones (rare) are counted each time. */
+const KNOWN_PIECE_LENGTH = 32
+
+/** Slots of the table of remembered pieces (a power of two), and how many a lookup probes. */
+const DEFAULT_SLOTS = 1 << 16
+const PROBES = 4
+
+/**
+ * Counts texts of one encoding exactly. The counts of short pieces are remembered in a fixed table, found by
+ * a hash of the piece's characters read in place: a piece met before costs no string and no allocation.
+ */
+export class PieceCounter {
+  readonly #encoding: PieceEncoding
+  /** The regex anchored at a piece boundary, for the pieces the scanner leaves to it. */
+  readonly #sticky: RegExp
+  /** Remembered pieces (copies, so no slice keeps a long text alive) and their counts, by slot. */
+  readonly #pieces: (string | undefined)[]
+  readonly #counts: Int32Array
+  readonly #mask: number
+
+  /** `slots`: how many pieces can be remembered, rounded up to a power of two. */
+  constructor(encoding: PieceEncoding, slots = DEFAULT_SLOTS) {
+    this.#encoding = encoding
+    this.#sticky = new RegExp(encoding.split.source, "uy")
+    const size = 2 ** Math.ceil(Math.log2(Math.max(PROBES, slots)))
+    this.#pieces = new Array<string | undefined>(size).fill(undefined)
+    this.#counts = new Int32Array(size)
+    this.#mask = size - 1
+  }
+
+  /** The exact token count of `text`. */
+  count(text: string): number {
+    const pieceEnd = this.#encoding.pieceEnd
+    const sticky = this.#sticky
+    let total = 0
+    let at = 0
+    while (at < text.length) {
+      let end = pieceEnd(text, at)
+      if (end < 0) end = regexPieceEnd(text, at, sticky)
+      total += this.#piece(text, at, end)
+      at = end
+    }
+    return total
+  }
+
+  #piece(text: string, start: number, end: number): number {
+    const length = end - start
+    // Every byte is a token, so a single ASCII character is one.
+    if (length === 1 && text.charCodeAt(start) < 128) return 1
+    if (length > KNOWN_PIECE_LENGTH) {
+      const piece = text.slice(start, end)
+      if (length <= this.#encoding.maxPiece) return this.#encoding.exact(piece)
+      // Longer than any token (128 bytes at most), so never a single-token piece: merge it.
+      return mergeCount(new TextEncoder().encode(piece), this.#encoding.table())
+    }
+    let hash = 0x811c9dc5
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+    const home = (hash ^ (hash >>> 16)) & this.#mask
+    let free = -1
+    for (let probe = 0; probe < PROBES; probe++) {
+      const slot = (home + probe) & this.#mask
+      const known = this.#pieces[slot]
+      if (known === undefined) {
+        free = slot
+        break
+      }
+      if (known.length === length && same(known, text, start)) return this.#counts[slot]!
+    }
+    const piece = text.slice(start, end)
+    const n = this.#encoding.exact(piece)
+    // A full neighbourhood gives up its first slot: the table never grows.
+    const slot = free >= 0 ? free : home
+    this.#pieces[slot] = ` ${piece}`.slice(1)
+    this.#counts[slot] = n
+    return n
+  }
+}
+
+/** Whether `text` holds `piece` at `start` (compared in place: no string is made). */
+function same(piece: string, text: string, start: number): boolean {
+  for (let i = 0; i < piece.length; i++) if (piece.charCodeAt(i) !== text.charCodeAt(start + i)) return false
+  return true
+}
