@@ -1,5 +1,5 @@
-import { type BigIntStats, type Dirent, statSync } from "node:fs"
-import { readdir, stat } from "node:fs/promises"
+import { type BigIntStats, type Dirent, readdirSync, statSync } from "node:fs"
+import { stat } from "node:fs/promises"
 import { basename, dirname, join, relative, sep } from "node:path"
 import { sameVersion, settled } from "./instructions/read-cache.js"
 import { compareNames, isInside } from "./paths.js"
@@ -96,13 +96,18 @@ function folderStats(dir: string): BigIntStats | undefined {
   }
 }
 
-/** Reads and sorts the entries of `dir`; keeps the listing for later gathers when the folder is settled. */
-async function readListing(dir: string): Promise<Listing | undefined> {
+/**
+ * Reads and sorts the entries of `dir`; keeps the listing for later gathers when the folder is settled.
+ * Synchronous: listing a folder costs a few microseconds, the same call through the thread pool and a
+ * promise costs five to ten times that on the main thread (a walk gives the event loop its turns, see
+ * `walkFolders`).
+ */
+function readListing(dir: string): Listing | undefined {
   const keep = keptListings.worthKeeping(dir)
   const before = keep ? folderStats(dir) : undefined
   let found: Dirent[]
   try {
-    found = await readdir(dir, { withFileTypes: true })
+    found = readdirSync(dir, { withFileTypes: true })
   } catch {
     return undefined
   }
@@ -122,44 +127,44 @@ async function readListing(dir: string): Promise<Listing | undefined> {
 /**
  * Directory listings for one gather, each read once and sorted by name so order never depends on the disk.
  * A folder unchanged since an earlier gather in this process is not read again (see `KeptListings`), and a
- * folder that a listing already read in this gather shows to be absent is not asked for at all.
+ * folder that a listing already read in this gather shows to be absent is not asked for at all. Listings are
+ * read synchronously (see `readListing`); the `…Now` methods answer at once, for a walk over thousands of
+ * folders, and the others are the same answers as promises.
  */
 export class DirCache {
-  private readonly listings = new Map<string, Promise<Listing | undefined>>()
+  /** Listings read in this gather, by folder; undefined: not a readable directory (or shown absent). */
+  private readonly listings = new Map<string, Listing | undefined>()
 
   /** The sorted entries of `dir` with an index by name, read once. */
-  private listing(dir: string): Promise<Listing | undefined> {
-    let listing = this.listings.get(dir)
-    if (!listing) {
-      // A folder kept and unchanged since exists: no need to ask the listings above it.
-      const kept = keptListings.get(dir)
-      listing = kept ? Promise.resolve(kept) : this.read(dir)
-      this.listings.set(dir, listing)
-    }
+  private listing(dir: string): Listing | undefined {
+    if (this.listings.has(dir)) return this.listings.get(dir)
+    // A folder kept and unchanged since exists: no need to ask the listings above it.
+    const listing = keptListings.get(dir) ?? (this.absentNow(dir) ? undefined : readListing(dir))
+    this.listings.set(dir, listing)
     return listing
   }
 
-  private async read(dir: string): Promise<Listing | undefined> {
-    return (await this.absent(dir)) ? undefined : readListing(dir)
-  }
-
   /**
-   * Whether a listing asked for in this gather shows that `dir` (a folder or a file) does not exist: the
-   * nearest folder above it that was asked for has no entry on the way to it, or a file on the way. A folder that could not be read proves
-   * nothing (its entries may still be reachable), and no folder is read for this question alone.
+   * Whether a listing read in this gather shows that `dir` (a folder or a file) does not exist: the nearest
+   * folder above it that was listed has no entry on the way to it, or a file on the way. A folder that could
+   * not be read proves nothing (its entries may still be reachable), and no folder is read for this question.
    */
-  async absent(dir: string): Promise<boolean> {
+  absentNow(dir: string): boolean {
     let below = dir
     for (let above = dirname(dir); above !== below; below = above, above = dirname(above)) {
-      const pending = this.listings.get(above)
-      if (!pending) continue
-      const listing = await pending
+      if (!this.listings.has(above)) continue
+      const listing = this.listings.get(above)
       if (!listing) return false
       const entry = named(listing, basename(below))
       // On the way to `dir` a folder is needed: a file there means nothing lies below it.
       return entry === undefined || (below !== dir && (entry.kind === "file" || entry.kind === "other"))
     }
     return false
+  }
+
+  /** `absentNow` as a promise. */
+  async absent(dir: string): Promise<boolean> {
+    return this.absentNow(dir)
   }
 
   /**
@@ -171,31 +176,41 @@ export class DirCache {
     const steps = relative(base, path).split(sep)
     let dir = base
     for (const [i, name] of steps.entries()) {
-      const entry = named(await this.listing(dir), name)
+      const entry = named(this.listing(dir), name)
       if (entry?.kind !== "dir" && (entry?.kind !== "file" || i < steps.length - 1)) return false
       dir = join(dir, name)
     }
     return true
   }
 
-  /** Asks for the listing of `dir` ahead of the folders below it, whose absence it then answers. */
+  /** Lists `dir` ahead of the folders below it, whose absence it then answers. */
   prefetch(dir: string): void {
-    void this.listing(dir)
+    this.listing(dir)
   }
 
   /** The sorted entries of `dir`, or undefined when it is not a readable directory. */
+  listNow(dir: string): readonly DirEntry[] | undefined {
+    return this.listing(dir)?.entries
+  }
+
+  /** `listNow` as a promise. */
   async list(dir: string): Promise<readonly DirEntry[] | undefined> {
-    return (await this.listing(dir))?.entries
+    return this.listNow(dir)
   }
 
   /** The entry `name` in `dir`, if present (looked up by name, not by scanning the listing). */
+  entryNow(dir: string, name: string): DirEntry | undefined {
+    return named(this.listing(dir), name)
+  }
+
+  /** `entryNow` as a promise. */
   async entry(dir: string, name: string): Promise<DirEntry | undefined> {
-    return named(await this.listing(dir), name)
+    return this.entryNow(dir, name)
   }
 
   /** The kind of `name` in `dir` with symbolic links followed; undefined when absent or dangling. */
   async kind(dir: string, name: string): Promise<"file" | "dir" | "other" | "broken" | undefined> {
-    const e = named(await this.listing(dir), name)
+    const e = this.entryNow(dir, name)
     if (!e) return undefined
     if (e.kind !== "symlink") return e.kind
     try {

@@ -50,6 +50,29 @@ interface Applying {
   prefix: string
 }
 
+/** Not known without reading a file. */
+const UNKNOWN = Symbol("unknown")
+
+/** The layers applying in folder `name` below a folder where `above` apply, plus its own layer if any. */
+function extend(above: readonly Applying[], name: string, own: Layer | undefined): Applying[] {
+  const out = above.map((a) => ({ rules: a.rules, prefix: a.prefix === "" ? name : `${a.prefix}/${name}` }))
+  if (own) out.push({ rules: own.rules, prefix: "" })
+  return out
+}
+
+/** Tests an entry by name against every applying layer, general first; the last rule that matches decides. */
+function entryRules(applying: readonly Applying[]): EntryRules {
+  return (name, isDir) => {
+    let reason: string | undefined
+    for (const { rules, prefix } of applying) {
+      const result = rules.test((prefix === "" ? name : `${prefix}/${name}`) + (isDir ? "/" : ""))
+      if (result.ignored) reason = because(result.rule)
+      else if (result.unignored) reason = undefined
+    }
+    return reason
+  }
+}
+
 /** The reason given for an ignored path: the file and line of the rule, and the rule as written. */
 function because(rule: { mark?: string; pattern: string } | undefined): string {
   return `ignored by ${rule?.mark ?? ".gitignore"} (\`${rule?.pattern ?? ""}\`)`
@@ -61,8 +84,11 @@ export type EntryRules = (name: string, isDir: boolean) => string | undefined
 /** The .gitignore rules of one workspace, loaded lazily per folder (plus `.git/info/exclude` at the root). */
 export class GitignoreRules {
   private readonly layers = new Map<string, Promise<Layer | undefined>>()
+  /** The layers known so far: loaded, or shown absent by a folder's listing (no .gitignore in it). */
+  private readonly layersKnown = new Map<string, Layer | undefined>()
   /** Per folder, the layers that apply to its entries, general first; built from its parent's. */
   private readonly applying = new Map<string, Promise<Applying[]>>()
+  private readonly applyingKnown = new Map<string, Applying[]>()
 
   constructor(
     private readonly root: string,
@@ -75,10 +101,35 @@ export class GitignoreRules {
   private layer(dir: string): Promise<Layer | undefined> {
     let layer = this.layers.get(dir)
     if (!layer) {
-      layer = this.load(dir)
+      layer = this.load(dir).then((loaded) => {
+        this.layersKnown.set(dir, loaded)
+        return loaded
+      })
       this.layers.set(dir, layer)
     }
     return layer
+  }
+
+  /** The layer of `dir` if it is known without reading a file; UNKNOWN otherwise. */
+  private layerNow(dir: string): Layer | undefined | typeof UNKNOWN {
+    if (this.layersKnown.has(dir)) return this.layersKnown.get(dir)
+    // Below the root only `.gitignore` makes a layer; no such entry in the listing, no layer.
+    if (dir === this.root || this.dirs.entryNow(dir, ".gitignore") !== undefined) return UNKNOWN
+    this.layersKnown.set(dir, undefined)
+    return undefined
+  }
+
+  /** The layers applying in `dir` if every one of them is known without reading a file. */
+  private applyingNow(dir: string): Applying[] | undefined {
+    const known = this.applyingKnown.get(dir)
+    if (known) return known
+    const above = dir === this.root ? [] : this.applyingNow(dirname(dir))
+    if (!above) return undefined
+    const own = this.layerNow(dir)
+    if (own === UNKNOWN) return undefined
+    const out = extend(above, basename(dir), own)
+    this.applyingKnown.set(dir, out)
+    return out
   }
 
   private async load(dir: string): Promise<Layer | undefined> {
@@ -99,18 +150,17 @@ export class GitignoreRules {
   private applyingIn(dir: string): Promise<Applying[]> {
     let found = this.applying.get(dir)
     if (!found) {
-      found = this.collect(dir)
+      const known = this.applyingNow(dir)
+      found = known ? Promise.resolve(known) : this.collect(dir)
       this.applying.set(dir, found)
     }
     return found
   }
 
   private async collect(dir: string): Promise<Applying[]> {
-    const name = basename(dir)
     const above = dir === this.root ? [] : await this.applyingIn(dirname(dir))
-    const out = above.map((a) => ({ rules: a.rules, prefix: a.prefix === "" ? name : `${a.prefix}/${name}` }))
-    const own = await this.layer(dir)
-    if (own) out.push({ rules: own.rules, prefix: "" })
+    const out = extend(above, basename(dir), await this.layer(dir))
+    this.applyingKnown.set(dir, out)
     return out
   }
 
@@ -120,16 +170,14 @@ export class GitignoreRules {
    */
   async entriesOf(dir: string): Promise<EntryRules> {
     if (!isInside(this.root, dir)) return () => undefined
-    const applying = await this.applyingIn(dir)
-    return (name, isDir) => {
-      let reason: string | undefined
-      for (const { rules, prefix } of applying) {
-        const result = rules.test((prefix === "" ? name : `${prefix}/${name}`) + (isDir ? "/" : ""))
-        if (result.ignored) reason = because(result.rule)
-        else if (result.unignored) reason = undefined
-      }
-      return reason
-    }
+    return entryRules(await this.applyingIn(dir))
+  }
+
+  /** `entriesOf` at once, when every .gitignore on the way is already read or shown absent; else undefined. */
+  entriesOfNow(dir: string): EntryRules | undefined {
+    if (!isInside(this.root, dir)) return () => undefined
+    const applying = this.applyingNow(dir)
+    return applying && entryRules(applying)
   }
 
   /** Why the entry itself is ignored (its folders are assumed not ignored), or undefined. */

@@ -42,6 +42,24 @@ describe("walkFolders", () => {
     })
   })
 
+  it("gives the event loop turns during a long walk (its listings are read synchronously)", async () => {
+    const many: Record<string, string> = {}
+    for (let i = 0; i < 300; i++) many[`many/f${i}/x.ts`] = ""
+    await writeTree(dir, many)
+    let turns = 0
+    let walking = true
+    const turn = () => {
+      turns++
+      if (walking) setImmediate(turn)
+    }
+    setImmediate(turn)
+    const { folders } = await walk()
+    walking = false
+    expect(folders.filter((f) => f.startsWith("many/"))).toHaveLength(300)
+    // A turn every 64 folders listed: at least four in about 310 folders.
+    expect(turns).toBeGreaterThanOrEqual(4)
+  })
+
   it("keeps the shallowest folders when the limit is hit, the same ones every time", async () => {
     expect(await walk(4)).toEqual({ folders: ["a", "a/b", "a-z", "sub"], limited: true })
     expect(await walk(4)).toEqual(await walk(4))

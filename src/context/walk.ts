@@ -14,11 +14,15 @@ export interface WalkResult {
   limited: boolean
 }
 
+/** Folders listed between two turns of the event loop: a few milliseconds of synchronous reads at most. */
+const LISTINGS_PER_TURN = 64
+
 /**
  * Lists the folders below `start` (not `start` itself), skipping hidden folders, dependency trees, gitignored
- * folders and symbolic links to folders, up to `limit` folders. Reads one depth at a time in parallel; an
- * ignored folder is never read. The result is in depth-first name order, and when the limit is hit the
- * shallowest folders are the ones kept.
+ * folders and symbolic links to folders, up to `limit` folders. Reads one depth at a time; an ignored folder
+ * is never read. The result is in depth-first name order, and when the limit is hit the shallowest folders
+ * are the ones kept. Listings are read synchronously; a walk of thousands of folders gives the host's event
+ * loop a turn every LISTINGS_PER_TURN folders (counted, not timed, so nothing here reads a clock).
  */
 export async function walkFolders(
   start: string,
@@ -27,23 +31,23 @@ export async function walkFolders(
   limit = DEFAULT_WALK_LIMIT,
 ): Promise<WalkResult> {
   let count = 0
+  let listed = 0
   let limited = false
   // Each folder's kept subfolders, in name order (listings come sorted); the order is assembled at the end.
   const below = new Map<string, string[]>()
   let level = [start]
   while (level.length > 0 && !limited) {
-    const children = await Promise.all(
-      level.map(async (folder) => {
-        const entries = (await dirs.list(folder)) ?? []
-        const kept = entries.filter((e) => e.kind === "dir" && !e.name.startsWith(".") && !NEVER_WALKED.has(e.name))
-        if (kept.length === 0) return []
-        const ignored = await gitignore.entriesOf(folder)
-        return kept.filter((e) => ignored(e.name, true) === undefined).map((e) => join(folder, e.name))
-      }),
-    )
     const next: string[] = []
-    for (const [i, folder] of level.entries()) {
-      let found = children[i]!
+    for (const folder of level) {
+      if (++listed % LISTINGS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve))
+      const entries = dirs.listNow(folder) ?? []
+      const kept = entries.filter((e) => e.kind === "dir" && !e.name.startsWith(".") && !NEVER_WALKED.has(e.name))
+      let found: string[] = []
+      if (kept.length > 0) {
+        // Most folders have no .gitignore of their own: their rules are known without reading anything.
+        const ignored = gitignore.entriesOfNow(folder) ?? (await gitignore.entriesOf(folder))
+        found = kept.filter((e) => ignored(e.name, true) === undefined).map((e) => join(folder, e.name))
+      }
       if (count + found.length > limit) {
         found = found.slice(0, Math.max(0, limit - count))
         limited = true

@@ -1,5 +1,4 @@
-import { type BigIntStats, constants } from "node:fs"
-import { lstat, open, stat } from "node:fs/promises"
+import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs"
 import { ReadCache, settled, versionOf } from "./read-cache.js"
 
 /** Files larger than this are cut (at a line end) when read: 1 MiB. */
@@ -27,9 +26,9 @@ function fail(failure: ReadFailure, message: string): ReadOutcome {
   return { ok: false, failure, message }
 }
 
-async function classifyMissing(abs: string): Promise<ReadOutcome> {
+function classifyMissing(abs: string): ReadOutcome {
   try {
-    const link = await lstat(abs)
+    const link = lstatSync(abs)
     if (link.isSymbolicLink()) return fail("broken-symlink", "the symbolic link points to nothing")
   } catch {
     // gone entirely
@@ -37,7 +36,7 @@ async function classifyMissing(abs: string): Promise<ReadOutcome> {
   return fail("vanished", "the file disappeared while it was being read")
 }
 
-async function openError(abs: string, error: NodeJS.ErrnoException): Promise<ReadOutcome> {
+function openError(abs: string, error: NodeJS.ErrnoException): ReadOutcome {
   switch (error.code) {
     case "ENOENT":
       return classifyMissing(abs)
@@ -68,11 +67,17 @@ const readBefore = new ReadCache<ReadText>()
 /**
  * Reads a file as UTF-8 text, capped at `maxBytes`; bad input becomes a failure, never an exception. A file
  * read before in this process, with the same device, inode, size and change times since, is not read again.
+ * The calls are synchronous: instruction, config and skill files are small, and five file-system calls through
+ * the thread pool and promises cost the main thread several times what the calls themselves cost.
  */
 export async function readTextFile(abs: string, maxBytes = MAX_FILE_BYTES): Promise<ReadOutcome> {
+  return readTextFileNow(abs, maxBytes)
+}
+
+function readTextFileNow(abs: string, maxBytes: number): ReadOutcome {
   let info: BigIntStats
   try {
-    info = await stat(abs, { bigint: true })
+    info = statSync(abs, { bigint: true })
     if (!info.isFile()) return fail("not-a-file", "it is not a regular file")
   } catch (error) {
     return openError(abs, error as NodeJS.ErrnoException)
@@ -82,10 +87,10 @@ export async function readTextFile(abs: string, maxBytes = MAX_FILE_BYTES): Prom
   const version = versionOf(info)
   const known = readBefore.get(key, version)
   if (known) return { ...known }
-  let handle: Awaited<ReturnType<typeof open>>
+  let fd: number
   try {
     // Non-blocking open: a file replaced by a FIFO between stat and open must not hang the read.
-    handle = await open(abs, constants.O_RDONLY | constants.O_NONBLOCK)
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     return openError(abs, error as NodeJS.ErrnoException)
   }
@@ -95,16 +100,22 @@ export async function readTextFile(abs: string, maxBytes = MAX_FILE_BYTES): Prom
     const buffer = Buffer.alloc(Math.min(size, maxBytes) + 1)
     let filled = 0
     while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled)
+      const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, filled)
       if (bytesRead === 0) break
       filled += bytesRead
     }
     bytes = buffer.subarray(0, filled)
-    after = await handle.stat({ bigint: true }).catch(() => undefined)
+    try {
+      after = fstatSync(fd, { bigint: true })
+    } catch {
+      after = undefined
+    }
   } catch (error) {
     return openError(abs, error as NodeJS.ErrnoException)
   } finally {
-    await handle.close().catch(() => undefined)
+    try {
+      closeSync(fd)
+    } catch {}
   }
   if (bytes.includes(0)) return fail("binary", "it contains NUL bytes (a binary file)")
   let capped = false
