@@ -9,7 +9,7 @@ import { encode as encodeO200k } from "gpt-tokenizer/encoding/o200k_base"
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants"
 import { describe, expect, it } from "vitest"
 import { RankTable } from "./bpe-merge.js"
-import { PieceCounter, type PieceEncoding } from "./piece-count.js"
+import { PieceCounter, type PieceEncoding, safeCut } from "./piece-count.js"
 import { cl100kPieceEnd, o200kPieceEnd } from "./pieces.js"
 
 const plain = { disallowedSpecial: new Set<string>() }
@@ -89,5 +89,69 @@ describe("PieceCounter", () => {
     for (let round = 0; round < 2; round++) {
       for (const t of texts) expect(counter.count(t)).toBe(exactO200k(t))
     }
+  })
+
+  it("counts a long text chunk by chunk: exact for any lines, and an edited text recounts only what changed", () => {
+    const line = fc.oneof(
+      fc.constantFrom(
+        "const x = 1",
+        "  return y",
+        "// note",
+        "/* a */",
+        "\t- item",
+        "'s",
+        "",
+        " ",
+        "\r",
+        "中文",
+        "\u00a0x",
+      ),
+      fc.string({ maxLength: 30 }),
+    )
+    const longText = fc.array(line, { minLength: 1, maxLength: 40 }).map((lines) => {
+      let text = lines.join("\n")
+      while (text.length < 5000) text += `\n${lines.join("\n")}`
+      return text
+    })
+    fc.assert(
+      fc.property(longText, (t) => {
+        expect(o200k.count(t)).toBe(exactO200k(t))
+        expect(cl100k.count(t)).toBe(exactCl100k(t))
+      }),
+      { numRuns: 60 },
+    )
+    let scanned = 0
+    const scanning = (text: string, start: number) => {
+      scanned++
+      return o200kPieceEnd(text, start)
+    }
+    const counting = new PieceCounter({ ...o200kEncoding, pieceEnd: scanning }, 4)
+    const file = Array.from({ length: 400 }, (_, i) => `export const value${i} = compute(${i}) // line ${i}`).join("\n")
+    expect(counting.count(file)).toBe(exactO200k(file))
+    const first = scanned
+    scanned = 0
+    const edited = file.replace("compute(200)", "recompute(200, { fresh: true })")
+    expect(counting.count(edited)).toBe(exactO200k(edited))
+    expect(scanned).toBeLessThan(first / 10)
+  })
+})
+
+describe("safeCut", () => {
+  it("cuts only where both encodings end a piece", () => {
+    const unit = fc.constantFrom("\n", "\r", " ", "\t", "/", "-", "a", "Z", "1", "'", "\u00a0", "中", "\u2028", ";")
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 80 }), fc.nat(80), (units, from) => {
+        const text = units.join("")
+        const cut = safeCut(text, from)
+        expect(cut).toBeLessThanOrEqual(text.length)
+        if (cut === text.length) return
+        expect(cut).toBeGreaterThanOrEqual(Math.min(from, text.length))
+        for (const split of [O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX]) {
+          const ends = [...text.matchAll(new RegExp(split.source, "gu"))].map((m) => m.index + m[0].length)
+          expect(ends).toContain(cut)
+        }
+      }),
+      { numRuns: 3000 },
+    )
   })
 })

@@ -37,6 +37,15 @@ export const MAX_PIECE = 256
 /** Pieces up to this length have their counts remembered; longer ones (rare) are counted each time. */
 const KNOWN_PIECE_LENGTH = 32
 
+/** Texts at least this long are counted in chunks cut after a line end, each chunk's count remembered. */
+const CHUNKED_TEXT = 4096
+/** A chunk ends at the first safe line end at least this many code units after its start. */
+const CHUNK = 512
+/** Longer chunks (a text without a safe line end for that long) are counted without being remembered. */
+const MAX_KNOWN_CHUNK = 64 * 1024
+/** Most code units of chunks remembered (copies); the oldest chunks are forgotten first. */
+const MAX_CHUNK_UNITS = 4 * 1024 * 1024
+
 /** Slots of the table of remembered pieces (a power of two), and how many a lookup probes. */
 const DEFAULT_SLOTS = 1 << 16
 const PROBES = 4
@@ -64,8 +73,43 @@ export class PieceCounter {
     this.#mask = size - 1
   }
 
-  /** The exact token count of `text`. */
+  /** Remembered chunks of long texts and their counts, oldest first, and their total length. */
+  readonly #chunks = new Map<string, number>()
+  #chunkUnits = 0
+
+  /**
+   * The exact token count of `text`. A long text is counted chunk by chunk, each cut where no piece can cross
+   * (`safeCut`), so its count is the sum of its chunks'; a chunk met before (a file read again after an
+   * edit, a message whose old file read was replaced by a note) costs one lookup.
+   */
   count(text: string): number {
+    if (text.length < CHUNKED_TEXT) return this.#countPieces(text)
+    let total = 0
+    for (let start = 0; start < text.length; ) {
+      const end = safeCut(text, start + CHUNK)
+      total += this.#chunk(text.slice(start, end))
+      start = end
+    }
+    return total
+  }
+
+  #chunk(chunk: string): number {
+    if (chunk.length > MAX_KNOWN_CHUNK) return this.#countPieces(chunk)
+    const known = this.#chunks.get(chunk)
+    if (known !== undefined) return known
+    const n = this.#countPieces(chunk)
+    // Kept as a copy: a slice would keep the whole text alive.
+    this.#chunks.set(` ${chunk}`.slice(1), n)
+    this.#chunkUnits += chunk.length
+    for (const [oldest] of this.#chunks) {
+      if (this.#chunkUnits <= MAX_CHUNK_UNITS) break
+      this.#chunks.delete(oldest)
+      this.#chunkUnits -= oldest.length
+    }
+    return n
+  }
+
+  #countPieces(text: string): number {
     const pieceEnd = this.#encoding.pieceEnd
     const sticky = this.#sticky
     let total = 0
@@ -116,4 +160,19 @@ export class PieceCounter {
 function same(piece: string, text: string, start: number): boolean {
   for (let i = 0; i < piece.length; i++) if (piece.charCodeAt(i) !== text.charCodeAt(start + i)) return false
   return true
+}
+
+/**
+ * The end of the first line at or after `from` whose line end no piece can cross, or the end of the text. After
+ * a line feed followed by a printable ASCII character other than '/', both encodings start a new piece: the
+ * pieces that can hold a line feed are a whitespace run (cut after its last CR or LF, and a printable character
+ * is not whitespace) and punctuation with trailing line ends (CR, LF, and '/' for o200k). Neither encoding looks
+ * behind, so the text after the cut splits into the same pieces alone, and the text before it does too.
+ */
+export function safeCut(text: string, from: number): number {
+  for (let i = text.indexOf("\n", from - 1); i >= 0 && i + 1 < text.length; i = text.indexOf("\n", i + 1)) {
+    const next = text.charCodeAt(i + 1)
+    if (next > 32 && next < 127 && next !== 47) return i + 1
+  }
+  return text.length
 }
