@@ -1,4 +1,4 @@
-import { realpath, stat } from "node:fs/promises"
+import { realpathSync, statSync } from "node:fs"
 import { homedir } from "node:os"
 import { resolve } from "node:path"
 import type { Diagnostic } from "../diagnostics.js"
@@ -12,7 +12,7 @@ import { LinkGuard } from "./link-guard.js"
 import { localDate } from "./local-date.js"
 import type { McpServerConfig } from "./mcp/config.js"
 import { gatherMcp } from "./mcp/servers.js"
-import { displayPath, isInside, toPosix } from "./paths.js"
+import { displayPath, isInside, realPath, toPosix } from "./paths.js"
 import { type PlatformFacts, readPlatform } from "./platform.js"
 import { PROMPT_CONTEXT_VERSION, type PromptContext, type PromptContextInput, parseContext } from "./prompt-context.js"
 import type { GatherReport } from "./report.js"
@@ -89,14 +89,14 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   } = options
   let cwd: string
   try {
-    cwd = await realpath(resolve(givenCwd))
-    if (!(await stat(cwd)).isDirectory()) throw new Error("not a directory")
+    cwd = realpathSync.native(resolve(givenCwd))
+    if (!statSync(cwd).isDirectory()) throw new Error("not a directory")
   } catch (cause) {
     throw new FileError("gather-cwd", givenCwd, `cannot gather this folder (${(cause as Error).message})`, { cause })
   }
   // Git runs in processes of its own: started first, it answers while the files are read.
   const gitFacts = readGit(cwd)
-  const home = await realpath(resolve(givenHome ?? homedir())).catch(() => resolve(givenHome ?? homedir()))
+  const home = realPath(resolve(givenHome ?? homedir())) ?? resolve(givenHome ?? homedir())
   // The repository root is found on disk so reading files need not wait for git's answers.
   const root = (await findRepositoryRoot(cwd)) ?? cwd
   const display = (abs: string, scope: "user" | "project") => displayPath(abs, cwd, home, scope)

@@ -1,8 +1,7 @@
-import { realpath } from "node:fs/promises"
 import { resolve } from "node:path"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import type { DirCache } from "./dir-cache.js"
-import { isInside, toPosix } from "./paths.js"
+import { isInside, realPath, toPosix } from "./paths.js"
 import { userConfigFolders } from "./user-roots.js"
 
 /** Where a file the workspace or the user names leads: the real path to read, or why it is refused. */
@@ -51,7 +50,7 @@ export class LinkGuard {
     if (!places) {
       const given = scope === "project" ? [this.workspace] : userConfigFolders(this.home, this.env)
       // A place that is itself a link (a dotfiles checkout) is also allowed where it leads.
-      places = Promise.all(given.map(async (p) => [p, await realpath(p).catch(() => p)])).then((pairs) => pairs.flat())
+      places = Promise.resolve(given.flatMap((p) => [p, realPath(p) ?? p]))
       this.#places.set(scope, places)
     }
     return places
@@ -81,7 +80,7 @@ export class LinkGuard {
       if (await this.dirs.absent(abs)) return MISSING
       if (await this.dirs.linkFree(this.workspace, abs)) return resolve(abs)
     }
-    return realpath(abs).catch(() => undefined)
+    return realPath(abs)
   }
 
   /**

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs"
 import { isAbsolute, posix, relative, resolve, sep } from "node:path"
 
 /** Converts a native path to POSIX separators. */
@@ -44,4 +45,16 @@ export function relativeToCwd(path: string, cwd: string): string {
 /** Byte-wise comparison of strings, independent of locale. */
 export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
+}
+
+/**
+ * The real path of `abs`, or undefined when it cannot be resolved. Synchronous (the C library's `realpath`):
+ * a few path lookups cost less than the same call through the thread pool and a promise costs the main thread.
+ */
+export function realPath(abs: string): string | undefined {
+  try {
+    return realpathSync.native(abs)
+  } catch {
+    return undefined
+  }
 }

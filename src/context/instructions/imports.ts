@@ -1,7 +1,6 @@
-import { realpath } from "node:fs/promises"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
-import { isInside } from "../paths.js"
+import { isInside, realPath } from "../paths.js"
 import { codeRanges, insideRanges } from "./code-spans.js"
 import { splitFrontmatter } from "./frontmatter.js"
 import { readTextFile } from "./read.js"
@@ -71,10 +70,8 @@ async function expand(
       : isAbsolute(spec)
         ? spec
         : resolve(dirname(fromAbs), spec)
-    let real: string
-    try {
-      real = await realpath(target)
-    } catch {
+    const real = realPath(target)
+    if (real === undefined) {
       out.diagnostics.push(diagnostic("info", "import-not-found", `\`@${spec}\` names no file; left as text`, where))
       continue
     }
@@ -126,12 +123,8 @@ export async function expandImports(
   from: "user" | "project",
 ): Promise<ImportResult> {
   const out: ImportResult = { text: "", imported: [], diagnostics: [] }
-  let start = fromAbs
-  try {
-    start = await realpath(fromAbs)
-  } catch {
-    // the caller already read it; keep the given path
-  }
+  // The caller already read it; a path that no longer resolves is kept as given.
+  const start = realPath(fromAbs) ?? fromAbs
   const narrow = from === "project" || isInside(scope.workspace, fromAbs)
   out.text = await expand(text, fromAbs, scope, narrow, [start], out)
   return out

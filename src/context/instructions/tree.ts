@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises"
+import { realpathSync } from "node:fs"
 import { join } from "node:path"
 import type { DirCache } from "../dir-cache.js"
 
@@ -23,7 +23,7 @@ export async function filesUnder(
   const visit = async (folder: string, depth: number): Promise<void> => {
     let real: string
     try {
-      real = await realpath(folder)
+      real = realpathSync.native(folder)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ELOOP") out.loops.push(folder)
       return
