@@ -58,19 +58,16 @@ export class PieceCounter {
   readonly #encoding: PieceEncoding
   /** The regex anchored at a piece boundary, for the pieces the scanner leaves to it. */
   readonly #sticky: RegExp
-  /** Remembered pieces (copies, so no slice keeps a long text alive) and their counts, by slot. */
-  readonly #pieces: (string | undefined)[]
-  readonly #counts: Int32Array
+  /** Remembered pieces (copies, so no slice keeps a long text alive) and their counts, by slot; made on first use. */
+  #pieces: (string | undefined)[] = []
+  #counts = new Int32Array(0)
   readonly #mask: number
 
   /** `slots`: how many pieces can be remembered, rounded up to a power of two. */
   constructor(encoding: PieceEncoding, slots = DEFAULT_SLOTS) {
     this.#encoding = encoding
     this.#sticky = new RegExp(encoding.split.source, "uy")
-    const size = 2 ** Math.ceil(Math.log2(Math.max(PROBES, slots)))
-    this.#pieces = new Array<string | undefined>(size).fill(undefined)
-    this.#counts = new Int32Array(size)
-    this.#mask = size - 1
+    this.#mask = 2 ** Math.ceil(Math.log2(Math.max(PROBES, slots))) - 1
   }
 
   /** Remembered chunks of long texts and their counts, oldest first, and their total length. */
@@ -110,6 +107,10 @@ export class PieceCounter {
   }
 
   #countPieces(text: string): number {
+    if (this.#pieces.length === 0) {
+      this.#pieces = new Array<string | undefined>(this.#mask + 1).fill(undefined)
+      this.#counts = new Int32Array(this.#mask + 1)
+    }
     const pieceEnd = this.#encoding.pieceEnd
     const sticky = this.#sticky
     let total = 0
