@@ -230,38 +230,50 @@ describe.skipIf(process.platform === "win32")("readGit with a git that does not 
   })
 })
 
+/**
+ * Runs `body` in a temporary folder holding `files` (a `.git` among them, or no git is started at all), with a
+ * stand-in `git` first on PATH: the shell script `script` gives, for that folder.
+ */
+async function withStandInGit(
+  script: (dir: string) => string,
+  files: Record<string, string>,
+  body: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await tempDir()
+  const path = process.env.PATH
+  try {
+    await writeTree(dir, { ...files, "bin/git": script(dir) })
+    await chmod(join(dir, "bin", "git"), 0o755)
+    process.env.PATH = `${join(dir, "bin")}:${path}`
+    await body(dir)
+  } finally {
+    process.env.PATH = path
+    await cleanup(dir)
+  }
+}
+
 describe.runIf(process.platform === "linux")("readGit with a git that leaves processes behind", () => {
   it("stops every process the git started at the timeout, a setsid one too", async () => {
-    const dir = await tempDir()
-    const path = process.env.PATH
-    try {
-      // A stand-in `git` first on PATH: it starts a background and a setsid child, then hangs.
-      const bin = join(dir, "bin")
-      // A `.git` folder, or no git would be started at all.
-      await writeTree(dir, { "bin/git": "#!/bin/sh\nsleep 361 &\nsetsid sleep 362 &\nsleep 363\n", ".git/HEAD": "" })
-      await chmod(join(bin, "git"), 0o755)
-      process.env.PATH = `${bin}:${path}`
-      const result = await readGit(dir, { timeoutMs: 300 })
-      expect(result.diagnostics.map((d) => d.code)).toEqual(["git-timeout"])
-      for (const sleep of ["sleep 361", "sleep 362", "sleep 363"]) expect(processesRunning(sleep)).toEqual([])
-    } finally {
-      process.env.PATH = path
-      for (const sleep of ["sleep 361", "sleep 362", "sleep 363"])
-        for (const pid of processesRunning(sleep)) process.kill(pid, "SIGKILL")
-      await cleanup(dir)
-    }
+    const sleeps = ["sleep 361", "sleep 362", "sleep 363"]
+    // It starts a background and a setsid child, then hangs.
+    const script = () => "#!/bin/sh\nsleep 361 &\nsetsid sleep 362 &\nsleep 363\n"
+    await withStandInGit(script, { ".git/HEAD": "" }, async (dir) => {
+      try {
+        const result = await readGit(dir, { timeoutMs: 300 })
+        expect(result.diagnostics.map((d) => d.code)).toEqual(["git-timeout"])
+        for (const sleep of sleeps) expect(processesRunning(sleep)).toEqual([])
+      } finally {
+        for (const sleep of sleeps) for (const pid of processesRunning(sleep)) process.kill(pid, "SIGKILL")
+      }
+    })
   })
 })
 
 describe.runIf(process.platform === "linux")("readGit outside any repository", () => {
   it("starts no git at all when no folder above has a .git", async () => {
-    const dir = await tempDir()
-    const path = process.env.PATH
-    try {
+    const script = (dir: string) => `#!/bin/sh\ntouch "${join(dir, "git-ran")}"\n`
+    await withStandInGit(script, {}, async (dir) => {
       const marker = join(dir, "git-ran")
-      await writeTree(dir, { "bin/git": `#!/bin/sh\ntouch "${marker}"\n` })
-      await chmod(join(dir, "bin", "git"), 0o755)
-      process.env.PATH = `${join(dir, "bin")}:${path}`
       expect(await readGit(dir)).toEqual({ diagnostics: [] })
       expect(await exists(marker)).toBe(false)
       // The same folder with a `.git` (here an empty one) is asked. A script written a moment ago can fail
@@ -269,23 +281,16 @@ describe.runIf(process.platform === "linux")("readGit outside any repository", (
       await writeTree(dir, { ".git/HEAD": "" })
       for (let i = 0; i < 3 && !(await exists(marker)); i++) await readGit(dir)
       expect(await exists(marker)).toBe(true)
-    } finally {
-      process.env.PATH = path
-      await cleanup(dir)
-    }
+    })
   })
 })
 
 describe.runIf(process.platform === "linux")("readGit leaves no git running", () => {
   it("waits for the status it started when rev-parse then says there is no work tree", async () => {
-    const dir = await tempDir()
-    const path = process.env.PATH
-    try {
-      // A git that answers nothing, slowly, and logs each question when it ends.
+    // A git that answers nothing, slowly, and logs each question when it ends.
+    const script = (dir: string) => `#!/bin/sh\nsleep 0.2\necho "$*" >> "${join(dir, "asked")}"\n`
+    await withStandInGit(script, { ".git/HEAD": "" }, async (dir) => {
       const log = join(dir, "asked")
-      await writeTree(dir, { "bin/git": `#!/bin/sh\nsleep 0.2\necho "$*" >> "${log}"\n`, ".git/HEAD": "" })
-      await chmod(join(dir, "bin", "git"), 0o755)
-      process.env.PATH = `${join(dir, "bin")}:${path}`
       // A script written a moment ago can fail to start once (ETXTBSY while another thread forks): run it
       // until it starts, then forget that run.
       for (let i = 0; i < 5; i++) {
@@ -299,10 +304,7 @@ describe.runIf(process.platform === "linux")("readGit leaves no git running", ()
       const asked = await readFile(log, "utf8")
       expect(asked).toContain("rev-parse")
       expect(asked).toContain(" status ")
-    } finally {
-      process.env.PATH = path
-      await cleanup(dir)
-    }
+    })
   })
 })
 

@@ -16,23 +16,19 @@ const plain = { disallowedSpecial: new Set<string>() }
 const exactO200k = (text: string) => encodeO200k(text, plain).length
 const exactCl100k = (text: string) => encodeCl100k(text, plain).length
 
-// The smallest allowed bound, so that long pieces appear at sizes gpt-tokenizer still counts quickly.
-let o200kTable: RankTable | undefined
-let cl100kTable: RankTable | undefined
-const o200kEncoding: PieceEncoding = {
-  exact: exactO200k,
-  pieceEnd: o200kPieceEnd,
-  split: O200K_TOKEN_SPLIT_REGEX,
-  table: () => (o200kTable ??= RankTable.from(o200kRanks)),
-  maxPiece: 128,
+/** One encoding for PieceCounter, with its rank table built on first use. */
+function encoding(
+  exact: (text: string) => number,
+  pieceEnd: PieceEncoding["pieceEnd"],
+  split: RegExp,
+  ranks: readonly (string | readonly number[])[],
+): PieceEncoding {
+  let table: RankTable | undefined
+  // The smallest allowed bound, so that long pieces appear at sizes gpt-tokenizer still counts quickly.
+  return { exact, pieceEnd, split, table: () => (table ??= RankTable.from(ranks)), maxPiece: 128 }
 }
-const cl100kEncoding: PieceEncoding = {
-  exact: exactCl100k,
-  pieceEnd: cl100kPieceEnd,
-  split: CL100K_TOKEN_SPLIT_REGEX,
-  table: () => (cl100kTable ??= RankTable.from(cl100kRanks)),
-  maxPiece: 128,
-}
+const o200kEncoding = encoding(exactO200k, o200kPieceEnd, O200K_TOKEN_SPLIT_REGEX, o200kRanks)
+const cl100kEncoding = encoding(exactCl100k, cl100kPieceEnd, CL100K_TOKEN_SPLIT_REGEX, cl100kRanks)
 // Small memories, so that forgetting pieces is exercised too.
 const o200k = new PieceCounter(o200kEncoding, 64)
 const cl100k = new PieceCounter(cl100kEncoding, 64)
