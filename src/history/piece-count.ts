@@ -62,6 +62,9 @@ export class PieceCounter {
   #pieces: (string | undefined)[] = []
   #counts = new Int32Array(0)
   readonly #mask: number
+  /** Remembered chunks of long texts and their counts, oldest first, and their total length. */
+  readonly #chunks = new Map<string, number>()
+  #chunkUnits = 0
 
   /** `slots`: how many pieces can be remembered, rounded up to a power of two. */
   constructor(encoding: PieceEncoding, slots = DEFAULT_SLOTS) {
@@ -69,10 +72,6 @@ export class PieceCounter {
     this.#sticky = new RegExp(encoding.split.source, "uy")
     this.#mask = 2 ** Math.ceil(Math.log2(Math.max(PROBES, slots))) - 1
   }
-
-  /** Remembered chunks of long texts and their counts, oldest first, and their total length. */
-  readonly #chunks = new Map<string, number>()
-  #chunkUnits = 0
 
   /**
    * The exact token count of `text`. A long text is counted chunk by chunk, each cut where no piece can cross

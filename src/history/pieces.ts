@@ -1,12 +1,13 @@
 /**
- * The o200k pre-token split without the regex for ASCII text. gpt-tokenizer cuts text into pieces with
- * o200k's piece regex (Unicode property classes, seven alternatives) before it merges bytes; on source code
- * and English that regex is half of the counting time. `o200kPieceEnd` finds the same piece for ASCII
- * text with a few table lookups per character, and says "ask the regex" (−1) as soon as it would have to
- * classify a character outside ASCII. The tests compare the pieces with the regex's on random text.
+ * The o200k and cl100k pre-token splits without the regex, for ASCII text. gpt-tokenizer cuts text into
+ * pieces with the encoding's regex (Unicode property classes, seven or eight alternatives) before it merges
+ * bytes; on source code and English that regex is half of the counting time. `o200kPieceEnd` and
+ * `cl100kPieceEnd` find the same piece with a table lookup per character, and say "ask the regex" (−1) as
+ * soon as they would have to classify a character outside ASCII. The tests compare the pieces with the
+ * regexes' on random text.
  *
- * The regex, alternative by alternative, read for ASCII (`P`: a character that is neither a letter, a digit
- * nor whitespace; `W`: whitespace; the optional prefix is any character but CR, LF, a letter or a digit):
+ * o200k's regex, alternative by alternative, read for ASCII (`P`: a character that is neither a letter, a
+ * digit nor whitespace; `W`: whitespace; the optional prefix is any character but CR, LF, a letter or a digit):
  * 1. prefix? [A-Z]* [a-z]+ contraction?
  * 2. prefix? [A-Z]+ [a-z]* contraction?
  * 3. [0-9]{1,3}
@@ -14,7 +15,9 @@
  * 5. W* [\r\n]+ : a whitespace run up to and including its last CR or LF
  * 6. W+ (?!\S) : a whitespace run at the end of the text, or the run less its last character
  * 7. W+
- * The first alternative that matches wins, so the order of the checks below is the regex's order.
+ * cl100k's: a contraction first; then prefix? [A-Za-z]+; digits; " "? P+ [\r\n]*; a whitespace run that
+ * ends the text; then 5, 6 and a single whitespace character. The first alternative that matches wins, so
+ * the order of the checks below is the regex's order.
  */
 
 const UPPER = 1
