@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import fc from "fast-check"
 import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base"
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
@@ -70,5 +72,33 @@ describe("TokenCounter", () => {
     const tools = [{ name: "read_file", description: "Reads a file.", parameters: { type: "object" } }]
     expect(counter.countTools(tools, "claude", o)).toBeGreaterThan(o.toolsPreamble)
     expect(counter.countTools([], "claude", o)).toBe(0)
+  })
+})
+
+describe("loading the encoders", () => {
+  it("loads cl100k only when a cl100k count is first asked for", () => {
+    // In a fresh process: whether cl100k (required on first use) is loaded after an o200k count, then after a
+    // cl100k one.
+    const tokens = fileURLToPath(new URL("./tokens.ts", import.meta.url))
+    const script = [
+      'import { createRequire } from "node:module"',
+      `const { TokenCounter } = await import(${JSON.stringify(tokens)})`,
+      "const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('cl100k_base'))",
+      "const counter = await TokenCounter.create()",
+      "const o200k = counter.countText('hello world', 'o200k')",
+      "const before = loaded()",
+      "const cl100k = counter.countText('hello world', 'cl100k')",
+      "console.log(JSON.stringify({ o200k, before, cl100k, after: loaded() }))",
+    ].join("\n")
+    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      encoding: "utf8",
+    })
+    expect(JSON.parse(out)).toEqual({
+      o200k: 2,
+      before: false,
+      cl100k: encodeCl100k("hello world").length,
+      after: true,
+    })
   })
 })

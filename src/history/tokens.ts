@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
 import { setBounded } from "../bounded-map.js"
+import { lazyModule } from "../lazy-module.js"
 import type { TokenizerFamily, WireFormat } from "../models/types.js"
 import { RankTable } from "./bpe-merge.js"
 import { type Block, type Message, textOf } from "./message.js"
@@ -66,52 +67,65 @@ export interface Encoders {
   cl100k: EncodingCounter
 }
 
+/** gpt-tokenizer's cl100k encoding and its rank list, required on the first cl100k count. */
+const cl100kModule = lazyModule<typeof import("gpt-tokenizer/encoding/cl100k_base")>(
+  "gpt-tokenizer/encoding/cl100k_base",
+)
+const cl100kRanks = lazyModule<typeof import("gpt-tokenizer/bpeRanks/cl100k_base")>(
+  "gpt-tokenizer/bpeRanks/cl100k_base",
+)
+
+/** Special-token text (e.g. `<|endoftext|>` inside a file) is counted as ordinary text. */
+const PLAIN = { disallowedSpecial: new Set<string>() }
+
+/** An exact counter of one encoding: pieces by our scanner, counted once each (see piece-count.ts). */
+function encodingCounter(
+  exact: (text: string) => number,
+  pieceEnd: PieceEnd,
+  split: RegExp,
+  ranks: () => readonly (string | readonly number[])[],
+): EncodingCounter {
+  let table: RankTable | undefined
+  const counter = new PieceCounter({
+    exact,
+    pieceEnd,
+    split,
+    table: () => (table ??= RankTable.from(ranks())),
+    maxPiece: MAX_PIECE,
+  })
+  return (text) => counter.count(text)
+}
+
 /**
- * Loads gpt-tokenizer's o200k and cl100k encoders (about 0.2–1 s the first time in a process). Counts are
- * exact; pieces are found by our scanner and counted once each (see piece-count.ts), and pieces longer than
- * MAX_PIECE bypass gpt-tokenizer's quadratic merge loop; each encoding's rank table is built the first time
- * it meets such a piece.
+ * Loads gpt-tokenizer's o200k encoder (about 0.2–0.5 s the first time in a process); cl100k, which only
+ * older OpenAI models use, is loaded on its first count (another 0.2 s that most processes never pay). Counts
+ * are exact; pieces are found by our scanner and counted once each (see piece-count.ts), and pieces longer
+ * than MAX_PIECE bypass gpt-tokenizer's quadratic merge loop; each encoding's rank table is built the first
+ * time it meets such a piece.
  */
 export async function loadEncoders(): Promise<Encoders> {
-  const [o200k, cl100k, o200kRanks, cl100kRanks, { O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX }] =
-    await Promise.all([
-      import("gpt-tokenizer/encoding/o200k_base"),
-      import("gpt-tokenizer/encoding/cl100k_base"),
-      import("gpt-tokenizer/bpeRanks/o200k_base"),
-      import("gpt-tokenizer/bpeRanks/cl100k_base"),
-      import("gpt-tokenizer/encodingParams/constants"),
-    ])
-  // Special-token text (e.g. `<|endoftext|>` inside a file) is counted as ordinary text.
-  const plain = { disallowedSpecial: new Set<string>() }
-  const encoding = (
-    exact: (text: string) => number,
-    pieceEnd: PieceEnd,
-    split: RegExp,
-    ranks: readonly (string | readonly number[])[],
-  ): EncodingCounter => {
-    let table: RankTable | undefined
-    const counter = new PieceCounter({
-      exact,
-      pieceEnd,
-      split,
-      table: () => (table ??= RankTable.from(ranks)),
-      maxPiece: MAX_PIECE,
-    })
-    return (text) => counter.count(text)
-  }
+  const [o200k, o200kRanks, { O200K_TOKEN_SPLIT_REGEX, CL100K_TOKEN_SPLIT_REGEX }] = await Promise.all([
+    import("gpt-tokenizer/encoding/o200k_base"),
+    import("gpt-tokenizer/bpeRanks/o200k_base"),
+    import("gpt-tokenizer/encodingParams/constants"),
+  ])
+  let cl100k: EncodingCounter | undefined
   return {
-    o200k: encoding(
-      (text) => o200k.countTokens(text, plain),
+    o200k: encodingCounter(
+      (text) => o200k.countTokens(text, PLAIN),
       o200kPieceEnd,
       O200K_TOKEN_SPLIT_REGEX,
-      o200kRanks.default,
+      () => o200kRanks.default,
     ),
-    cl100k: encoding(
-      (text) => cl100k.countTokens(text, plain),
-      cl100kPieceEnd,
-      CL100K_TOKEN_SPLIT_REGEX,
-      cl100kRanks.default,
-    ),
+    cl100k: (text) => {
+      cl100k ??= encodingCounter(
+        (piece) => cl100kModule().countTokens(piece, PLAIN),
+        cl100kPieceEnd,
+        CL100K_TOKEN_SPLIT_REGEX,
+        () => cl100kRanks().default,
+      )
+      return cl100k(text)
+    },
   }
 }
 
