@@ -1,0 +1,46 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { FileError } from "./errors.js"
+import { parseJsonDocument } from "./json.js"
+
+const errorOf = (raw: string): FileError => {
+  try {
+    parseJsonDocument(raw, "f.json")
+  } catch (error) {
+    return error as FileError
+  }
+  throw new Error("no error")
+}
+
+describe("parseJsonDocument", () => {
+  it("reads any JSON value as JSON.parse does", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom(0, 2), (value, indent) => {
+        const raw = JSON.stringify(value, null, indent)
+        expect(parseJsonDocument(raw, "f.json")).toEqual(JSON.parse(raw))
+      }),
+    )
+  })
+
+  it("names the line and cause of what is not strict JSON (comments, trailing commas, nothing, a BOM)", () => {
+    const cases: [string, number, string][] = [
+      ['{\n  "a": 1,\n  // note\n  "b": 2\n}', 3, "InvalidCommentToken"],
+      ["[\n  1,\n  2,\n]", 4, "ValueExpected"],
+      ["", 1, "ValueExpected"],
+      ["\uFEFF[1]", 1, "InvalidSymbol"],
+      ['{\n  "a": [1, 2\n}', 3, "CommaExpected"],
+    ]
+    for (const [raw, line, cause] of cases) {
+      const error = errorOf(raw)
+      expect(error).toBeInstanceOf(FileError)
+      expect(error.message).toBe(`f.json:${line}: not valid JSON: ${cause}`)
+    }
+  })
+
+  it("keeps a __proto__ key as data: the parsed object's prototype is untouched", () => {
+    const value = parseJsonDocument('{"__proto__": {"polluted": true}, "a": 1}', "f.json") as Record<string, unknown>
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+    expect(Object.keys(value)).toEqual(["__proto__", "a"])
+    expect(value.polluted).toBeUndefined()
+  })
+})
