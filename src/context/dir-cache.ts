@@ -1,6 +1,7 @@
 import { type BigIntStats, type Dirent, readdirSync, statSync } from "node:fs"
 import { stat } from "node:fs/promises"
 import { basename, dirname, join, relative, sep } from "node:path"
+import { WeightedMap } from "../bounded-map.js"
 import { sameVersion, settled } from "./instructions/read-cache.js"
 import { compareNames, isInside } from "./paths.js"
 
@@ -38,12 +39,13 @@ interface KeptListing {
  * for it. Bounded by the number of entries kept; the oldest folders go first.
  */
 class KeptListings {
-  readonly #kept = new Map<string, KeptListing>()
+  readonly #kept: WeightedMap<string, KeptListing>
   /** Folders read once and not kept (yet). */
   readonly #readOnce = new Set<string>()
-  #entries = 0
 
-  constructor(private readonly maxEntries = 200_000) {}
+  constructor(private readonly maxEntries = 200_000) {
+    this.#kept = new WeightedMap(maxEntries)
+  }
 
   /** The listing kept for `dir` if the folder is unchanged since; one synchronous `stat` (a few µs). */
   get(dir: string): Listing | undefined {
@@ -51,7 +53,7 @@ class KeptListings {
     if (!kept) return undefined
     const info = folderStats(dir)
     if (info?.isDirectory() && sameVersion(info, kept.info)) return kept.listing
-    this.#drop(dir, kept)
+    this.#kept.delete(dir)
     return undefined
   }
 
@@ -65,20 +67,8 @@ class KeptListings {
 
   /** Keeps `listing` of `dir`, read after `before` was taken, if `after` proves nothing changed meanwhile. */
   set(dir: string, listing: Listing, before: BigIntStats | undefined, after: BigIntStats | undefined): void {
-    const old = this.#kept.get(dir)
-    if (old) this.#drop(dir, old)
-    if (!before || !after?.isDirectory() || !settled(before, after)) return
-    this.#kept.set(dir, { info: after, listing: { entries: listing.entries } })
-    this.#entries += listing.entries.length
-    for (const [oldest, entry] of this.#kept) {
-      if (this.#entries <= this.maxEntries) break
-      this.#drop(oldest, entry)
-    }
-  }
-
-  #drop(dir: string, kept: KeptListing): void {
-    this.#kept.delete(dir)
-    this.#entries -= kept.listing.entries.length
+    if (!before || !after?.isDirectory() || !settled(before, after)) this.#kept.delete(dir)
+    else this.#kept.set(dir, { info: after, listing: { entries: listing.entries } }, listing.entries.length)
   }
 }
 
@@ -128,8 +118,8 @@ function readListing(dir: string): Listing | undefined {
  * Directory listings for one gather, each read once and sorted by name so order never depends on the disk.
  * A folder unchanged since an earlier gather in this process is not read again (see `KeptListings`), and a
  * folder that a listing already read in this gather shows to be absent is not asked for at all. Listings are
- * read synchronously (see `readListing`); the `…Now` methods answer at once, for a walk over thousands of
- * folders, and the others are the same answers as promises.
+ * read synchronously (see `readListing`); `absent`, `linkFree` and the `…Now` methods answer at once (a walk
+ * over thousands of folders needs that), and `list`, `entry` and `kind` are promises for the readers.
  */
 export class DirCache {
   /** Listings read in this gather, by folder; undefined: not a readable directory (or shown absent). */
@@ -139,7 +129,7 @@ export class DirCache {
   private listing(dir: string): Listing | undefined {
     if (this.listings.has(dir)) return this.listings.get(dir)
     // A folder kept and unchanged since exists: no need to ask the listings above it.
-    const listing = keptListings.get(dir) ?? (this.absentNow(dir) ? undefined : readListing(dir))
+    const listing = keptListings.get(dir) ?? (this.absent(dir) ? undefined : readListing(dir))
     this.listings.set(dir, listing)
     return listing
   }
@@ -149,7 +139,7 @@ export class DirCache {
    * folder above it that was listed has no entry on the way to it, or a file on the way. A folder that could
    * not be read proves nothing (its entries may still be reachable), and no folder is read for this question.
    */
-  absentNow(dir: string): boolean {
+  absent(dir: string): boolean {
     let below = dir
     for (let above = dirname(dir); above !== below; below = above, above = dirname(above)) {
       if (!this.listings.has(above)) continue
@@ -162,16 +152,11 @@ export class DirCache {
     return false
   }
 
-  /** `absentNow` as a promise. */
-  async absent(dir: string): Promise<boolean> {
-    return this.absentNow(dir)
-  }
-
   /**
    * Whether every step from `base` down to `path` is a plain folder (a file for the last step) in the listings,
    * so no symbolic link lies on the way and, `base` being a real path, `path` is its own real path.
    */
-  async linkFree(base: string, path: string): Promise<boolean> {
+  linkFree(base: string, path: string): boolean {
     if (!isInside(base, path)) return false
     const steps = relative(base, path).split(sep)
     let dir = base

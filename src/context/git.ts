@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs"
+import { lstatSync } from "node:fs"
 import { devNull } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { setBounded } from "../bounded-map.js"
@@ -6,6 +6,7 @@ import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { lazyModule } from "../lazy-module.js"
 import { killTree, markEnv, newProcessMark, type ProcessTree, signalTree } from "../process-tree.js"
 import { headAtLineEnd } from "./instructions/budget.js"
+import { readTextFileSync } from "./instructions/read.js"
 
 /** node:child_process (and the net and stream modules it loads), required with the first process started. */
 const childProcess = lazyModule<typeof import("node:child_process")>("node:child_process")
@@ -165,29 +166,13 @@ const MAX_ANSWERS = 64
 const MAX_KEY_FILE = 64 * 1024
 
 /**
- * A small regular file's text, or undefined when it is not one or cannot be read. Opened without blocking
- * and checked before reading, so a named pipe in its place (which git itself would hang on) is not waited on.
+ * A small regular file's text, or undefined when it is not one or cannot be read. The text reader checks the
+ * file before it opens it, and opens without blocking, so a named pipe in its place (which git itself would
+ * hang on) is not waited on.
  */
 function smallFileText(path: string): string | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
-  } catch {
-    return undefined
-  }
-  try {
-    const info = fstatSync(fd)
-    if (!info.isFile() || info.size > MAX_KEY_FILE) return undefined
-    const buffer = Buffer.alloc(info.size + 1)
-    let filled = 0
-    for (let n = 1; n > 0 && filled < buffer.length; filled += n)
-      n = readSync(fd, buffer, filled, buffer.length - filled, filled)
-    return filled > info.size ? undefined : buffer.toString("utf8", 0, filled)
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
-  }
+  const read = readTextFileSync(path, MAX_KEY_FILE)
+  return read.ok && !read.capped ? read.text : undefined
 }
 
 /** What the repository's own files tell before git is asked. */

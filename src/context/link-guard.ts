@@ -29,9 +29,9 @@ const MISSING = Symbol("missing")
  * Holds the real paths of those places, resolved once.
  */
 export class LinkGuard {
-  readonly #places = new Map<"user" | "project", Promise<string[]>>()
+  readonly #places = new Map<"user" | "project", string[]>()
   /** Per path: its real path, or `missing` when the listings show it absent, or undefined when unresolved. */
-  readonly #reals = new Map<string, Promise<string | typeof MISSING | undefined>>()
+  readonly #reals = new Map<string, string | typeof MISSING | undefined>()
 
   /**
    * `workspace` is the workspace root (real path); user folders follow from `home` and `env`. With `dirs`, a
@@ -45,12 +45,12 @@ export class LinkGuard {
     private readonly dirs?: DirCache,
   ) {}
 
-  #placesOf(scope: "user" | "project"): Promise<string[]> {
+  #placesOf(scope: "user" | "project"): string[] {
     let places = this.#places.get(scope)
     if (!places) {
       const given = scope === "project" ? [this.workspace] : userConfigFolders(this.home, this.env)
       // A place that is itself a link (a dotfiles checkout) is also allowed where it leads.
-      places = Promise.resolve(given.flatMap((p) => [p, realPath(p) ?? p]))
+      places = given.flatMap((p) => [p, realPath(p) ?? p])
       this.#places.set(scope, places)
     }
     return places
@@ -61,26 +61,24 @@ export class LinkGuard {
    * repeat check and the link check of one gather see the same answer.
    */
   async real(abs: string): Promise<string | undefined> {
-    const real = await this.#resolved(abs)
+    const real = this.#resolved(abs)
     return real === MISSING ? undefined : real
   }
 
-  #resolved(abs: string): Promise<string | typeof MISSING | undefined> {
-    let real = this.#reals.get(abs)
-    if (!real) {
-      real = this.#resolve(abs)
-      this.#reals.set(abs, real)
-    }
+  /**
+   * The real path of `abs`, resolved once per path; from the listings when they show it (absent, or no link
+   * on the way down from the workspace).
+   */
+  #resolved(abs: string): string | typeof MISSING | undefined {
+    if (this.#reals.has(abs)) return this.#reals.get(abs)
+    const real =
+      this.dirs?.absent(abs) === true
+        ? MISSING
+        : this.dirs?.linkFree(this.workspace, abs) === true
+          ? resolve(abs)
+          : realPath(abs)
+    this.#reals.set(abs, real)
     return real
-  }
-
-  /** The real path of `abs` from the listings when they show it (absent, or no link below the workspace). */
-  async #resolve(abs: string): Promise<string | typeof MISSING | undefined> {
-    if (this.dirs) {
-      if (await this.dirs.absent(abs)) return MISSING
-      if (await this.dirs.linkFree(this.workspace, abs)) return resolve(abs)
-    }
-    return realPath(abs)
   }
 
   /**
@@ -88,11 +86,11 @@ export class LinkGuard {
    * `missing` when the listings show it absent); a path with no link on the way is never refused.
    */
   async check(abs: string, scope: "user" | "project"): Promise<LinkCheck> {
-    const real = await this.#resolved(abs)
+    const real = this.#resolved(abs)
     if (real === MISSING) return { ok: true, real: abs, missing: true }
     if (real === undefined) return { ok: true, real: abs }
     if (real === resolve(abs)) return { ok: true, real }
-    const places = await this.#placesOf(scope)
+    const places = this.#placesOf(scope)
     if (places.some((p) => isInside(p, real))) return { ok: true, real }
     const where = scope === "project" ? "the workspace" : "the user's config folders"
     const target = toPosix(real)

@@ -442,7 +442,7 @@ export class ContextManager {
    * count from the previous list, so only the messages that changed place or content are looked up.
    */
   private countView(messages: readonly Message[], family: ModelInfo["tokenizer"], overhead: Overhead): number {
-    const key = `${family}/${overhead.message}/${overhead.request}/${overhead.toolBlock}/${overhead.image}`
+    const key = viewKey(family, overhead)
     const messageKey = cacheKey(family, overhead)
     const last = this.last
     const was = last?.key === key ? last : undefined
@@ -465,7 +465,7 @@ export class ContextManager {
   /** Each message's count: the last count's when `view` is the list counted last (no lookups). */
   private countsOf(view: readonly Message[], family: ModelInfo["tokenizer"], overhead: Overhead): number[] {
     const last = this.last
-    const key = `${family}/${overhead.message}/${overhead.request}/${overhead.toolBlock}/${overhead.image}`
+    const key = viewKey(family, overhead)
     if (last?.key === key && last.messages.length === view.length && last.messages.every((m, i) => m === view[i]))
       return last.counts
     const messageKey = cacheKey(family, overhead)
@@ -495,4 +495,9 @@ export class ContextManager {
 function unbounded(): ModelInfo {
   const { maxInput: _, ...model } = resolveModel("unbounded-summary-model").model
   return { ...model, contextWindow: Number.MAX_SAFE_INTEGER }
+}
+
+/** The key under which a view's counts are kept: the message counts' key plus the request's overhead. */
+function viewKey(family: ModelInfo["tokenizer"], overhead: Overhead): string {
+  return `${cacheKey(family, overhead)}/${overhead.request}`
 }

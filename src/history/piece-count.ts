@@ -1,3 +1,4 @@
+import { WeightedMap } from "../bounded-map.js"
 import { mergeCount, type RankTable } from "./bpe-merge.js"
 import { type PieceEnd, regexPieceEnd } from "./pieces.js"
 
@@ -62,9 +63,8 @@ export class PieceCounter {
   #pieces: (string | undefined)[] = []
   #counts = new Int32Array(0)
   readonly #mask: number
-  /** Remembered chunks of long texts and their counts, oldest first, and their total length. */
-  readonly #chunks = new Map<string, number>()
-  #chunkUnits = 0
+  /** Remembered chunks of long texts (copies) and their counts, weighed by their length. */
+  readonly #chunks = new WeightedMap<string, number>(MAX_CHUNK_UNITS)
 
   /** `slots`: how many pieces can be remembered, rounded up to a power of two. */
   constructor(encoding: PieceEncoding, slots = DEFAULT_SLOTS) {
@@ -95,13 +95,7 @@ export class PieceCounter {
     if (known !== undefined) return known
     const n = this.#countPieces(chunk)
     // Kept as a copy: a slice would keep the whole text alive.
-    this.#chunks.set(` ${chunk}`.slice(1), n)
-    this.#chunkUnits += chunk.length
-    for (const [oldest] of this.#chunks) {
-      if (this.#chunkUnits <= MAX_CHUNK_UNITS) break
-      this.#chunks.delete(oldest)
-      this.#chunkUnits -= oldest.length
-    }
+    this.#chunks.set(` ${chunk}`.slice(1), n, chunk.length)
     return n
   }
 

@@ -1,4 +1,5 @@
 import type { BigIntStats } from "node:fs"
+import { WeightedMap } from "../../bounded-map.js"
 
 /** One version of a file on disk: device, inode, size and both change times, to the nanosecond. */
 export function versionOf(info: BigIntStats): string {
@@ -20,49 +21,28 @@ export function settled(before: BigIntStats, after: BigIntStats): boolean {
   return sameVersion(before, after) && after.atimeNs > after.mtimeNs && after.atimeNs > after.ctimeNs
 }
 
-interface Kept<T> {
-  version: string
-  value: T
-  bytes: number
-}
-
 /**
  * Texts read earlier in this process, each valid while its file keeps the same version. Bounded: at most
  * `maxBytes` in all and no single text over `maxEntryBytes`; the oldest go first.
  */
 export class ReadCache<T> {
-  readonly #kept = new Map<string, Kept<T>>()
-  #bytes = 0
+  readonly #kept: WeightedMap<string, { version: string; value: T }>
 
-  constructor(
-    private readonly maxBytes = 8 * 1024 * 1024,
-    private readonly maxEntryBytes = 256 * 1024,
-  ) {}
+  constructor(maxBytes = 8 * 1024 * 1024, maxEntryBytes = 256 * 1024) {
+    this.#kept = new WeightedMap(maxBytes, maxEntryBytes)
+  }
 
   /** The value kept for `key` when the file still has `version`; a stale entry is dropped. */
   get(key: string, version: string): T | undefined {
     const kept = this.#kept.get(key)
     if (!kept) return undefined
     if (kept.version === version) return kept.value
-    this.#drop(key, kept)
+    this.#kept.delete(key)
     return undefined
   }
 
   /** Keeps `value` (about `bytes` long) for `key` at `version`, unless it is too large to keep. */
   set(key: string, version: string, value: T, bytes: number): void {
-    const old = this.#kept.get(key)
-    if (old) this.#drop(key, old)
-    if (bytes > this.maxEntryBytes) return
-    this.#kept.set(key, { version, value, bytes })
-    this.#bytes += bytes
-    for (const [oldest, entry] of this.#kept) {
-      if (this.#bytes <= this.maxBytes) break
-      this.#drop(oldest, entry)
-    }
-  }
-
-  #drop(key: string, kept: Kept<T>): void {
-    this.#kept.delete(key)
-    this.#bytes -= kept.bytes
+    this.#kept.set(key, { version, value }, bytes)
   }
 }

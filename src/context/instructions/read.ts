@@ -71,10 +71,11 @@ const readBefore = new ReadCache<ReadText>()
  * the thread pool and promises cost the main thread several times what the calls themselves cost.
  */
 export async function readTextFile(abs: string, maxBytes = MAX_FILE_BYTES): Promise<ReadOutcome> {
-  return readTextFileNow(abs, maxBytes)
+  return readTextFileSync(abs, maxBytes)
 }
 
-function readTextFileNow(abs: string, maxBytes: number): ReadOutcome {
+/** `readTextFile` for a caller that must answer at once. */
+export function readTextFileSync(abs: string, maxBytes = MAX_FILE_BYTES): ReadOutcome {
   let info: BigIntStats
   try {
     info = statSync(abs, { bigint: true })
