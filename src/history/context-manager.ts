@@ -208,9 +208,9 @@ export class ContextManager {
     const countLocal = (msgs: readonly Message[]) => fixed + this.countView(msgs, family, overhead)
 
     let view = this.changeLog.view(history)
-    // Dedup's scan of the messages new since the last count, made as they arrive: a turn over the budget
-    // then scans only what its own edits made.
-    this.dedupMemo.prescan(view.slice(Math.min(this.last?.messages.length ?? 0, view.length)), this.options.readTools)
+    // Dedup's walk follows the view turn by turn (only what changed since the last turn is walked), so a
+    // turn over the budget finds its view walked already.
+    this.dedupMemo.follow(view, this.options.readTools)
     const usage = request.usage
     const fromUsage = usage !== undefined && usage.messages <= view.length
     const counted = countLocal(view)

@@ -1,8 +1,10 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { generateHistory } from "../../test/fixtures/history/generate.js"
 import { ChangeLog } from "./change-log.js"
 import { DedupMemo, dedupFileReads, dedupNotice } from "./dedup.js"
 import type { Block, Message } from "./message.js"
+import { cutEdits, plannedCut } from "./truncate.js"
 
 let n = 0
 const msg = (role: Message["role"], ...content: Block[]): Message => ({ id: `m${n++}`, role, ts: n, content })
@@ -120,5 +122,108 @@ describe("dedup with a memo kept across turns", () => {
       made += withMemo.length
     }
     expect(made).toBeGreaterThan(10)
+  })
+})
+
+describe("dedup's walk kept across turns", () => {
+  // Paths and texts chosen to meet every rule: ranged and whole reads, other tools, errors, results whose call
+  // is gone, mentions and final contents side by side, Cline-style reads, and contents and paths holding
+  // element tags (a replacement may then hold other copies than the block it replaced).
+  const path = fc.constantFrom(
+    "a.ts",
+    "b.ts",
+    "c<d.ts",
+    "it's.ts",
+    '<file_content path="b.ts">q</file_content>',
+    "x</final_file_content>y.ts",
+  )
+  const element = fc
+    .tuple(
+      fc.constantFrom("file_content", "final_file_content"),
+      path,
+      fc.constantFrom("X", "Y\n", '<file_content path="b.ts">Z</file_content>', '<final_file_content path="a.ts">W'),
+    )
+    .map(([tag, p, inner]) => `<${tag} path="${p}">${inner}</${tag}>`)
+  const text = fc.oneof(
+    fc.array(fc.oneof(element, fc.constantFrom("note ", "\n")), { maxLength: 4 }).map((parts) => parts.join("")),
+    path.map((p) => `[read_file for '${p}'] Result:\nbody`),
+  )
+  type Turn = {
+    kind: "read" | "other" | "text"
+    path: string
+    ranged: boolean
+    error: boolean
+    orphan: boolean
+    text: string
+  }
+  const turn: fc.Arbitrary<Turn> = fc.record({
+    kind: fc.constantFrom("read", "read", "other", "text"),
+    path,
+    ranged: fc.boolean(),
+    error: fc.boolean(),
+    orphan: fc.boolean(),
+    text,
+  })
+  function conversationOf(turns: readonly Turn[]): Message[] {
+    const out: Message[] = [{ id: "t0", role: "user", ts: 0, content: [{ type: "text", text: "task" }] }]
+    turns.forEach((t, i) => {
+      const id = `c${i}`
+      const input = { path: t.path, ...(t.ranged ? { start_line: 1, end_line: 3 } : {}) }
+      const call: Block =
+        t.kind === "text"
+          ? { type: "text", text: t.text }
+          : { type: "tool_use", id, name: t.kind === "read" ? "read_file" : "write_to_file", input }
+      out.push({ id: `a${i}`, role: "assistant", ts: 2 * i + 1, content: [call] })
+      const answer: Block =
+        t.kind === "text"
+          ? { type: "text", text: t.text }
+          : {
+              type: "tool_result",
+              toolUseId: t.orphan ? `gone${i}` : id,
+              content: t.text,
+              ...(t.error ? { isError: true } : {}),
+            }
+      out.push({ id: `u${i}`, role: "user", ts: 2 * i + 2, content: [answer] })
+    })
+    return out
+  }
+
+  it("makes the same edits as a walk from scratch, whatever edits and cuts came between (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(turn, { minLength: 1, maxLength: 24 }),
+        fc.array(fc.record({ grow: fc.integer({ min: 0, max: 6 }), keep: fc.boolean(), cut: fc.boolean() }), {
+          maxLength: 10,
+        }),
+        (turns, steps) => {
+          const history = conversationOf(turns)
+          const log = new ChangeLog()
+          const memo = new DedupMemo()
+          let length = 1
+          let now = 1
+          for (const step of steps) {
+            length = Math.min(history.length, length + step.grow)
+            const view = log.view(history.slice(0, length))
+            const withMemo = dedupFileReads(view, { now, memo })
+            expect(withMemo).toEqual(dedupFileReads(view, { now }))
+            // What the walk kept (the copies found, and which are the notice already) is what a new walk finds.
+            const fresh = new DedupMemo()
+            dedupFileReads(view, { now, memo: fresh })
+            const kept = memo.follow(view)
+            const found = fresh.follow(view)
+            expect(kept.map(({ replaced: _, ...o }) => o)).toEqual(found.map(({ replaced: _, ...o }) => o))
+            kept.forEach((o, i) => {
+              if (o.replaced !== undefined && found[i]!.replaced !== undefined)
+                expect(o.replaced).toBe(found[i]!.replaced)
+            })
+            if (step.keep) log.add(withMemo)
+            const cut = step.cut ? plannedCut(log.view(history.slice(0, length)), "half") : undefined
+            if (cut) log.add(cutEdits(log.view(history.slice(0, length)), cut, now))
+            now++
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 })
