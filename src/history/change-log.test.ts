@@ -81,6 +81,8 @@ describe("ChangeLog", () => {
       fc.record({ repeat: fc.nat() }),
       fc.record({ undo: fc.nat() }),
       fc.record({ late: fc.array(editArb, { minLength: 1, maxLength: 2 }), back: fc.nat() }),
+      // A truncation anywhere, the first messages and the last included: most hide a run of the last view.
+      fc.record({ cut: fc.tuple(fc.nat(59), fc.nat(20)) }),
     )
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.boolean(), (steps, inPlace) => {
@@ -93,7 +95,11 @@ describe("ChangeLog", () => {
             if (inPlace) prefix.push(...next)
             else prefix = [...prefix, ...next]
           } else if ("edits" in s) log.add(s.edits.map((e) => ({ ...e, ts: ++ts }) as Edit))
-          else if ("undo" in s) {
+          else if ("cut" in s) {
+            const [from, length] = s.cut
+            const to = Math.min(59, from + length)
+            log.add([{ kind: "truncation", ts: ++ts, from: history[from]!.id, to: history[to]!.id }])
+          } else if ("undo" in s) {
             // Edits taken back: the views made with them must not come back.
             ts = s.undo % (ts + 1)
             log.undo(ts)
@@ -118,6 +124,22 @@ describe("ChangeLog", () => {
       }),
       { numRuns: 300 },
     )
+  })
+
+  it("hides a new truncation's run in the view it made before as a rebuild would, wherever the run starts", () => {
+    for (let from = 0; from < 12; from++)
+      for (let to = from; to < from + 4; to++) {
+        const log = new ChangeLog()
+        const prefix = history.slice(0, 16)
+        log.view(prefix)
+        log.add([{ kind: "truncation", ts: 1, from: history[from]!.id, to: history[to]!.id }])
+        expect(log.view(prefix), `${from}-${to}`).toEqual(new ChangeLog(log.edits).view(prefix))
+        // A second run right after the first, and one that overlaps it (that one rebuilds).
+        log.add([{ kind: "truncation", ts: 2, from: history[to + 1]!.id, to: history[to + 2]!.id }])
+        expect(log.view(prefix)).toEqual(new ChangeLog(log.edits).view(prefix))
+        log.add([{ kind: "truncation", ts: 3, from: history[to]!.id, to: history[to + 3]!.id }])
+        expect(log.view(prefix)).toEqual(new ChangeLog(log.edits).view(prefix))
+      }
   })
 
   it("rebuilds, not extends, a view when a new message repeats the id that ends a hidden range", () => {

@@ -13,6 +13,7 @@ import {
   repairSeam,
   summaryMessageId,
   summaryText,
+  type TruncationEdit,
 } from "./edits.js"
 import type { Message } from "./message.js"
 
@@ -66,6 +67,8 @@ export class ChangeLog {
     | undefined
   /** Since the last view: the ids of messages given block or append edits, or `rebuild` after any other change. */
   private changed: Set<string> | "rebuild" = "rebuild"
+  /** Since the last view: truncations recorded in order, which the view may hide without a rebuild (`hideRun`). */
+  private truncated: TruncationEdit[] = []
 
   constructor(edits: readonly Edit[] = []) {
     this.list = [...edits].sort((a, b) => a.ts - b.ts)
@@ -98,8 +101,10 @@ export class ChangeLog {
     }
     this.list = this.list.concat(edits)
     for (const e of edits) {
-      if (e.kind === "truncation" || e.kind === "compaction") this.changed = "rebuild"
-      else if (this.changed !== "rebuild") this.changed.add(e.messageId)
+      if (e.kind === "compaction") this.changed = "rebuild"
+      else if (this.changed === "rebuild") continue
+      else if (e.kind === "truncation") this.truncated.push(e)
+      else this.changed.add(e.messageId)
     }
     // The same index `indexEdits` would build from the longer list: each edit pushed in order.
     if (this.index) appendToIndex(this.index, edits)
@@ -154,6 +159,7 @@ export class ChangeLog {
     const grown = this.extendView(history, index)
     if (grown) return grown
     this.changed = new Set()
+    this.truncated = []
     const { byMessage } = index
     const hidden = this.hiddenPositions(history)
     const hiddenAt = new Uint8Array(history.length)
@@ -217,17 +223,20 @@ export class ChangeLog {
     const last = this.lastView
     const changed = this.changed
     if (!last || changed === "rebuild" || !last.extendable || !startsWith(history, last.seen)) return undefined
-    const { seen, sources, rendered, seams } = last
+    const { seen, sources, rendered } = last
     const ends = rangeEnds(index)
     for (let i = seen.length; i < history.length; i++) if (ends.has(history[i]!.id)) return undefined
+    const truncated = this.truncated
+    for (const range of truncated) if (!this.hideRun(last, range)) return undefined
     if (changed.size > 0) {
       for (let i = 0; i < sources.length; i++) {
         const m = sources[i]!
         if (changed.has(m.id)) rendered[i] = this.renderOne(m, index.byMessage.get(m.id))
       }
-      last.out = this.repaired(rendered, seams)
       this.changed = new Set()
     }
+    if (changed.size > 0 || truncated.length > 0) last.out = this.repaired(rendered, last.seams)
+    this.truncated = []
     for (let i = seen.length; i < history.length; i++) {
       const m = history[i]!
       const r = this.renderOne(m, index.byMessage.get(m.id))
@@ -237,6 +246,34 @@ export class ChangeLog {
       last.out.push(r)
     }
     return last.out.slice()
+  }
+
+  /**
+   * Hides a new truncation's range in the last view (of the history seen then) when that range is a run of
+   * messages all visible there, side by side, ending before the last message: the run leaves the view and the
+   * message after it follows a hidden range (a seam), as a rebuild would make it. False, with the view left
+   * as it was, when the range is anything else (not found whole, overlapping a hidden range or a summary,
+   * reaching the last message); the caller then rebuilds.
+   */
+  private hideRun(last: NonNullable<typeof this.lastView>, range: TruncationEdit): boolean {
+    const { seen, sources, rendered } = last
+    const pos = this.positionsOf(seen)
+    const from = pos.get(range.from)
+    const to = pos.get(range.to)
+    if (from === undefined || to === undefined || to < from || to >= seen.length - 1) return false
+    // Sources are in history order, each at or before its history position.
+    let start = Math.min(from, sources.length - 1)
+    while (start >= 0 && sources[start] !== seen[from]) start--
+    const length = to - from + 1
+    if (start < 0 || start + length > sources.length) return false
+    for (let k = 1; k < length; k++) if (sources[start + k] !== seen[from + k]) return false
+    sources.splice(start, length)
+    rendered.splice(start, length)
+    const seams = last.seams.filter((j) => j < start)
+    if (start > 0 && start < sources.length) seams.push(start)
+    for (const j of last.seams) if (j >= start + length && j - length > start) seams.push(j - length)
+    last.seams = seams
+    return true
   }
 
   /** Whether a view can be extended by appending: every range found whole, none ending at the last message. */

@@ -96,34 +96,56 @@ export { TRUNCATION_NOTICE } from "../notices.js"
  */
 export const INSTRUCTION_PATTERN = /<(project_instructions|instructions)\b[^>]*>[\s\S]*?<\/\1>/g
 
-/** The default pattern's elements of each text block seen (blocks are immutable values: a cut scans only new ones). */
-const defaultElements = new WeakMap<object, string[]>()
+/**
+ * The default pattern's elements in each message and each text block seen (both are immutable values): a cut
+ * looks at each message once, and a message edited since (a new object) scans only its new blocks.
+ */
+const defaultElements = {
+  byMessage: new WeakMap<Message, readonly string[]>(),
+  byBlock: new WeakMap<TextBlock, string[]>(),
+}
+
+function defaultElementsOf(block: TextBlock): string[] {
+  let known = defaultElements.byBlock.get(block)
+  if (!known) {
+    known = namedElements(block.text, [TAG.projectInstructions, TAG.instructions])
+    defaultElements.byBlock.set(block, known)
+  }
+  return known
+}
 
 /** The instruction elements inside the messages of a range, each distinct text once, in order. */
 export function instructionsIn(messages: readonly Message[], pattern: RegExp = INSTRUCTION_PATTERN): string[] {
+  return [...collectInstructions(messages, pattern, false)]
+}
+
+/** `instructionsIn`, leaving out summaries when `skipSummaries` (their id is looked at only when they hold any). */
+function collectInstructions(messages: readonly Message[], pattern: RegExp, skipSummaries: boolean): Set<string> {
   const found = new Set<string>()
   const re = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`)
+  const texts = (m: Message) => m.content.filter((b): b is TextBlock => b.type === "text")
   // The default pattern is matched by a linear scan (the regex is quadratic on unclosed open tags).
   const elements =
     pattern === INSTRUCTION_PATTERN
-      ? (block: TextBlock) => {
-          let known = defaultElements.get(block)
+      ? (m: Message) => {
+          let known = defaultElements.byMessage.get(m)
           if (!known) {
-            known = namedElements(block.text, [TAG.projectInstructions, TAG.instructions])
-            defaultElements.set(block, known)
+            known = texts(m).flatMap(defaultElementsOf)
+            defaultElements.byMessage.set(m, known)
           }
           return known
         }
-      : (block: TextBlock) => Array.from(block.text.matchAll(re), (match) => match[0])
+      : (m: Message) => texts(m).flatMap((b) => Array.from(b.text.matchAll(re), (match) => match[0]))
   for (const m of messages) {
     if (m.role === "assistant") continue
-    for (const b of m.content) {
-      if (b.type !== "text") continue
-      for (const element of elements(b)) found.add(element)
-    }
+    const list = elements(m)
+    if (list.length === 0 || (skipSummaries && isSummary(m))) continue
+    for (const element of list) found.add(element)
   }
-  return [...found]
+  return found
 }
+
+const isSummary = (m: Message): boolean => m.id.startsWith("summary-")
 
 /**
  * The edits for a cut: the hidden range (by the ids of the history messages it spans), the notice in
@@ -134,18 +156,24 @@ export function cutEdits(
   view: readonly Message[],
   cut: Cut,
   now: number,
-  pattern?: RegExp,
+  pattern: RegExp = INSTRUCTION_PATTERN,
 ): (TruncationEdit | AppendEdit)[] {
-  const removed = view.slice(cut.start, cut.end + 1).filter((m) => !m.id.startsWith("summary-"))
-  if (removed.length === 0) return []
+  // The first and last messages of the cut that are not summaries name the hidden range.
+  let first = cut.start
+  while (first <= cut.end && isSummary(view[first]!)) first++
+  if (first > cut.end) return []
+  let last = cut.end
+  while (isSummary(view[last]!)) last--
   const edits: (TruncationEdit | AppendEdit)[] = [
-    { kind: "truncation", ts: now, from: removed[0]!.id, to: removed.at(-1)!.id },
+    { kind: "truncation", ts: now, from: view[first]!.id, to: view[last]!.id },
   ]
   const assistant = view.slice(0, cut.start).find((m) => m.role === "assistant")
   if (assistant) edits.push({ kind: "notice", ts: now, messageId: assistant.id, text: TRUNCATION_NOTICE })
+  const inRemoved = collectInstructions(view.slice(cut.start, cut.end + 1), pattern, true)
+  if (inRemoved.size === 0) return edits
   const kept = view.slice(0, cut.start).concat(view.slice(cut.end + 1))
-  const already = new Set(instructionsIn(kept, pattern))
-  const lost = instructionsIn(removed, pattern).filter((t) => !already.has(t))
+  const already = collectInstructions(kept, pattern, false)
+  const lost = [...inRemoved].filter((t) => !already.has(t))
   const target = view.slice(cut.end + 1).find((m) => m.role === "user") ?? view[0]
   if (lost.length > 0 && target)
     edits.push({ kind: "reinject", ts: now, messageId: target.id, text: lost.join("\n\n") })
