@@ -153,7 +153,7 @@ function patch(walk: Walk, view: readonly Message[], from: number, shared: numbe
       if (step.kind === "result") matched.push(old.find((o) => o.where === "result" && o.block === step.block))
     let r = 0
     const copies: Occurrence[] = []
-    messageCopies(view[mi]!, mi, steps, memo, copies, (step) => {
+    messageCopies(view[mi]!, mi, steps, memo, copies, () => {
       const was = matched[r++]
       return was && { path: was.path, range: was.range }
     })
