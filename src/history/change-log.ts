@@ -52,13 +52,15 @@ export class ChangeLog {
   private positions: { seen: Message[]; pos: Map<string, number> } | undefined
   /**
    * The last view made, patched in place of a rebuild while no hidden range changes and the history only
-   * grows: `sources` are the messages before their edits (history messages and summaries), `rendered` the
-   * same with their edits, `seams` the positions whose message follows a hidden range, `out` the view.
+   * grows: `sources` are the messages before their edits (history messages and summaries), `at` the history
+   * position of each (a summary: the start of its range), `rendered` the same with their edits, `seams` the
+   * positions whose message follows a hidden range, `out` the view.
    */
   private lastView:
     | {
         seen: Message[]
         sources: Message[]
+        at: number[]
         rendered: Message[]
         seams: number[]
         out: Message[]
@@ -177,22 +179,26 @@ export class ChangeLog {
       }
     }
     const sources: Message[] = []
+    const at: number[] = []
     const seams: number[] = []
     for (let i = 0; i < history.length; i++) {
       const summary = summaries.get(i)
       if (summary) {
         if (sources.length > 0) seams.push(sources.length)
         sources.push(summary)
+        at.push(i)
       }
       if (hiddenAt[i]) continue
       if (i > 0 && hiddenAt[i - 1] && sources.length > 0 && !summaries.has(i)) seams.push(sources.length)
       sources.push(history[i]!)
+      at.push(i)
     }
     const rendered = sources.map((m) => this.renderOne(m, byMessage.get(m.id)))
     const out = this.repaired(rendered, seams)
     this.lastView = {
       seen: history.slice(),
       sources,
+      at,
       rendered,
       seams,
       out,
@@ -229,10 +235,8 @@ export class ChangeLog {
     const truncated = this.truncated
     for (const range of truncated) if (!this.hideRun(last, range)) return undefined
     if (changed.size > 0) {
-      for (let i = 0; i < sources.length; i++) {
-        const m = sources[i]!
-        if (changed.has(m.id)) rendered[i] = this.renderOne(m, index.byMessage.get(m.id))
-      }
+      for (const i of this.sourcesOf(last, changed))
+        rendered[i] = this.renderOne(sources[i]!, index.byMessage.get(sources[i]!.id))
       this.changed = new Set()
     }
     if (changed.size > 0 || truncated.length > 0) last.out = this.repaired(rendered, last.seams)
@@ -242,6 +246,7 @@ export class ChangeLog {
       const r = this.renderOne(m, index.byMessage.get(m.id))
       seen.push(m)
       sources.push(m)
+      last.at.push(i)
       rendered.push(r)
       last.out.push(r)
     }
@@ -268,12 +273,43 @@ export class ChangeLog {
     if (start < 0 || start + length > sources.length) return false
     for (let k = 1; k < length; k++) if (sources[start + k] !== seen[from + k]) return false
     sources.splice(start, length)
+    last.at.splice(start, length)
     rendered.splice(start, length)
     const seams = last.seams.filter((j) => j < start)
     if (start > 0 && start < sources.length) seams.push(start)
     for (const j of last.seams) if (j >= start + length && j - length > start) seams.push(j - length)
     last.seams = seams
     return true
+  }
+
+  /**
+   * The positions in the last view's sources of the messages with the given ids. While every id of the
+   * history is its own and names a history message (not a summary), each is found by its history position
+   * (a binary search in `at`; a hidden one is in no source) instead of comparing the id of every source.
+   */
+  private sourcesOf(last: NonNullable<typeof this.lastView>, ids: ReadonlySet<string>): number[] {
+    const { seen, sources, at } = last
+    const pos = this.positionsOf(seen)
+    const direct = pos.size === seen.length && [...ids].every((id) => pos.has(id) && !id.startsWith(SUMMARY_ID))
+    if (!direct) {
+      const all: number[] = []
+      for (let i = 0; i < sources.length; i++) if (ids.has(sources[i]!.id)) all.push(i)
+      return all
+    }
+    const found: number[] = []
+    for (const id of ids) {
+      const p = pos.get(id)!
+      let lo = 0
+      let hi = at.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (at[mid]! < p) lo = mid + 1
+        else hi = mid
+      }
+      // A summary has the position of the first message of its range, which is then hidden.
+      if (sources[lo] === seen[p]) found.push(lo)
+    }
+    return found
   }
 
   /** Whether a view can be extended by appending: every range found whole, none ending at the last message. */
@@ -349,6 +385,9 @@ export class ChangeLog {
     }
   }
 }
+
+/** How a summary's id starts (see `summaryMessageId`). */
+const SUMMARY_ID = "summary-"
 
 /** True when `history` starts with the messages of `start`, the same objects in the same places. */
 function startsWith(history: readonly Message[], start: readonly Message[]): boolean {

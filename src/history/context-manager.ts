@@ -13,7 +13,15 @@ import type { Message } from "./message.js"
 import { pruneToolOutputs } from "./prune.js"
 import { COMPACTION_DEFAULTS, type CompactionOptions, planSummary, reinjectEdits, type SummaryPlan } from "./staged.js"
 import { cacheKey, OVERHEADS, type Overhead, TokenCounter } from "./tokens.js"
-import { type Cut, cutEdits, cutToFit, headLength, plannedCut, type TruncationStrategy } from "./truncate.js"
+import {
+  type Cut,
+  cutEdits,
+  cutToFit,
+  headLength,
+  InstructionIndex,
+  plannedCut,
+  type TruncationStrategy,
+} from "./truncate.js"
 
 /** Settings of a ContextManager. */
 export interface ContextManagerOptions {
@@ -132,6 +140,8 @@ export class ContextManager {
   private last: { key: string; messages: readonly Message[]; counts: number[]; total: number } | undefined
   /** Dedup's scans of the blocks it has seen, so a turn over the budget scans only new blocks. */
   private readonly dedupMemo = new DedupMemo()
+  /** Instruction elements by view position, kept up turn by turn for the cuts. */
+  private readonly instructions: InstructionIndex
   /** The last system prompt and tool list counted, so an unchanged prompt is not hashed every turn. */
   private fixedMemo:
     | { key: string; system?: string; tools?: readonly CountedTool[]; counts: [number, number] }
@@ -141,6 +151,7 @@ export class ContextManager {
     this.counter = counter
     this.options = options
     this.changeLog = options.changeLog ?? new ChangeLog()
+    this.instructions = new InstructionIndex(options.instructionPattern)
     for (const [model, calibration] of Object.entries(options.calibrations ?? {}))
       if (calibration.ratio > 0 && Number.isFinite(calibration.ratio) && calibration.samples > 0)
         this.calibrations.set(model, { ratio: calibration.ratio, samples: calibration.samples })
@@ -211,6 +222,7 @@ export class ContextManager {
     // Dedup's walk follows the view turn by turn (only what changed since the last turn is walked), so a
     // turn over the budget finds its view walked already.
     this.dedupMemo.follow(view, this.options.readTools)
+    this.instructions.follow(view)
     const usage = request.usage
     const fromUsage = usage !== undefined && usage.messages <= view.length
     const counted = countLocal(view)
@@ -318,7 +330,7 @@ export class ContextManager {
     for (let round = 0; round < 8 && count(view) > budget.effective; round++) {
       const cut = this.planCut(view, family, overhead, Math.floor(budget.effective / scale) - fixed)
       if (!cut) break
-      const edits = cutEdits(view, cut, request.now, this.options.instructionPattern)
+      const edits = cutEdits(view, cut, request.now, this.options.instructionPattern, this.instructions.follow(view))
       if (edits.length === 0) break
       record(edits)
       diagnostics.push(

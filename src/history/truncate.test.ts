@@ -4,7 +4,14 @@ import type { ModelInfo } from "../models/types.js"
 import { ContextManager } from "./context-manager.js"
 import type { Block, Message } from "./message.js"
 import { TokenCounter } from "./tokens.js"
-import { headLength, plannedCut, TRUNCATION_NOTICE, type TruncationStrategy } from "./truncate.js"
+import {
+  cutEdits,
+  headLength,
+  InstructionIndex,
+  plannedCut,
+  TRUNCATION_NOTICE,
+  type TruncationStrategy,
+} from "./truncate.js"
 
 let counter: TokenCounter
 beforeAll(async () => {
@@ -158,5 +165,70 @@ describe("Cline's strategies", () => {
   it("keeps a compaction summary with the head", () => {
     const withSummary = [history[0]!, history[1]!, { ...history[2]!, id: "summary-1-m2" }, ...history.slice(3)]
     expect(headLength(withSummary)).toBe(3)
+  })
+})
+
+describe("instruction elements kept by view position", () => {
+  // Views that grow, lose runs and get edited messages, with instructions in user texts, summaries and
+  // assistant texts (which never count): a cut made with the kept index is the cut made by reading messages.
+  const text = fc.constantFrom(
+    "plain",
+    '<project_instructions path="a">A</project_instructions>',
+    '<instructions path="b">B</instructions> and <project_instructions path="a">A</project_instructions>',
+    '<instructions path="c">C</instructions>',
+  )
+  const message = fc.record({
+    role: fc.constantFrom("user", "assistant", "user"),
+    summary: fc.boolean(),
+    texts: fc.array(text, { minLength: 1, maxLength: 2 }),
+  })
+  it("gives the cut edits that reading every message gives (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(message, { minLength: 4, maxLength: 30 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { minLength: 1, maxLength: 8 }),
+        (specs, steps) => {
+          let view: Message[] = specs.map((m, i) => ({
+            id: m.summary && m.role === "user" ? `summary-${i}` : `m${i}`,
+            role: m.role as Message["role"],
+            ts: i,
+            content: m.texts.map((t) => ({ type: "text" as const, text: t })),
+          }))
+          const index = new InstructionIndex()
+          for (const [a, b, edit] of steps) {
+            const start = 2 + (a % Math.max(1, view.length - 3))
+            const end = Math.min(view.length - 2, start + (b % 5))
+            if (start <= end) {
+              const cut = { start, end }
+              const edits = cutEdits(view, cut, 1, undefined, index.follow(view))
+              expect(edits).toEqual(cutEdits(view, cut, 1))
+              // What is re-injected: elements of the cut's user messages (summaries left out) not kept elsewhere.
+              const elements = (ms: Message[]) =>
+                ms.flatMap((m) =>
+                  m.role === "assistant"
+                    ? []
+                    : m.content.flatMap((b) =>
+                        b.type === "text"
+                          ? (b.text.match(/<(project_instructions|instructions)\b[^>]*>[\s\S]*?<\/\1>/g) ?? [])
+                          : [],
+                      ),
+                )
+              const kept = new Set(elements(view.slice(0, start).concat(view.slice(end + 1))))
+              const cutOut = view.slice(start, end + 1).filter((m) => !m.id.startsWith("summary-"))
+              const lost = [...new Set(elements(cutOut))].filter((t) => !kept.has(t))
+              expect(edits.flatMap((e) => (e.kind === "reinject" ? [e.text] : []))[0] ?? "").toBe(
+                cutOut.length ? lost.join("\n\n") : "",
+              )
+            }
+            // The next view: a message edited in place, or a run left out.
+            if (edit) {
+              const at = a % view.length
+              view = view.map((m, i) => (i === at ? { ...m, content: [...m.content, { type: "text", text: "x" }] } : m))
+            } else if (start <= end) view = view.slice(0, start).concat(view.slice(end + 1))
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 })

@@ -114,38 +114,59 @@ function defaultElementsOf(block: TextBlock): string[] {
   return known
 }
 
-/** The instruction elements inside the messages of a range, each distinct text once, in order. */
-export function instructionsIn(messages: readonly Message[], pattern: RegExp = INSTRUCTION_PATTERN): string[] {
-  return [...collectInstructions(messages, pattern, false)]
+/**
+ * The instruction elements in one message's text blocks, in order; none in an assistant message. Kept per
+ * message for the default pattern (messages are immutable values).
+ */
+export function instructionElements(m: Message, pattern: RegExp = INSTRUCTION_PATTERN): readonly string[] {
+  if (m.role === "assistant") return NONE
+  const texts = m.content.filter((b): b is TextBlock => b.type === "text")
+  // The default pattern is matched by a linear scan (the regex is quadratic on unclosed open tags).
+  if (pattern !== INSTRUCTION_PATTERN) {
+    const re = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`)
+    return texts.flatMap((b) => Array.from(b.text.matchAll(re), (match) => match[0]))
+  }
+  let known = defaultElements.byMessage.get(m)
+  if (!known) {
+    known = texts.length === 0 ? NONE : texts.flatMap(defaultElementsOf)
+    defaultElements.byMessage.set(m, known)
+  }
+  return known
 }
 
-/** `instructionsIn`, leaving out summaries when `skipSummaries` (their id is looked at only when they hold any). */
-function collectInstructions(messages: readonly Message[], pattern: RegExp, skipSummaries: boolean): Set<string> {
+const NONE: readonly string[] = Object.freeze([])
+
+/** The instruction elements inside the messages of a range, each distinct text once, in order. */
+export function instructionsIn(messages: readonly Message[], pattern: RegExp = INSTRUCTION_PATTERN): string[] {
   const found = new Set<string>()
-  const re = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`)
-  const texts = (m: Message) => m.content.filter((b): b is TextBlock => b.type === "text")
-  // The default pattern is matched by a linear scan (the regex is quadratic on unclosed open tags).
-  const elements =
-    pattern === INSTRUCTION_PATTERN
-      ? (m: Message) => {
-          let known = defaultElements.byMessage.get(m)
-          if (!known) {
-            known = texts(m).flatMap(defaultElementsOf)
-            defaultElements.byMessage.set(m, known)
-          }
-          return known
-        }
-      : (m: Message) => texts(m).flatMap((b) => Array.from(b.text.matchAll(re), (match) => match[0]))
-  for (const m of messages) {
-    if (m.role === "assistant") continue
-    const list = elements(m)
-    if (list.length === 0 || (skipSummaries && isSummary(m))) continue
-    for (const element of list) found.add(element)
-  }
-  return found
+  for (const m of messages) for (const element of instructionElements(m, pattern)) found.add(element)
+  return [...found]
 }
 
 const isSummary = (m: Message): boolean => m.id.startsWith("summary-")
+
+/**
+ * Each view position's instruction elements, kept turn after turn: a position holding the same message as
+ * in the last view keeps its elements without looking at the message, so a cut reads a list per position.
+ */
+export class InstructionIndex {
+  #messages: readonly Message[] = []
+  #lists: (readonly string[])[] = []
+
+  constructor(private readonly pattern: RegExp = INSTRUCTION_PATTERN) {}
+
+  /** Brings the index up to `view`; returns the elements by position. */
+  follow(view: readonly Message[]): (i: number) => readonly string[] {
+    const known = this.#messages
+    const lists: (readonly string[])[] = new Array(view.length)
+    for (let i = 0; i < view.length; i++)
+      lists[i] =
+        i < known.length && known[i] === view[i] ? this.#lists[i]! : instructionElements(view[i]!, this.pattern)
+    this.#messages = view.slice()
+    this.#lists = lists
+    return (i) => lists[i]!
+  }
+}
 
 /**
  * The edits for a cut: the hidden range (by the ids of the history messages it spans), the notice in
@@ -157,6 +178,7 @@ export function cutEdits(
   cut: Cut,
   now: number,
   pattern: RegExp = INSTRUCTION_PATTERN,
+  elementsAt: (i: number) => readonly string[] = (i) => instructionElements(view[i]!, pattern),
 ): (TruncationEdit | AppendEdit)[] {
   // The first and last messages of the cut that are not summaries name the hidden range.
   let first = cut.start
@@ -169,10 +191,18 @@ export function cutEdits(
   ]
   const assistant = view.slice(0, cut.start).find((m) => m.role === "assistant")
   if (assistant) edits.push({ kind: "notice", ts: now, messageId: assistant.id, text: TRUNCATION_NOTICE })
-  const inRemoved = collectInstructions(view.slice(cut.start, cut.end + 1), pattern, true)
+  // Elements by position: a summary's (in the cut) are not lost; its id is looked at only when it holds any.
+  const collect = (from: number, to: number, skipSummaries: boolean, into: Set<string>) => {
+    for (let i = from; i < to; i++) {
+      const list = elementsAt(i)
+      if (list.length === 0 || (skipSummaries && isSummary(view[i]!))) continue
+      for (const element of list) into.add(element)
+    }
+    return into
+  }
+  const inRemoved = collect(cut.start, cut.end + 1, true, new Set())
   if (inRemoved.size === 0) return edits
-  const kept = view.slice(0, cut.start).concat(view.slice(cut.end + 1))
-  const already = collectInstructions(kept, pattern, false)
+  const already = collect(cut.end + 1, view.length, false, collect(0, cut.start, false, new Set()))
   const lost = [...inRemoved].filter((t) => !already.has(t))
   const target = view.slice(cut.end + 1).find((m) => m.role === "user") ?? view[0]
   if (lost.length > 0 && target)
