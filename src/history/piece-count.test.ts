@@ -27,7 +27,7 @@ function encoding(
   // The smallest allowed bound, so that long pieces appear at sizes gpt-tokenizer still counts quickly.
   return { exact, pieceEnd, split, table: () => (table ??= RankTable.from(ranks)), maxPiece: 128 }
 }
-const o200kEncoding = encoding(exactO200k, o200kPieceEnd, O200K_TOKEN_SPLIT_REGEX, o200kRanks)
+const o200kEncoding = { ...encoding(exactO200k, o200kPieceEnd, O200K_TOKEN_SPLIT_REGEX, o200kRanks), asciiWords: true }
 const cl100kEncoding = encoding(exactCl100k, cl100kPieceEnd, CL100K_TOKEN_SPLIT_REGEX, cl100kRanks)
 // Small memories, so that forgetting pieces is exercised too.
 const o200k = new PieceCounter(o200kEncoding, 64)
@@ -56,6 +56,51 @@ describe("PieceCounter", () => {
         expect(cl100k.count(t)).toBe(exactCl100k(t))
       }),
       { numRuns: 80 },
+    )
+  })
+
+  it("counts word pieces found in one pass (asciiWords) as gpt-tokenizer does, at every boundary (property)", () => {
+    // Words of capitals and small letters after every kind of prefix, ended by digits, quotes (contractions),
+    // letters outside ASCII, marks, line ends and the end of the text; and the same text without the fast path.
+    const plainO200k = new PieceCounter({ ...o200kEncoding, asciiWords: false }, 64)
+    // A count made up per piece, so that the sum tells whether the pieces are the regex's, not just the total.
+    const madeUp = (piece: string) =>
+      piece.length === 1 && piece.charCodeAt(0) < 128
+        ? 1
+        : 1000 + [...piece].reduce((h, c) => (h * 31 + c.codePointAt(0)!) % 9973, 7)
+    const byPieces = new PieceCounter({ ...o200kEncoding, exact: madeUp, maxPiece: 1000 }, 64)
+    const regex = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "gu")
+    const unit = fc.constantFrom(
+      ..."aZbYq",
+      "Ab",
+      "HTTPServer",
+      "fooBar",
+      " ",
+      "\t",
+      "\v",
+      ".",
+      "'",
+      "'s",
+      "'LL",
+      "\n",
+      "\r",
+      "7",
+      "é",
+      "ǅ",
+      "\u0301",
+      "中",
+      "\u00a0",
+      "-",
+      "\u0000",
+    )
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 1, maxLength: 30 }), (units) => {
+        const t = units.join("")
+        expect(o200k.count(t)).toBe(exactO200k(t))
+        expect(plainO200k.count(t)).toBe(exactO200k(t))
+        expect(byPieces.count(t)).toBe(Array.from(t.matchAll(regex), (m) => madeUp(m[0])).reduce((a, b) => a + b, 0))
+      }),
+      { numRuns: 3000 },
     )
   })
 

@@ -30,6 +30,23 @@ export interface PieceEncoding {
   table: () => RankTable
   /** Pieces longer than this many UTF-16 code units are merged by `mergeCount`. */
   maxPiece: number
+  /**
+   * True for o200k: an ASCII word piece is an optional prefix (not CR, LF, a letter or a digit), capitals,
+   * then small letters, so it can be found and hashed in one pass (up to a quote or a character outside ASCII).
+   */
+  asciiWords?: boolean
+}
+
+/** Classes of ASCII characters for the word pieces of `asciiWords`. */
+const UPPER = 1
+const LOWER = 2
+const LETTER = UPPER | LOWER
+const PREFIX = 4
+const CLASS = new Uint8Array(128)
+for (let c = 0; c < 128; c++) {
+  if (c >= 65 && c <= 90) CLASS[c] = UPPER
+  else if (c >= 97 && c <= 122) CLASS[c] = LOWER
+  else if (!(c >= 48 && c <= 57) && c !== 10 && c !== 13) CLASS[c] = PREFIX
 }
 
 /** Default bound on the piece length left to gpt-tokenizer (its cost per piece grows with the square). */
@@ -108,7 +125,33 @@ export class PieceCounter {
     const sticky = this.#sticky
     let total = 0
     let at = 0
-    while (at < text.length) {
+    const words = this.#encoding.asciiWords === true
+    const n = text.length
+    while (at < n) {
+      if (words) {
+        // The commonest piece, an ASCII word with an optional prefix, is found and hashed in one pass.
+        let i = at
+        let c = text.charCodeAt(i)
+        if (c < 128 && (CLASS[c]! & PREFIX) !== 0 && i + 1 < n) c = text.charCodeAt(++i)
+        if (c < 128 && (CLASS[c]! & LETTER) !== 0) {
+          let hash = 0x811c9dc5
+          for (let k = at; k < i; k++) hash = Math.imul(hash ^ text.charCodeAt(k), 0x01000193)
+          while (c < 128 && (CLASS[c]! & UPPER) !== 0) {
+            hash = Math.imul(hash ^ c, 0x01000193)
+            c = ++i < n ? text.charCodeAt(i) : 32
+          }
+          while (c < 128 && (CLASS[c]! & LOWER) !== 0) {
+            hash = Math.imul(hash ^ c, 0x01000193)
+            c = ++i < n ? text.charCodeAt(i) : 32
+          }
+          // Past a quote (a contraction may follow) or a character outside ASCII the scanner decides.
+          if (c < 128 && c !== 39) {
+            total += this.#hashed(text, at, i, hash)
+            at = i
+            continue
+          }
+        }
+      }
       let end = pieceEnd(text, at)
       if (end < 0) end = regexPieceEnd(text, at, sticky)
       total += this.#piece(text, at, end)
@@ -129,6 +172,14 @@ export class PieceCounter {
     }
     let hash = 0x811c9dc5
     for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+    return this.#hashed(text, start, end, hash)
+  }
+
+  /** `#piece` for a piece whose hash is known. */
+  #hashed(text: string, start: number, end: number, hash: number): number {
+    const length = end - start
+    if (length === 1 && text.charCodeAt(start) < 128) return 1
+    if (length > KNOWN_PIECE_LENGTH) return this.#piece(text, start, end)
     const home = (hash ^ (hash >>> 16)) & this.#mask
     let free = -1
     for (let probe = 0; probe < PROBES; probe++) {

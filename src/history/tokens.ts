@@ -84,6 +84,7 @@ function encodingCounter(
   pieceEnd: PieceEnd,
   split: RegExp,
   ranks: () => readonly (string | readonly number[])[],
+  asciiWords: boolean,
 ): EncodingCounter {
   let table: RankTable | undefined
   const counter = new PieceCounter({
@@ -92,6 +93,7 @@ function encodingCounter(
     split,
     table: () => (table ??= RankTable.from(ranks())),
     maxPiece: MAX_PIECE,
+    asciiWords,
   })
   return (text) => counter.count(text)
 }
@@ -116,6 +118,7 @@ export async function loadEncoders(): Promise<Encoders> {
       o200kPieceEnd,
       O200K_TOKEN_SPLIT_REGEX,
       () => o200kRanks.default,
+      true,
     ),
     cl100k: (text) => {
       cl100k ??= encodingCounter(
@@ -123,6 +126,7 @@ export async function loadEncoders(): Promise<Encoders> {
         cl100kPieceEnd,
         CL100K_TOKEN_SPLIT_REGEX,
         () => cl100kRanks().default,
+        false,
       )
       return cl100k(text)
     },
