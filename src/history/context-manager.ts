@@ -222,6 +222,8 @@ export class ContextManager {
     // Dedup's walk follows the view turn by turn (only what changed since the last turn is walked), so a
     // turn over the budget finds its view walked already.
     this.dedupMemo.follow(view, this.options.readTools)
+    // Replacements of copies made stale by this turn's messages are counted now, not on the turn over the budget.
+    for (const block of this.dedupMemo.takePrepared()) this.counter.countBlock(block, family)
     this.instructions.follow(view)
     const usage = request.usage
     const fromUsage = usage !== undefined && usage.messages <= view.length

@@ -125,6 +125,26 @@ describe("dedup with a memo kept across turns", () => {
   })
 })
 
+describe("replacements made ahead", () => {
+  it("replaces a copy when a newer whole copy arrives, and dedup then edits with that same block", () => {
+    const history = conversation((i) => `toolu_${i}`)
+    const memo = new DedupMemo()
+    // Up to the second read of a.ts: the mention in the first message is stale, nothing else is.
+    memo.follow(history.slice(0, 3))
+    const first = memo.takePrepared()
+    expect(first.map((b) => (b.type === "text" ? b.text : ""))).toEqual([
+      `Fix it.\n<file_content path="a.ts">${dedupNotice("a.ts")}</file_content>`,
+    ])
+    expect(memo.takePrepared()).toEqual([])
+    // The ranged read makes nothing stale; the edit result does (the read before it); the last read too.
+    memo.follow(history)
+    const later = memo.takePrepared()
+    expect(later).toHaveLength(2)
+    const edits = dedupFileReads(history, { now: 1, memo })
+    for (const block of [...first, ...later]) expect(edits.some((e) => e.content === block)).toBe(true)
+  })
+})
+
 describe("dedup's walk kept across turns", () => {
   // Paths and texts chosen to meet every rule: ranged and whole reads, other tools, errors, results whose call
   // is gone, mentions and final contents side by side, Cline-style reads, and contents and paths holding

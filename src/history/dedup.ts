@@ -75,10 +75,12 @@ interface Walk {
   ends: number[]
   calls: { message: number; id: string; call: Call }[]
   open: Map<string, Call>
+  /** The newest whole copy of each path so far (for `prepare`). */
+  newest: Map<string, Occurrence>
 }
 
 function newWalk(readTools: ReadonlySet<string>): Walk {
-  return { readTools, messages: [], found: [], ends: [], calls: [], open: new Map() }
+  return { readTools, messages: [], found: [], ends: [], calls: [], open: new Map(), newest: new Map() }
 }
 
 /**
@@ -94,6 +96,8 @@ export class DedupMemo {
   /** Per block: the paths whose file elements are not all replaced yet (mentions and final contents). */
   readonly pending = new WeakMap<Block, ReadonlySet<string>>()
   #walk: Walk | undefined
+  /** Replacements made ahead by the walk since the last `takePrepared`. */
+  #prepared: Block[] = []
 
   /**
    * Brings the walk up to `view`: the messages it shares with the last view walked (the same objects in the
@@ -114,6 +118,25 @@ export class DedupMemo {
     }
     continueWalk(walk, view, this)
     return walk.found
+  }
+
+  /**
+   * The replacement blocks made since the last call, ahead of the turn that needs them: when a whole copy of
+   * a file arrives, the copy it makes stale is replaced at once (the same block `dedupFileReads` then finds
+   * remembered), so a host can count the replacement while the turn is light.
+   */
+  takePrepared(): Block[] {
+    const prepared = this.#prepared
+    this.#prepared = []
+    return prepared
+  }
+
+  /** Replaces a stale copy ahead of the turn over the budget (see `takePrepared`). */
+  prepare(block: Block, o: Occurrence): void {
+    o.replaced ??= isReplaced(block, o, this)
+    if (o.replaced) return
+    const made = memoReplacement(block, [o.path], o.where, this)
+    if (made) this.#prepared.push(made)
   }
 
   /** The steps of a message, made once. */
@@ -206,6 +229,8 @@ function rewind(walk: Walk, length: number): void {
   walk.calls.length = calls
   walk.open = new Map()
   for (const { id, call } of walk.calls) walk.open.set(id, call)
+  walk.newest = new Map()
+  for (const o of walk.found) if (o.range === undefined) walk.newest.set(o.path, o)
 }
 
 function sameTools(known: ReadonlySet<string>, tools: readonly string[]): boolean {
@@ -236,6 +261,16 @@ function continueWalk(walk: Walk, view: readonly Message[], memo: DedupMemo | un
         walk.calls.push({ message: mi, id: step.id, call: step.call })
       },
     )
+    if (memo) {
+      // A whole copy makes the newest earlier one (in another block) stale: its replacement is made now.
+      for (let i = walk.ends.at(-1) ?? 0; i < walk.found.length; i++) {
+        const o = walk.found[i]!
+        if (o.range !== undefined) continue
+        const before = walk.newest.get(o.path)
+        if (before && !sameBlock(before, o)) memo.prepare(view[before.message]!.content[before.block]!, before)
+        walk.newest.set(o.path, o)
+      }
+    }
     walk.messages.push(message)
     walk.ends.push(walk.found.length)
   }
