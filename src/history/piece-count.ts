@@ -57,8 +57,10 @@ const KNOWN_PIECE_LENGTH = 32
 
 /** Texts at least this long are counted in chunks cut after a line end, each chunk's count remembered. */
 const CHUNKED_TEXT = 4096
-/** A chunk ends at the first safe line end at least this many code units after its start. */
-const CHUNK = 512
+/** A chunk is at least this long, and ends at a safe line end chosen by the line's content (`chunkEnd`). */
+const MIN_CHUNK = 256
+/** ... or at the first safe line end once it is this long. */
+const FULL_CHUNK = 2048
 /** Longer chunks (a text without a safe line end for that long) are counted without being remembered. */
 const MAX_KNOWN_CHUNK = 64 * 1024
 /** Most code units of chunks remembered (copies); the oldest chunks are forgotten first. */
@@ -99,7 +101,7 @@ export class PieceCounter {
     if (text.length < CHUNKED_TEXT) return this.#countPieces(text)
     let total = 0
     for (let start = 0; start < text.length; ) {
-      const end = safeCut(text, start + CHUNK)
+      const end = chunkEnd(text, start)
       total += this.#chunk(text.slice(start, end))
       start = end
     }
@@ -208,16 +210,39 @@ function same(piece: string, text: string, start: number): boolean {
 }
 
 /**
+ * Where the chunk that starts at `start` ends: at a safe line end (`safeCut`) at least MIN_CHUNK code units
+ * on whose closing characters a hash lands on one value in four, or at the first safe line end past
+ * FULL_CHUNK. The ends depend on the text around them, not on where the text starts, so a text edited in one
+ * place (a file read again after a change, a message with one copy replaced by a note) is cut as before
+ * everywhere but around the change, and its other chunks are counted already.
+ */
+function chunkEnd(text: string, start: number): number {
+  let cut = safeCut(text, start + MIN_CHUNK)
+  while (cut < text.length && cut - start < FULL_CHUNK) {
+    let hash = 0x811c9dc5
+    for (let i = Math.max(start, cut - 16); i < cut; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+    if (((hash ^ (hash >>> 13)) & 3) === 0) return cut
+    cut = safeCut(text, cut + 1)
+  }
+  return cut
+}
+
+/**
  * The end of the first line at or after `from` whose line end no piece can cross, or the end of the text. After
- * a line feed followed by a printable ASCII character other than '/', both encodings start a new piece: the
- * pieces that can hold a line feed are a whitespace run (cut after its last CR or LF, and a printable character
- * is not whitespace) and punctuation with trailing line ends (CR, LF, and '/' for o200k). Neither encoding looks
- * behind, so the text after the cut splits into the same pieces alone, and the text before it does too.
+ * a line feed followed by spaces or tabs (or none) and then a printable ASCII character (other than '/' right
+ * after the line feed), both encodings start a new piece at the line feed's end: the pieces that can hold a
+ * line feed are a whitespace run (cut after its last CR or LF; here no CR or LF follows before the printable
+ * character) and punctuation with trailing line ends (CR, LF, and '/' for o200k). The indentation then splits
+ * the same way alone as after the line feed. Neither encoding looks behind, so the text after the cut splits
+ * into the same pieces alone, and the text before it does too.
  */
 export function safeCut(text: string, from: number): number {
-  for (let i = text.indexOf("\n", from - 1); i >= 0 && i + 1 < text.length; i = text.indexOf("\n", i + 1)) {
-    const next = text.charCodeAt(i + 1)
-    if (next > 32 && next < 127 && next !== 47) return i + 1
+  const n = text.length
+  for (let i = text.indexOf("\n", from - 1); i >= 0 && i + 1 < n; i = text.indexOf("\n", i + 1)) {
+    let j = i + 1
+    let next = text.charCodeAt(j)
+    while (next === 32 || next === 9) next = text.charCodeAt(++j)
+    if (next > 32 && next < 127 && (next !== 47 || j > i + 1)) return i + 1
   }
-  return text.length
+  return n
 }
