@@ -18,7 +18,7 @@ export interface DedupOptions {
   readTools?: readonly string[]
   /** Timestamp of the edits. */
   now: number
-  /** Scans and replacements of earlier calls, so a block already seen is not scanned again. */
+  /** What earlier calls learned (see `DedupMemo`): only what changed since is walked and scanned. */
   memo?: DedupMemo
 }
 
@@ -101,8 +101,9 @@ export class DedupMemo {
 
   /**
    * Brings the walk up to `view`: the messages it shares with the last view walked (the same objects in the
-   * same places, from the start) keep their copies, and only the rest is walked. A ContextManager calls this
-   * every turn, so a turn over the budget finds its view walked already.
+   * same places, from the start) keep their copies, messages edited in place are patched (`patch`), and only
+   * the rest is walked. A ContextManager calls this every turn, so a turn over the budget finds its view
+   * walked already, and the replacements of the copies that went stale made (`takePrepared`).
    */
   follow(view: readonly Message[], readTools: readonly string[] = DEFAULT_READ_TOOLS): Occurrence[] {
     let walk = this.#walk
@@ -183,6 +184,8 @@ function patch(walk: Walk, view: readonly Message[], from: number, shared: numbe
     redone.set(mi, copies)
     known[mi] = view[mi]!
   }
+  // `newest` may still hold a patched message's old copy: its place (message, block) is the same, and what
+  // `prepare` learns from it only saves or repeats work ahead; the edits come from `found`.
   if (redone.size > 0) {
     // The copies again in one pass, each patched message's in place of its old ones.
     const found: Occurrence[] = []
