@@ -10,6 +10,7 @@ import {
   type EditIndex,
   type HiddenRange,
   indexEdits,
+  isSummaryId,
   repairSeam,
   summaryMessageId,
   summaryText,
@@ -290,7 +291,7 @@ export class ChangeLog {
   private sourcesOf(last: NonNullable<typeof this.lastView>, ids: ReadonlySet<string>): number[] {
     const { seen, sources, at } = last
     const pos = this.positionsOf(seen)
-    const direct = pos.size === seen.length && [...ids].every((id) => pos.has(id) && !id.startsWith(SUMMARY_ID))
+    const direct = pos.size === seen.length && [...ids].every((id) => pos.has(id) && !isSummaryId(id))
     if (!direct) {
       const all: number[] = []
       for (let i = 0; i < sources.length; i++) if (ids.has(sources[i]!.id)) all.push(i)
@@ -385,9 +386,6 @@ export class ChangeLog {
     }
   }
 }
-
-/** How a summary's id starts (see `summaryMessageId`). */
-const SUMMARY_ID = "summary-"
 
 /** True when `history` starts with the messages of `start`, the same objects in the same places. */
 function startsWith(history: readonly Message[], start: readonly Message[]): boolean {

@@ -1,4 +1,4 @@
-import type { CompactionEdit } from "./edits.js"
+import { type CompactionEdit, isSummaryId } from "./edits.js"
 import { type Message, textOf } from "./message.js"
 import { userRequests } from "./requests.js"
 
@@ -177,7 +177,7 @@ export function compactionRange(
   const end = view.length - tail - 1
   if (end < start) return undefined
   // Nothing new to condense when the range is only an earlier summary.
-  if (end === start && view[start]!.id.startsWith("summary-")) return undefined
+  if (end === start && isSummaryId(view[start]!.id)) return undefined
   return { start, end }
 }
 
@@ -193,7 +193,7 @@ export function completeSummary(
   previous?: Summary,
 ): Summary {
   const summary = typeof answer === "string" ? parseSummary(answer) : { ...answer, files: [...answer.files] }
-  const requests = userRequests(view.filter((m) => !m.id.startsWith("summary-")))
+  const requests = userRequests(view.filter((m) => !isSummaryId(m.id)))
   summary.task = requests[0] ?? previous?.task ?? summary.task
   const latest = requests.length > 1 ? requests.at(-1)! : (previous?.latestRequest ?? "")
   summary.latestRequest = latest && latest !== summary.task ? latest : ""

@@ -7,7 +7,7 @@ import { ChangeLog } from "./change-log.js"
 import { CHARS_PER_TOKEN, clipEdits } from "./clip.js"
 import { compactionEdit, compactionRange, completeSummary, type Summarize } from "./compact.js"
 import { DedupMemo, dedupFileReads } from "./dedup.js"
-import type { CompactionEdit, Edit } from "./edits.js"
+import { type CompactionEdit, type Edit, isSummaryId } from "./edits.js"
 import { maskToolResults } from "./mask.js"
 import type { Message } from "./message.js"
 import { pruneToolOutputs } from "./prune.js"
@@ -138,7 +138,7 @@ export class ContextManager {
    * messages and a cut planned on the same list looks up no count.
    */
   private last: { key: string; messages: readonly Message[]; counts: number[]; total: number } | undefined
-  /** Dedup's scans of the blocks it has seen, so a turn over the budget scans only new blocks. */
+  /** Dedup's walk of the view, kept up turn by turn, and what it learned of each message and block. */
   private readonly dedupMemo = new DedupMemo()
   /** Instruction elements by view position, kept up turn by turn for the cuts. */
   private readonly instructions: InstructionIndex
@@ -430,7 +430,7 @@ export class ContextManager {
   ): boolean {
     const range = compactionRange(view, staged.keepTail)
     if (!range) return false
-    const condensed = view.slice(range.start, range.end + 1).filter((m) => !m.id.startsWith("summary-"))
+    const condensed = view.slice(range.start, range.end + 1).filter((m) => !isSummaryId(m.id))
     return this.counter.countMessages(condensed, family, overhead) >= budget.effective * 0.1
   }
 

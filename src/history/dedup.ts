@@ -27,6 +27,8 @@ interface BlockScan {
   cline?: string
   mentions: string[]
   finals: string[]
+  /** The paths of the mentions and final contents not all holding their notice yet. */
+  pending: ReadonlySet<string>
 }
 
 /** A tool call as dedup sees it: the tool, and the path and range it asked for (a read of a path, if read). */
@@ -93,8 +95,6 @@ export class DedupMemo {
   readonly scans = new WeakMap<Block, BlockScan>()
   readonly replacements = new WeakMap<Block, Replacement[]>()
   readonly steps = new WeakMap<Message, Step[]>()
-  /** Per block: the paths whose file elements are not all replaced yet (mentions and final contents). */
-  readonly pending = new WeakMap<Block, ReadonlySet<string>>()
   #walk: Walk | undefined
   /** Replacements made ahead by the walk since the last `takePrepared`. */
   #prepared: Block[] = []
@@ -304,12 +304,7 @@ function messageCopies(
         continue
       }
     }
-    const b = message.content[step.block]!
-    let scan = memo?.scans.get(b)
-    if (!scan) {
-      scan = scanBlock(b) ?? NOTHING
-      memo?.scans.set(b, scan)
-    }
+    const scan = scanOf(message.content[step.block]!, memo)
     if (scan.cline !== undefined) {
       out.push(occurrence(mi, step.block, scan.cline, "cline"))
       continue
@@ -326,9 +321,7 @@ function occurrence(
   where: Occurrence["where"],
   range?: string,
 ): Occurrence {
-  return range === undefined
-    ? { message, block, path, where }
-    : { message, block, path, where, range, rangeKey: `${path}#${range}` }
+  return range === undefined ? { message, block, path, where } : { message, block, path, where, range }
 }
 
 const DEFAULT_READ_TOOLS: readonly string[] = ["read_file"]
@@ -347,8 +340,6 @@ interface Occurrence {
   path: string
   /** Undefined for a whole-file copy, `start-end` for a ranged read. */
   range?: string
-  /** `path#range` for a ranged read. */
-  rangeKey?: string
   where: "result" | "mention" | "final" | "cline"
   /** Whether the copy is already the notice (found out when it first goes stale). */
   replaced?: boolean
@@ -364,20 +355,39 @@ function rangeOf(input: Record<string, unknown>): string | undefined {
   return start === undefined && end === undefined ? undefined : `${start ?? ""}-${end ?? ""}`
 }
 
-/** The file copies in a block's text. */
-function scanBlock(b: Block): BlockScan | undefined {
-  let text: string | undefined
-  if (b.type === "tool_result") text = textOf(b, { separator: "\n", image: "" })
-  else if (b.type === "text") text = b.text
-  if (text === undefined) return undefined
-  const cline = CLINE_READ.exec(text)
-  if (cline) return { cline: cline[1]!, mentions: [], finals: [] }
-  const mentions = [...fileElements(text, "file_content")].map((e) => e.path)
-  const finals = [...fileElements(text, "final_file_content")].map((e) => e.path)
-  return { mentions, finals }
+/** The text in which a block's copies are found: a text block's, a tool result's parts joined; else none. */
+function copyText(b: Block): string | undefined {
+  if (b.type === "tool_result") return textOf(b, { separator: "\n", image: "" })
+  return b.type === "text" ? b.text : undefined
 }
 
-const NOTHING: BlockScan = { mentions: [], finals: [] }
+/** The file copies in a block's text, found in one pass over its elements. */
+function scanBlock(b: Block): BlockScan {
+  const text = copyText(b)
+  if (text === undefined) return NOTHING
+  const cline = CLINE_READ.exec(text)
+  if (cline) return { cline: cline[1]!, mentions: [], finals: [], pending: NONE }
+  const pending = new Set<string>()
+  const paths = (tag: string) =>
+    Array.from(fileElements(text, tag), ({ path, inner }) => {
+      if (inner !== dedupNotice(path)) pending.add(path)
+      return path
+    })
+  return { mentions: paths("file_content"), finals: paths("final_file_content"), pending }
+}
+
+const NONE: ReadonlySet<string> = new Set()
+const NOTHING: BlockScan = { mentions: [], finals: [], pending: NONE }
+
+/** A block's scan, remembered by the memo. */
+function scanOf(b: Block, memo: DedupMemo | undefined): BlockScan {
+  let scan = memo?.scans.get(b)
+  if (!scan) {
+    scan = scanBlock(b)
+    memo?.scans.set(b, scan)
+  }
+  return scan
+}
 
 /** Finds every copy of a file's content in the view, in order. */
 function occurrences(view: readonly Message[], readTools: readonly string[], memo?: DedupMemo): Occurrence[] {
@@ -393,33 +403,17 @@ function occurrences(view: readonly Message[], readTools: readonly string[], mem
  */
 function isReplaced(block: Block, o: Occurrence, memo: DedupMemo | undefined): boolean {
   if (o.where === "result" || o.where === "cline") {
-    const notice = o.where === "cline" ? clineNotice(o.path) : dedupNotice(o.path)
+    const notice = noticeFor(o.where, o.path)
     if (block.type === "tool_result") return block.content === notice
     return block.type !== "text" || block.text === notice
   }
-  let pending = memo?.pending.get(block)
-  if (!pending) {
-    pending = pendingPaths(block)
-    memo?.pending.set(block, pending)
-  }
-  return !pending.has(o.path)
+  return !scanOf(block, memo).pending.has(o.path)
 }
 
-/** The paths of a block's file elements (either tag) that do not hold their notice yet. */
-function pendingPaths(block: Block): ReadonlySet<string> {
-  const text =
-    block.type === "text"
-      ? block.text
-      : block.type === "tool_result"
-        ? textOf(block, { separator: "\n", image: "" })
-        : ""
-  const pending = new Set<string>()
-  for (const tag of ["file_content", "final_file_content"])
-    for (const { path, inner } of fileElements(text, tag)) if (inner !== dedupNotice(path)) pending.add(path)
-  return pending
+/** What a stale read's result (or a Cline-style read) becomes. */
+function noticeFor(where: "result" | "cline", path: string): string {
+  return where === "cline" ? `[read_file for '${path}'] Result:\n${dedupNotice(path)}` : dedupNotice(path)
 }
-
-const clineNotice = (path: string): string => `[read_file for '${path}'] Result:\n${dedupNotice(path)}`
 
 /**
  * Replaces the content of the file elements for `paths` inside a text with the notice. `plain` is false when
@@ -466,7 +460,7 @@ export function dedupFileReads(view: readonly Message[], options: DedupOptions):
   }
   for (let i = found.length - 1; i >= 0; i--) {
     const o = found[i]!
-    const { rangeKey } = o
+    const rangeKey = o.range === undefined ? undefined : `${o.path}#${o.range}`
     const newer = wholeSeen.get(o.path)
     const superseded =
       (newer !== undefined && !sameBlock(newer, o)) || (rangeKey !== undefined && rangeSeen.has(rangeKey))
@@ -517,13 +511,9 @@ function memoReplacement(
   }
   known.push({ where, paths: paths.slice(), made })
   if (made && plain) {
-    if (where === "cline") memo.scans.set(made, { cline: paths[0]!, mentions: [], finals: [] })
-    else {
-      const scan = memo.scans.get(block)
-      if (scan) memo.scans.set(made, scan)
-      const pending = memo.pending.get(block)
-      if (pending) memo.pending.set(made, new Set([...pending].filter((p) => !paths.includes(p))))
-    }
+    const scan = memo.scans.get(block)
+    // The replaced paths hold their notice now; nothing else changed.
+    if (scan) memo.scans.set(made, { ...scan, pending: new Set([...scan.pending].filter((p) => !paths.includes(p))) })
   }
   return made
 }
@@ -539,7 +529,7 @@ function replacement(
 ): { made: Block | undefined; plain: boolean } {
   const path = [...paths][0]!
   if (where === "result" || where === "cline") {
-    const notice = where === "cline" ? clineNotice(path) : dedupNotice(path)
+    const notice = noticeFor(where, path)
     // A Cline-style read stays one (its path holds no "'"); a read's result needs no scan (its call names the path).
     const plain = where === "cline"
     if (block.type === "tool_result")
@@ -553,7 +543,7 @@ function replacement(
     return { made: text === block.text ? undefined : { type: "text", text }, plain }
   }
   if (block.type === "tool_result") {
-    const before = textOf(block, { separator: "\n", image: "" })
+    const before = copyText(block)!
     const { text, plain } = replaceElements(before, paths)
     return { made: text === before ? undefined : { ...block, content: text }, plain }
   }

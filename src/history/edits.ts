@@ -89,8 +89,14 @@ export function applyMessageEdits(message: Message, edits: readonly (BlockEdit |
   return { ...message, content }
 }
 
+/** How the ids of the messages compaction makes start: its summaries and its summarizing request. */
+const SUMMARY_ID = "summary-"
+
 /** The id of the synthetic user message a compaction puts in place of its range. */
-export const summaryMessageId = (e: CompactionEdit): string => `summary-${e.ts}-${e.from}`
+export const summaryMessageId = (e: CompactionEdit): string => `${SUMMARY_ID}${e.ts}-${e.from}`
+
+/** Whether an id is one compaction made (a summary, or the summarizing request), not a history message's. */
+export const isSummaryId = (id: string): boolean => id.startsWith(SUMMARY_ID)
 
 /** The text of a compaction summary message. */
 export function summaryText(summary: string): string {

@@ -1,6 +1,6 @@
 import { WeightedMap } from "../bounded-map.js"
 import { mergeCount, type RankTable } from "./bpe-merge.js"
-import { type PieceEnd, regexPieceEnd } from "./pieces.js"
+import { ASCII, LOWER, type PieceEnd, regexPieceEnd, UPPER, WORD_PREFIX } from "./pieces.js"
 
 /**
  * Exact token counting, piece by piece. gpt-tokenizer cuts a text into pre-token pieces with the encoding's
@@ -35,18 +35,6 @@ export interface PieceEncoding {
    * then small letters, so it can be found and hashed in one pass (up to a quote or a character outside ASCII).
    */
   asciiWords?: boolean
-}
-
-/** Classes of ASCII characters for the word pieces of `asciiWords`. */
-const UPPER = 1
-const LOWER = 2
-const LETTER = UPPER | LOWER
-const PREFIX = 4
-const CLASS = new Uint8Array(128)
-for (let c = 0; c < 128; c++) {
-  if (c >= 65 && c <= 90) CLASS[c] = UPPER
-  else if (c >= 97 && c <= 122) CLASS[c] = LOWER
-  else if (!(c >= 48 && c <= 57) && c !== 10 && c !== 13) CLASS[c] = PREFIX
 }
 
 /** Default bound on the piece length left to gpt-tokenizer (its cost per piece grows with the square). */
@@ -134,21 +122,23 @@ export class PieceCounter {
         // The commonest piece, an ASCII word with an optional prefix, is found and hashed in one pass.
         let i = at
         let c = text.charCodeAt(i)
-        if (c < 128 && (CLASS[c]! & PREFIX) !== 0 && i + 1 < n) c = text.charCodeAt(++i)
-        if (c < 128 && (CLASS[c]! & LETTER) !== 0) {
+        if (c < 128 && (ASCII[c]! & WORD_PREFIX) !== 0 && i + 1 < n) c = text.charCodeAt(++i)
+        if (c < 128 && (ASCII[c]! & (UPPER | LOWER)) !== 0) {
           let hash = 0x811c9dc5
           for (let k = at; k < i; k++) hash = Math.imul(hash ^ text.charCodeAt(k), 0x01000193)
-          while (c < 128 && (CLASS[c]! & UPPER) !== 0) {
+          while (c < 128 && (ASCII[c]! & UPPER) !== 0) {
             hash = Math.imul(hash ^ c, 0x01000193)
             c = ++i < n ? text.charCodeAt(i) : 32
           }
-          while (c < 128 && (CLASS[c]! & LOWER) !== 0) {
+          while (c < 128 && (ASCII[c]! & LOWER) !== 0) {
             hash = Math.imul(hash ^ c, 0x01000193)
             c = ++i < n ? text.charCodeAt(i) : 32
           }
           // Past a quote (a contraction may follow) or a character outside ASCII the scanner decides.
           if (c < 128 && c !== 39) {
-            total += this.#hashed(text, at, i, hash)
+            const length = i - at
+            total +=
+              length > 1 && length <= KNOWN_PIECE_LENGTH ? this.#hashed(text, at, i, hash) : this.#piece(text, at, i)
             at = i
             continue
           }
@@ -177,11 +167,9 @@ export class PieceCounter {
     return this.#hashed(text, start, end, hash)
   }
 
-  /** `#piece` for a piece whose hash is known. */
+  /** The count of a piece of at most KNOWN_PIECE_LENGTH code units whose hash is known, from the table. */
   #hashed(text: string, start: number, end: number, hash: number): number {
     const length = end - start
-    if (length === 1 && text.charCodeAt(start) < 128) return 1
-    if (length > KNOWN_PIECE_LENGTH) return this.#piece(text, start, end)
     const home = (hash ^ (hash >>> 16)) & this.#mask
     let free = -1
     for (let probe = 0; probe < PROBES; probe++) {

@@ -20,24 +20,26 @@
  * the order of the checks below is the regex's order.
  */
 
-const UPPER = 1
-const LOWER = 2
+export const UPPER = 1
+export const LOWER = 2
 const DIGIT = 4
 const SPACE = 8
 /** CR or LF (also SPACE). */
 const NEWLINE = 16
 /** Neither a letter, a digit nor whitespace. */
 const OTHER = 32
+/** What may come before an o200k word in its piece: anything but CR, LF, a letter or a digit. */
+export const WORD_PREFIX = 64
 
 /** Class bits of each ASCII character. */
-const ASCII = new Uint8Array(128)
+export const ASCII = new Uint8Array(128)
 for (let c = 0; c < 128; c++) {
   if (c >= 65 && c <= 90) ASCII[c] = UPPER
   else if (c >= 97 && c <= 122) ASCII[c] = LOWER
   else if (c >= 48 && c <= 57) ASCII[c] = DIGIT
   else if (c === 10 || c === 13) ASCII[c] = SPACE | NEWLINE
-  else if (c === 9 || c === 11 || c === 12 || c === 32) ASCII[c] = SPACE
-  else ASCII[c] = OTHER
+  else if (c === 9 || c === 11 || c === 12 || c === 32) ASCII[c] = SPACE | WORD_PREFIX
+  else ASCII[c] = OTHER | WORD_PREFIX
 }
 
 /** The class of the character at `at`: 0 past the end, −1 outside ASCII (the regex must decide). */
@@ -120,7 +122,7 @@ function digitsEnd(text: string, start: number): number {
 /** " "? P+ then [\r\n/]* (o200k) or [\r\n]* (cl100k): the end, 0 if it does not match, −1: ask. */
 function otherEnd(text: string, start: number, c: number, slash: boolean): number {
   let from = start
-  if (c === SPACE && text.charCodeAt(start) === 32) from++
+  if (text.charCodeAt(start) === 32) from++
   else if ((c & OTHER) === 0) return 0
   const end = runEnd(text, from, OTHER)
   if (end < 0) return -1

@@ -1,6 +1,13 @@
 import { ChangeLog } from "./change-log.js"
 import { compactionRange, parseSummary, SUMMARY_INSTRUCTIONS, type Summary } from "./compact.js"
-import { type AppendEdit, type BlockEdit, type CompactionEdit, type Edit, summaryMessageId } from "./edits.js"
+import {
+  type AppendEdit,
+  type BlockEdit,
+  type CompactionEdit,
+  type Edit,
+  isSummaryId,
+  summaryMessageId,
+} from "./edits.js"
 import type { Message } from "./message.js"
 import { headLength, instructionsIn } from "./truncate.js"
 
@@ -73,7 +80,7 @@ export function planSummary(input: PlanInput): SummaryPlan | undefined {
   const { view, edits } = input
   const range = compactionRange(view, input.keepTail)
   if (!range) return undefined
-  const inView = view.slice(range.start, range.end + 1).filter((m) => !m.id.startsWith("summary-"))
+  const inView = view.slice(range.start, range.end + 1).filter((m) => !isSummaryId(m.id))
   if (inView.length === 0) return undefined
   const byId = new Map(input.history.map((m) => [m.id, m]))
   const condensed = inView.map((m) => byId.get(m.id) ?? m)
@@ -117,7 +124,7 @@ function fitSummaryInput(
   for (let end = start; end < source.length - 1; end++) {
     // The message after the cut must differ in role from the one before it.
     if (source[end + 1]!.role === source[start - 1]?.role) continue
-    const hidden = source.slice(start, end + 1).filter((m) => !m.id.startsWith("summary-"))
+    const hidden = source.slice(start, end + 1).filter((m) => !isSummaryId(m.id))
     if (hidden.length === 0) continue
     const log = new ChangeLog([...mask, { kind: "truncation", ts: 0, from: hidden[0]!.id, to: hidden.at(-1)!.id }])
     best = measure(log.view(source), mask.length, end - start + 1)
@@ -133,7 +140,7 @@ export function reinjectEdits(edit: CompactionEdit, plan: SummaryPlan, pattern?:
   // Instructions still in the head (the context message) need no copy.
   const kept = new Set(
     instructionsIn(
-      plan.source.filter((m) => !ids.has(m.id) && !m.id.startsWith("summary-")),
+      plan.source.filter((m) => !ids.has(m.id) && !isSummaryId(m.id)),
       pattern,
     ),
   )

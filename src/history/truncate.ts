@@ -1,5 +1,5 @@
 import { TAG, TRUNCATION_NOTICE } from "../notices.js"
-import type { AppendEdit, TruncationEdit } from "./edits.js"
+import { type AppendEdit, isSummaryId, type TruncationEdit } from "./edits.js"
 import { namedElements } from "./file-elements.js"
 import type { Message, TextBlock } from "./message.js"
 
@@ -26,7 +26,7 @@ export interface Cut {
 /** How many messages at the start of the view are never cut: the first exchange, plus a summary. */
 export function headLength(view: readonly Message[]): number {
   let head = Math.min(2, view.length)
-  if (view[head]?.id.startsWith("summary-")) head++
+  if (isSummaryId(view[head]?.id ?? "")) head++
   return head
 }
 
@@ -143,8 +143,6 @@ export function instructionsIn(messages: readonly Message[], pattern: RegExp = I
   return [...found]
 }
 
-const isSummary = (m: Message): boolean => m.id.startsWith("summary-")
-
 /**
  * Each view position's instruction elements, kept turn after turn: a position holding the same message as
  * in the last view keeps its elements without looking at the message, so a cut reads a list per position.
@@ -182,10 +180,10 @@ export function cutEdits(
 ): (TruncationEdit | AppendEdit)[] {
   // The first and last messages of the cut that are not summaries name the hidden range.
   let first = cut.start
-  while (first <= cut.end && isSummary(view[first]!)) first++
+  while (first <= cut.end && isSummaryId(view[first]!.id)) first++
   if (first > cut.end) return []
   let last = cut.end
-  while (isSummary(view[last]!)) last--
+  while (isSummaryId(view[last]!.id)) last--
   const edits: (TruncationEdit | AppendEdit)[] = [
     { kind: "truncation", ts: now, from: view[first]!.id, to: view[last]!.id },
   ]
@@ -195,7 +193,7 @@ export function cutEdits(
   const collect = (from: number, to: number, skipSummaries: boolean, into: Set<string>) => {
     for (let i = from; i < to; i++) {
       const list = elementsAt(i)
-      if (list.length === 0 || (skipSummaries && isSummary(view[i]!))) continue
+      if (list.length === 0 || (skipSummaries && isSummaryId(view[i]!.id))) continue
       for (const element of list) into.add(element)
     }
     return into
