@@ -115,6 +115,14 @@ function readListing(dir: string): Listing | undefined {
 }
 
 /**
+ * The sorted entries of `dir` now, or undefined when it is not a readable directory: the listing kept from an
+ * earlier read if the folder is unchanged since, else a fresh one (kept from the folder's second read on).
+ */
+export function listFolder(dir: string): readonly DirEntry[] | undefined {
+  return (keptListings.get(dir) ?? readListing(dir))?.entries
+}
+
+/**
  * Directory listings for one gather, each read once and sorted by name so order never depends on the disk.
  * A folder unchanged since an earlier gather in this process is not read again (see `KeptListings`), and a
  * folder that a listing already read in this gather shows to be absent is not asked for at all. Listings are

@@ -1,5 +1,5 @@
-import { lstatSync } from "node:fs"
-import { devNull } from "node:os"
+import { lstatSync, statSync } from "node:fs"
+import { devNull, homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { setBounded } from "../bounded-map.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
@@ -7,6 +7,7 @@ import { lazyModule } from "../lazy-module.js"
 import { killTree, markEnv, newProcessMark, type ProcessTree, signalTree } from "../process-tree.js"
 import { headAtLineEnd } from "./instructions/budget.js"
 import { readTextFileSync } from "./instructions/read.js"
+import { changesReported, type WorkTreeWatch, workTreeWatch } from "./work-tree-watch.js"
 
 /** node:child_process (and the net and stream modules it loads), required with the first process started. */
 const childProcess = lazyModule<typeof import("node:child_process")>("node:child_process")
@@ -181,6 +182,8 @@ interface RepositoryFiles {
   key?: string
   /** True when the repository's own config defines no content filter (so status needs no overrides). */
   noOwnFilters: boolean
+  /** The repository's own config texts (`config` and `config.worktree`), with `key`. */
+  config?: string
 }
 
 /**
@@ -203,7 +206,7 @@ function repositoryFiles(cwd: string, found = gitEntryAbove(cwd)): RepositoryFil
     !/filter/i.test(config + worktree) && !gitEnv.some((name) => name.startsWith("GIT_CONFIG") || name === "GIT_DIR")
   if (head === undefined || !/^ref: refs\/heads\/\S+\n?$/.test(head)) return { noOwnFilters }
   const env = gitEnv.map((name) => `${name}=${process.env[name]}`)
-  return { key: JSON.stringify([cwd, env, head, config, worktree]), noOwnFilters }
+  return { key: JSON.stringify([cwd, env, head, config, worktree]), noOwnFilters, config: config + worktree }
 }
 
 /** What `git config --get-regexp` answers when nothing matches. */
@@ -215,10 +218,9 @@ const NO_FILTERS: Run = { code: 1, stdout: "" }
  */
 function askRepository(
   cwd: string,
-  found: ReturnType<typeof gitEntryAbove>,
+  files: RepositoryFiles,
   timeoutMs: number,
 ): { head: Promise<Run>; filters: Promise<Run> } {
-  const files = repositoryFiles(cwd, found)
   const known = files.key === undefined ? undefined : answersBefore.get(files.key)
   if (known) return { head: Promise.resolve(known.head), filters: Promise.resolve(known.filters) }
   const head = git(cwd, ["rev-parse", "--show-toplevel", "--symbolic-full-name", "HEAD"], { timeoutMs })
@@ -235,36 +237,157 @@ function askRepository(
 }
 
 /**
+ * The versions (inode, size, modification and change times) of the config, ignore and attributes files git
+ * reads from outside the repository, plus those named by `core.excludesFile` and `core.attributesFile` in
+ * them or in the repository's own config (`repositoryConfig`); together with the repository's files they
+ * decide what `git status` prints for an unchanged tree. Undefined when a config includes other files or
+ * names one of these files in a way not followed here (a relative path).
+ */
+function outsideFiles(repositoryConfig: string): string | undefined {
+  const env = process.env
+  const home = env.HOME ?? homedir()
+  const xdg = env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, "git") : join(home, ".config", "git")
+  const configs = [
+    ...(env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM ?? "/etc/gitconfig"]),
+    ...(env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [join(xdg, "config"), join(home, ".gitconfig")]),
+  ]
+  const named = [join(xdg, "ignore"), join(xdg, "attributes")]
+  for (const text of [repositoryConfig, ...configs.map((path) => smallFileText(path) ?? "")]) {
+    if (/\binclude(?:if)?\b/i.test(text)) return undefined
+    for (const [, value = ""] of text.matchAll(/^\s*(?:excludesfile|attributesfile)\s*=(.*)$/gim)) {
+      // A quoted value ends at its quote; a bare one at a comment.
+      const quoted = /^\s*"([^"\\]*)"\s*(?:[#;].*)?$/.exec(value)
+      const bare = quoted ? undefined : /^\s*([^"\\#;]*?)\s*(?:[#;].*)?$/.exec(value)
+      const path = (quoted?.[1] ?? bare?.[1])?.replace(/^~(?=\/)/, home)
+      if (path === undefined || !path.startsWith("/")) return undefined
+      named.push(path)
+    }
+  }
+  const version = (path: string) => {
+    const info = statSync(path, { bigint: true, throwIfNoEntry: false })
+    return info ? `${path}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` : `${path}:-`
+  }
+  return [...configs, ...named].map(version).join("\n")
+}
+
+/** A `git status` answer kept while the watch on its work tree sees no change (see WorkTreeWatch). */
+interface KeptStatus {
+  run: Run
+  watch: WorkTreeWatch
+  mark: number
+}
+
+/** Status answers by what they follow from besides the tree: the repository's files and the outside files. */
+const statusBefore = new Map<string, KeptStatus>()
+
+/** Work trees whose watch is being planned by a gather (one plan at a time per tree). */
+const planning = new WeakSet<WorkTreeWatch>()
+
+/** The key of `statusBefore` for a repository whose files give `files.key`, or undefined. */
+function statusKey(files: RepositoryFiles): string | undefined {
+  if (files.key === undefined || files.config === undefined) return undefined
+  // A work tree named in the config lies elsewhere than the folder holding `.git`, which is what is watched.
+  if (/\bworktree\s*=/i.test(files.config)) return undefined
+  // So does a git folder or index named in the environment.
+  if (["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"].some((name) => name in process.env))
+    return undefined
+  const outside = outsideFiles(files.config)
+  return outside === undefined ? undefined : `${files.key}\n${outside}`
+}
+
+/**
+ * Plans the watch of a work tree from git's listing of its ignored entries (see `WorkTreeWatch.plan`); a
+ * listing git could not give (in time, or whole) ends the watch.
+ */
+async function planWatch(watch: WorkTreeWatch, timeoutMs: number): Promise<void> {
+  if (planning.has(watch)) return
+  planning.add(watch)
+  try {
+    const args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    const listing = await git(watch.root, args, { timeoutMs, limit: 4 << 20 })
+    if (listing.code === 0 && !listing.overflow) watch.plan(listing.stdout)
+    else watch.refuse("git could not list the ignored entries")
+  } finally {
+    planning.delete(watch)
+  }
+}
+
+/**
  * Reads the repository root, branch and status for `cwd` by running git; no repository gives undefined.
  * At most three processes: one for the root and branch, one listing content filters, then status. The filter
  * listing is skipped when the repository's config names no filter, so status starts with rev-parse; later
- * gathers of an unchanged repository (same HEAD and config texts) run status alone.
+ * gathers of an unchanged repository (same HEAD and config texts) run status alone. On Linux, from the second
+ * gather of a work tree on, a watch follows the folders git reads (see WorkTreeWatch); once it is trusted,
+ * a gather that finds nothing changed since the last status answers with that status and starts no process.
  */
 export async function readGit(
   cwd: string,
   options: { timeoutMs?: number } = {},
 ): Promise<{ git?: GitFacts; diagnostics: Diagnostic[] }> {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS
-  const timedOut = (what: string) =>
-    diagnostic("warning", "git-timeout", `\`git ${what}\` gave no answer within ${timeoutMs} ms; ${what} left out`)
   // With no `.git` at or above cwd and no repository named in the environment, git finds none either.
   const found = gitEntryAbove(cwd)
   if (!found && process.env.GIT_DIR === undefined && process.env.GIT_WORK_TREE === undefined) return { diagnostics: [] }
   // These questions do not depend on each other: ask them at once. Status waits for the filter list only.
   // One rev-parse answers both the root and the branch (it prints the root even when HEAD has no commit yet).
-  const asked = askRepository(cwd, found, timeoutMs)
+  const files = repositoryFiles(cwd, found)
+  const asked = askRepository(cwd, files, timeoutMs)
+  // A work tree watched since an earlier gather gives the status kept then, while nothing changed in it.
+  const key = statusKey(files)
+  const watch = key === undefined || found === undefined ? undefined : workTreeWatch(found.root)
+  const kept = key === undefined ? undefined : statusBefore.get(key)
+  if (kept !== undefined && kept.watch === watch) await changesReported()
+  const reused = kept !== undefined && kept.watch === watch && kept.watch.unchanged(kept.mark) ? kept.run : undefined
   const filters = await asked.filters
   // `git config --get-regexp` exits with 1 when nothing matches.
   const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined
-  // Submodules are not entered: git would run there with their own config, filters included.
   const pending =
     config === undefined || filters.missing
       ? undefined
-      : git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"], {
-          limit: MAX_GIT_STATUS * 4,
-          timeoutMs,
-          config,
-        })
+      : reused
+        ? Promise.resolve(reused)
+        : runStatus(cwd, config, timeoutMs, watch, key)
+  // Planned beside status, once status has taken its mark (a plan that changes the watch moves it).
+  const planned = pending !== undefined && watch?.needsPlan ? planWatch(watch, timeoutMs) : undefined
+  try {
+    return await answer(cwd, asked, filters, pending, timeoutMs)
+  } finally {
+    await planned
+  }
+}
+
+/** Runs `git status` in `cwd`; keeps its answer for later gathers when `watch` saw every folder git read. */
+function runStatus(
+  cwd: string,
+  config: string[],
+  timeoutMs: number,
+  watch: WorkTreeWatch | undefined,
+  key: string | undefined,
+): Promise<Run> {
+  const mark = watch?.mark()
+  // Submodules are not entered: git would run there with their own config, filters included.
+  const args = ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"]
+  const run = git(cwd, args, { limit: MAX_GIT_STATUS * 4, timeoutMs, config })
+  if (watch !== undefined && mark !== undefined && key !== undefined) {
+    void run.then((done) => {
+      // Kept only whole, and only if the repository's own files and the outside files did not change meanwhile.
+      if (done.code !== 0 || done.overflow || statusKey(repositoryFiles(cwd)) !== key) return
+      setBounded(statusBefore, key, { run: done, watch, mark }, MAX_ANSWERS)
+    })
+  }
+  return run
+}
+
+/** The git facts from rev-parse (`asked.head`), the filter listing and status (`pending`, if it runs). */
+async function answer(
+  cwd: string,
+  asked: { head: Promise<Run> },
+  filters: Run,
+  pending: Promise<Run> | undefined,
+  timeoutMs: number,
+): Promise<{ git?: GitFacts; diagnostics: Diagnostic[] }> {
+  const timedOut = (what: string) =>
+    diagnostic("warning", "git-timeout", `\`git ${what}\` gave no answer within ${timeoutMs} ms; ${what} left out`)
   const head = await asked.head
   // An answer without repository facts still waits for the status started beside rev-parse (it ends at once
   // outside a work tree, and has its own timeout): nothing git started outlives the gather.

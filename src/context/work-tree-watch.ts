@@ -1,0 +1,264 @@
+import { type FSWatcher, lstatSync, statfsSync, watch } from "node:fs"
+import { join } from "node:path"
+import { setBounded } from "../bounded-map.js"
+import { type DirEntry, listFolder } from "./dir-cache.js"
+
+/**
+ * File systems whose every change the kernel reports to a watch (inotify): local disks and memory. A network
+ * or virtual-machine share can change without the kernel seeing it, so nothing is trusted there.
+ */
+const LOCAL_FILE_SYSTEMS: ReadonlySet<number> = new Set([
+  0xef53, // ext2, ext3, ext4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0x794c7630, // overlayfs
+  0x2fc12fc1, // zfs
+  0xf2f52010, // f2fs
+  0xca451a4e, // bcachefs
+])
+
+/** The most folders one work tree may need watched; a larger tree is not watched at all. */
+export const MAX_WATCHED_FOLDERS = 10_000
+
+/** Work trees watched at once in one process; the oldest watch is closed when another is needed. */
+const MAX_WATCHED_TREES = 8
+
+/**
+ * The folders git does not enter, from `git ls-files -z --others --ignored --exclude-standard --directory`
+ * run at the work tree's root: an ignored folder with no tracked file in it is listed with a trailing slash
+ * and nothing listed inside it. (A folder git entered and found only ignored files in is listed too, but with
+ * those files inside it.) Paths are relative to the root, with `/`.
+ */
+export function prunedFolders(ignored: string): Set<string> {
+  const sorted = ignored
+    .split("\0")
+    .filter((e) => e !== "")
+    .sort()
+  const pruned = new Set<string>()
+  for (const [i, entry] of sorted.entries()) {
+    // In sorted order, whatever lies inside `entry` comes right after it.
+    if (entry.endsWith("/") && !(sorted[i + 1]?.startsWith(entry) ?? false)) pruned.add(entry.slice(0, -1))
+  }
+  return pruned
+}
+
+/**
+ * A watch on the folders `git status` reads in one work tree (and the parts of its git folder that move its
+ * answer), so that an answer of git can be reused while nothing has changed. Each folder is watched on its
+ * own (inotify reports a change to a folder's entries and to the files directly in it). Every change moves
+ * `changes`; a change that may alter which folders git reads (a folder made or removed, a `.gitignore`, the
+ * index, `info/exclude`) also makes the watch stale until it is planned again.
+ *
+ * A plan is trusted only once a plan made after its folders were being watched found the same folders: a
+ * rule that changed between git's listing and the start of the watch is seen then. Watchers do not keep the
+ * process alive.
+ */
+export class WorkTreeWatch {
+  readonly #watchers = new Map<string, FSWatcher>()
+  readonly #gitDir: string
+  #changes = 0
+  #stale = true
+  #trusted = false
+  #refused: string | undefined
+  /** The listing of ignored entries the last plan was made from. */
+  #listing: string | undefined
+
+  constructor(
+    readonly root: string,
+    private readonly maxFolders = MAX_WATCHED_FOLDERS,
+  ) {
+    this.#gitDir = join(root, ".git")
+  }
+
+  /** Why this work tree is not watched, once it was found unfit (too many folders, a nested repository). */
+  get refused(): string | undefined {
+    return this.#refused
+  }
+
+  /** True when the watched folders need planning (again) before anything may be trusted. */
+  get needsPlan(): boolean {
+    return this.#refused === undefined && (this.#stale || !this.#trusted)
+  }
+
+  /**
+   * The count of changes seen, when every folder git reads is being watched; undefined when not (never
+   * planned, stale or refused). An answer git gave after this was read stays true while `unchanged` says so.
+   */
+  mark(): number | undefined {
+    return this.#refused !== undefined || this.#stale || this.#watchers.size === 0 ? undefined : this.#changes
+  }
+
+  /** Whether nothing has changed since `mark` was read, with a trusted plan. */
+  unchanged(mark: number): boolean {
+    return this.#refused === undefined && !this.#stale && this.#trusted && this.#changes === mark
+  }
+
+  /**
+   * Watches the folders git reads, given git's listing of ignored entries (see `prunedFolders`): every folder
+   * of the work tree but `.git` and the pruned ones, without following symbolic links (git does not), plus
+   * the git folder's top, `info` and branch refs. Each folder is watched before it is listed, so a change
+   * after its listing is reported. Folders no longer read are let go. A plan that finds the same folders and
+   * the same listing as the plan before it makes the watch trusted (the listing was asked after that plan's
+   * folders were watched, so no rule changed unseen); any other plan counts as a change.
+   */
+  plan(ignored: string, list: (dir: string) => readonly DirEntry[] | undefined = listFolder): void {
+    if (this.#refused !== undefined) return
+    const pruned = prunedFolders(ignored)
+    const wanted = new Set<string>()
+    let added = 0
+    let raced = false
+    let refusal: string | undefined
+    const enter = (dir: string): readonly DirEntry[] => {
+      if (refusal !== undefined) return []
+      wanted.add(dir)
+      if (wanted.size > this.maxFolders) refusal = `more than ${this.maxFolders} folders`
+      else if (!this.#watchers.has(dir)) {
+        const outcome = this.#listen(dir)
+        if (outcome === "gone") raced = true
+        else if (outcome !== "watching") refusal = outcome
+        else added++
+      }
+      if (refusal !== undefined) return []
+      const entries = list(dir)
+      // Gone since its folder was listed: the folder above reported it.
+      if (entries === undefined) raced = true
+      return entries ?? []
+    }
+    const walk = (dir: string, rel: string): void => {
+      for (const e of enter(dir)) {
+        if (e.name === ".git") {
+          if (rel !== "") refusal = "a repository inside the work tree"
+          continue
+        }
+        const below = rel === "" ? e.name : `${rel}/${e.name}`
+        if (e.kind === "dir" && !pruned.has(below)) walk(join(dir, e.name), below)
+      }
+    }
+    const refs = (dir: string): void => {
+      for (const e of enter(dir)) if (e.kind === "dir") refs(join(dir, e.name))
+    }
+    walk(this.root, "")
+    const gitTop = enter(this.#gitDir)
+    if (gitTop.some((e) => e.name === "info" && e.kind === "dir")) enter(join(this.#gitDir, "info"))
+    if (gitTop.some((e) => e.name === "refs" && e.kind === "dir")) {
+      if (list(join(this.#gitDir, "refs"))?.some((e) => e.name === "heads" && e.kind === "dir")) {
+        refs(join(this.#gitDir, "refs", "heads"))
+      }
+    }
+    if (refusal !== undefined) {
+      this.refuse(refusal)
+      return
+    }
+    let removed = 0
+    for (const [dir, watcher] of this.#watchers) {
+      if (wanted.has(dir)) continue
+      watcher.close()
+      this.#watchers.delete(dir)
+      removed++
+    }
+    const same = added === 0 && removed === 0 && ignored === this.#listing && !raced
+    this.#listing = ignored
+    this.#stale = raced
+    this.#trusted = same
+    if (!same) this.#changes++
+  }
+
+  /** Starts watching `dir`: "watching", "gone" (it no longer exists), or why it cannot be watched. */
+  #listen(dir: string): "watching" | "gone" | string {
+    try {
+      const watcher = watch(dir, { persistent: false }, (event, name) => this.#changed(dir, event, name))
+      watcher.on("error", () => this.#lost())
+      this.#watchers.set(dir, watcher)
+      return "watching"
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code
+      // Otherwise most often the user's inotify watch limit (ENOSPC) or open-file limit.
+      return code === "ENOENT" || code === "ENOTDIR" ? "gone" : `cannot watch ${dir} (${code ?? "error"})`
+    }
+  }
+
+  /** Stops watching for good: nothing about this work tree is trusted in this process any more. */
+  refuse(reason: string): void {
+    this.#refused = reason
+    this.close()
+  }
+
+  /** Closes every watcher. */
+  close(): void {
+    for (const watcher of this.#watchers.values()) watcher.close()
+    this.#watchers.clear()
+    this.#stale = true
+    this.#changes++
+  }
+
+  /** A watcher failed (its folder went away, or the kernel's event queue overflowed): plan again. */
+  #lost(): void {
+    this.#changes++
+    this.#stale = true
+  }
+
+  #changed(dir: string, event: string, name: string | null): void {
+    this.#changes++
+    if (this.#stale) return
+    if (name === null) {
+      this.#lost()
+      return
+    }
+    const path = join(dir, name)
+    if (dir === this.#gitDir) {
+      // The index names the tracked files (git enters an ignored folder that holds one); info holds exclude.
+      if (name === "index" || name === "info") this.#stale = true
+      return
+    }
+    if (dir === join(this.#gitDir, "info") || name === ".gitignore" || this.#watchers.has(path)) {
+      this.#stale = true
+      return
+    }
+    // A new folder (or branch folder) must be watched, or pruned if git ignores it: plan again.
+    if (event === "rename" && lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) this.#stale = true
+  }
+}
+
+/** Work trees seen once (a second sight starts a watch: a process that asks once pays for none). */
+const seenOnce = new Map<string, true>()
+const watches = new Map<string, WorkTreeWatch>()
+
+/**
+ * The watch on the work tree at `root` (the folder holding a `.git` folder), from the second time it is
+ * asked for on; undefined the first time, off Linux, and on file systems whose changes the kernel may not
+ * see (see LOCAL_FILE_SYSTEMS).
+ */
+export function workTreeWatch(root: string): WorkTreeWatch | undefined {
+  const known = watches.get(root)
+  if (known) return known
+  if (process.platform !== "linux") return undefined
+  if (!seenOnce.has(root)) {
+    setBounded(seenOnce, root, true, 1024)
+    return undefined
+  }
+  let local: boolean
+  try {
+    local = LOCAL_FILE_SYSTEMS.has(statfsSync(root).type)
+  } catch {
+    local = false
+  }
+  const created = new WorkTreeWatch(root)
+  if (!local) created.refuse("not a local file system")
+  if (!watches.has(root) && watches.size >= MAX_WATCHED_TREES) {
+    const [oldestRoot, oldest] = watches.entries().next().value as [string, WorkTreeWatch]
+    oldest.close()
+    watches.delete(oldestRoot)
+  }
+  watches.set(root, created)
+  return created
+}
+
+/**
+ * Two turns of the event loop: a change made before this was called has been reported to its watch when it
+ * resolves (the kernel queues the event at once; the loop reads the queue in its poll phase, which lies
+ * between the two turns whatever phase this was called from).
+ */
+export function changesReported(): Promise<void> {
+  return new Promise((done) => setImmediate(() => setImmediate(done)))
+}
