@@ -311,6 +311,33 @@ describe.skipIf(process.platform !== "linux")("WorkTreeWatch", () => {
     }
   })
 
+  it("shares one budget of watched folders among work trees, given back when a watch closes", async () => {
+    const one = await tempDir()
+    const two = await tempDir()
+    try {
+      for (const dir of [one, two])
+        await writeTree(dir, { "a/1": "", "b/2": "", ".git/HEAD": "ref: refs/heads/main\n" })
+      const budget = { total: 5, used: 0 }
+      const first = new WorkTreeWatch(one, 100, budget)
+      first.plan("")
+      // The root, a, b and the git folder.
+      expect(budget.used).toBe(4)
+      const second = new WorkTreeWatch(two, 100, budget)
+      second.plan("")
+      expect(second.refused).toBe("the process's watch budget is used up")
+      expect(budget.used).toBe(4)
+      first.close()
+      expect(budget.used).toBe(0)
+      const third = new WorkTreeWatch(two, 100, budget)
+      third.plan("")
+      expect(third.refused).toBeUndefined()
+      third.close()
+    } finally {
+      await cleanup(one)
+      await cleanup(two)
+    }
+  })
+
   it("refuses a tree with more folders than it may watch, for good", async () => {
     const dir = await tempDir()
     try {

@@ -1,4 +1,4 @@
-import { type FSWatcher, lstatSync, statfsSync, watch } from "node:fs"
+import { type FSWatcher, lstatSync, readFileSync, statfsSync, watch } from "node:fs"
 import { join } from "node:path"
 import { setBounded } from "../bounded-map.js"
 import { type DirEntry, listFolder } from "./dir-cache.js"
@@ -23,6 +23,26 @@ export const MAX_WATCHED_FOLDERS = 10_000
 
 /** Work trees watched at once in one process; the oldest watch is closed when another is needed. */
 const MAX_WATCHED_TREES = 8
+
+/** Folders one process may watch in all, shared by its work trees. */
+export interface WatchBudget {
+  total: number
+  used: number
+}
+
+/**
+ * A quarter of the user's inotify watches (the kernel's limit is per user, shared with editors and other
+ * tools), and never more than four work trees' worth.
+ */
+function processBudget(): WatchBudget {
+  let limit = 8192
+  try {
+    limit = Number.parseInt(readFileSync("/proc/sys/fs/inotify/max_user_watches", "utf8"), 10) || limit
+  } catch {
+    // Not Linux, or /proc not mounted: the kernel's old default.
+  }
+  return { total: Math.min(4 * MAX_WATCHED_FOLDERS, Math.floor(limit / 4)), used: 0 }
+}
 
 /**
  * The folders git does not enter, from `git ls-files -z --others --ignored --exclude-standard --directory`
@@ -67,6 +87,7 @@ export class WorkTreeWatch {
   constructor(
     readonly root: string,
     private readonly maxFolders = MAX_WATCHED_FOLDERS,
+    private readonly budget: WatchBudget = sharedBudget(),
   ) {
     this.#gitDir = join(root, ".git")
   }
@@ -114,7 +135,8 @@ export class WorkTreeWatch {
       wanted.add(dir)
       if (wanted.size > this.maxFolders) refusal = `more than ${this.maxFolders} folders`
       else if (!this.#watchers.has(dir)) {
-        const outcome = this.#listen(dir)
+        const outcome =
+          this.budget.used < this.budget.total ? this.#listen(dir) : "the process's watch budget is used up"
         if (outcome === "gone") raced = true
         else if (outcome !== "watching") refusal = outcome
         else added++
@@ -155,6 +177,7 @@ export class WorkTreeWatch {
       if (wanted.has(dir)) continue
       watcher.close()
       this.#watchers.delete(dir)
+      this.budget.used--
       removed++
     }
     const same = added === 0 && removed === 0 && ignored === this.#listing && !raced
@@ -170,6 +193,7 @@ export class WorkTreeWatch {
       const watcher = watch(dir, { persistent: false }, (event, name) => this.#changed(dir, event, name))
       watcher.on("error", () => this.#lost())
       this.#watchers.set(dir, watcher)
+      this.budget.used++
       return "watching"
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code
@@ -187,6 +211,7 @@ export class WorkTreeWatch {
   /** Closes every watcher. */
   close(): void {
     for (const watcher of this.#watchers.values()) watcher.close()
+    this.budget.used -= this.#watchers.size
     this.#watchers.clear()
     this.#stale = true
     this.#changes++
@@ -218,6 +243,14 @@ export class WorkTreeWatch {
     // A new folder (or branch folder) must be watched, or pruned if git ignores it: plan again.
     if (event === "rename" && lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) this.#stale = true
   }
+}
+
+let budget: WatchBudget | undefined
+
+/** The budget of this process, read on first use. */
+function sharedBudget(): WatchBudget {
+  budget ??= processBudget()
+  return budget
 }
 
 /** Work trees seen once (a second sight starts a watch: a process that asks once pays for none). */
