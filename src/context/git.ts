@@ -316,7 +316,7 @@ async function planWatch(watch: WorkTreeWatch, timeoutMs: number): Promise<void>
  * Reads the repository root, branch and status for `cwd` by running git; no repository gives undefined.
  * At most three processes: one for the root and branch, one listing content filters, then status. The filter
  * listing is skipped when the repository's config names no filter, so status starts with rev-parse; later
- * gathers of an unchanged repository (same HEAD and config texts) run status alone. On Linux, from the second
+ * gathers of an unchanged repository (same HEAD and config texts) run status alone. On Linux, from the third
  * gather of a work tree on, a watch follows the folders git reads (see WorkTreeWatch); once it is trusted,
  * a gather that finds nothing changed since the last status answers with that status and starts no process.
  */

@@ -253,21 +253,26 @@ function sharedBudget(): WatchBudget {
   return budget
 }
 
-/** Work trees seen once (a second sight starts a watch: a process that asks once pays for none). */
-const seenOnce = new Map<string, true>()
+/**
+ * How often each work tree was asked for before its watch starts (on the third sight: a command that gathers
+ * once, or twice as the CLI does when MCP servers are trusted on the spot, pays nothing for a watch).
+ */
+const sightings = new Map<string, number>()
+const SIGHTS_BEFORE_WATCH = 2
 const watches = new Map<string, WorkTreeWatch>()
 
 /**
- * The watch on the work tree at `root` (the folder holding a `.git` folder), from the second time it is
- * asked for on; undefined the first time, off Linux, and on file systems whose changes the kernel may not
- * see (see LOCAL_FILE_SYSTEMS).
+ * The watch on the work tree at `root` (the folder holding a `.git` folder), from the third time it is asked
+ * for on; undefined before, off Linux, and on file systems whose changes the kernel may not see (see
+ * LOCAL_FILE_SYSTEMS).
  */
 export function workTreeWatch(root: string): WorkTreeWatch | undefined {
   const known = watches.get(root)
   if (known) return known
   if (process.platform !== "linux") return undefined
-  if (!seenOnce.has(root)) {
-    setBounded(seenOnce, root, true, 1024)
+  const seen = sightings.get(root) ?? 0
+  if (seen < SIGHTS_BEFORE_WATCH) {
+    setBounded(sightings, root, seen + 1, 1024)
     return undefined
   }
   let local: boolean
