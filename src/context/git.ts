@@ -304,8 +304,11 @@ async function planWatch(watch: WorkTreeWatch, timeoutMs: number): Promise<void>
   planning.add(watch)
   try {
     const args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    const since = watch.changes
     const listing = await git(watch.root, args, { timeoutMs, limit: 4 << 20 })
-    if (listing.code === 0 && !listing.overflow) watch.plan(listing.stdout)
+    // Changes made while git ran are read before the plan, which trusts no listing a change came during.
+    await changesReported()
+    if (listing.code === 0 && !listing.overflow) watch.plan(listing.stdout, since)
     else watch.refuse("git could not list the ignored entries")
   } finally {
     planning.delete(watch)

@@ -303,6 +303,20 @@ describe.skipIf(process.platform !== "linux")("WorkTreeWatch", () => {
         await mkdir(join(dir, ".git/info"))
         await changesReported()
         expect(watch.needsPlan).toBe(true)
+        watch.plan("")
+        watch.plan("")
+        expect(watch.needsPlan).toBe(false)
+        // A rule changed while git made its listing: the same listing again does not make the watch trusted.
+        await writeFile(join(dir, "a/b/c.txt"), "stale\n")
+        await changesReported()
+        expect(watch.needsPlan).toBe(false)
+        const since = watch.changes
+        await writeFile(join(dir, ".gitignore"), "a/\n")
+        await changesReported()
+        watch.plan("", since)
+        expect(watch.needsPlan).toBe(true)
+        watch.plan("", watch.changes)
+        expect(watch.needsPlan).toBe(false)
       } finally {
         watch.close()
       }

@@ -110,6 +110,11 @@ export class WorkTreeWatch {
     return this.#refused !== undefined || this.#stale || this.#watchers.size === 0 ? undefined : this.#changes
   }
 
+  /** The count of changes seen so far, taken when git is asked for the listing a plan is made from. */
+  get changes(): number {
+    return this.#changes
+  }
+
   /** Whether nothing has changed since `mark` was read, with a trusted plan. */
   unchanged(mark: number): boolean {
     return this.#refused === undefined && !this.#stale && this.#trusted && this.#changes === mark
@@ -121,10 +126,13 @@ export class WorkTreeWatch {
    * the git folder's top, `info` and branch refs. Each folder is watched before it is listed, so a change
    * after its listing is reported. Folders no longer read are let go. A plan that finds the same folders and
    * the same listing as the plan before it makes the watch trusted (the listing was asked after that plan's
-   * folders were watched, so no rule changed unseen); any other plan counts as a change.
+   * folders were watched, so no rule changed unseen), unless a change was seen after `since` (the count of
+   * changes when the listing was asked for): any other plan counts as a change.
    */
-  plan(ignored: string, list: (dir: string) => readonly DirEntry[] | undefined = listFolder): void {
+  plan(ignored: string, since?: number, list: (dir: string) => readonly DirEntry[] | undefined = listFolder): void {
     if (this.#refused !== undefined) return
+    // A change while git listed may have changed a rule after git read it: the listing then proves nothing.
+    const quiet = since === undefined || since === this.#changes
     const pruned = prunedFolders(ignored)
     const wanted = new Set<string>()
     let added = 0
@@ -180,7 +188,7 @@ export class WorkTreeWatch {
       this.budget.used--
       removed++
     }
-    const same = added === 0 && removed === 0 && ignored === this.#listing && !raced
+    const same = added === 0 && removed === 0 && ignored === this.#listing && !raced && quiet
     this.#listing = ignored
     this.#stale = raced
     this.#trusted = same
