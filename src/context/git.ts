@@ -336,8 +336,10 @@ export async function readGit(
   const files = repositoryFiles(cwd, found)
   const asked = askRepository(cwd, files, timeoutMs)
   // A work tree watched since an earlier gather gives the status kept then, while nothing changed in it.
-  const key = statusKey(files)
-  const watch = key === undefined || found === undefined ? undefined : workTreeWatch(found.root)
+  // (The outside files of the key are read only once the tree is watched: a first gather reads none.)
+  const watched = files.key === undefined || found === undefined ? undefined : workTreeWatch(found.root)
+  const key = watched === undefined ? undefined : statusKey(files)
+  const watch = key === undefined ? undefined : watched
   const kept = key === undefined ? undefined : statusBefore.get(key)
   if (kept !== undefined && kept.watch === watch) await changesReported()
   const reused = kept !== undefined && kept.watch === watch && kept.watch.unchanged(kept.mark) ? kept.run : undefined

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises"
 import { homedir, release } from "node:os"
+import { readTextFileSync } from "./instructions/read.js"
 import { toPosix } from "./paths.js"
 
 /** Facts about the machine: OS name and version, the user's shell, home folder (POSIX form). */
@@ -12,14 +12,12 @@ export interface PlatformFacts {
 
 const OS_NAMES: Record<string, string> = { linux: "Linux", darwin: "macOS", win32: "Windows", freebsd: "FreeBSD" }
 
-async function linuxDistribution(): Promise<string | undefined> {
-  try {
-    const text = await readFile("/etc/os-release", "utf8")
-    const m = /^PRETTY_NAME=(?:"([^"]*)"|(.*))$/m.exec(text)
-    return (m?.[1] ?? m?.[2])?.trim() || undefined
-  } catch {
-    return undefined
-  }
+function linuxDistribution(): string | undefined {
+  // A small file read synchronously: the promise API's first use costs a fresh process more than the read.
+  const read = readTextFileSync("/etc/os-release", 64 * 1024)
+  if (!read.ok) return undefined
+  const m = /^PRETTY_NAME=(?:"([^"]*)"|(.*))$/m.exec(read.text)
+  return (m?.[1] ?? m?.[2])?.trim() || undefined
 }
 
 /** Reads the platform facts of this process; `home` and `env` may be given so tests stay independent. */
@@ -32,7 +30,7 @@ export async function readPlatform(
   const shell = (windows ? env.ComSpec || env.COMSPEC : env.SHELL) || (windows ? "cmd.exe" : "/bin/sh")
   let osVersion: string | undefined
   if (platform === "linux") {
-    const distro = await linuxDistribution()
+    const distro = linuxDistribution()
     osVersion = distro ? `${distro}, kernel ${release()}` : `kernel ${release()}`
   } else if (platform === "darwin") osVersion = `Darwin ${release()}`
   else osVersion = release()
