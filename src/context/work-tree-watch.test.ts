@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { appendFile, chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises"
 import { delimiter, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -331,7 +332,7 @@ describe.skipIf(process.platform !== "linux")("WorkTreeWatch", () => {
     try {
       for (const dir of [one, two])
         await writeTree(dir, { "a/1": "", "b/2": "", ".git/HEAD": "ref: refs/heads/main\n" })
-      const budget = { total: 5, used: 0 }
+      const budget = { total: 5, used: 0, burstLimit: 1000 }
       const first = new WorkTreeWatch(one, 100, budget)
       first.plan("")
       // The root, a, b and the git folder.
@@ -346,6 +347,35 @@ describe.skipIf(process.platform !== "linux")("WorkTreeWatch", () => {
       third.plan("")
       expect(third.refused).toBeUndefined()
       third.close()
+    } finally {
+      await cleanup(one)
+      await cleanup(two)
+    }
+  })
+
+  it("plans again after a burst of events that may have filled the kernel's queue, in every watch", async () => {
+    const one = await tempDir()
+    const two = await tempDir()
+    try {
+      for (const dir of [one, two]) await writeTree(dir, { "a/1": "", ".git/HEAD": "ref: refs/heads/main\n" })
+      const budget = { total: 100, used: 0, burstLimit: 8 }
+      const watches = [new WorkTreeWatch(one, 100, budget), new WorkTreeWatch(two, 100, budget)]
+      try {
+        for (const watch of watches) {
+          watch.plan("")
+          watch.plan("")
+        }
+        // Fewer events than the limit: the watch only sees changes.
+        for (let i = 0; i < 3; i++) await writeFile(join(one, "a/1"), `${i}`)
+        await changesReported()
+        expect(watches.map((w) => w.needsPlan)).toEqual([false, false])
+        // Written with no turn of the loop in between, read in one go: as many events as the limit.
+        for (let i = 0; i < 8; i++) writeFileSync(join(one, `a/f${i}`), "x")
+        await changesReported()
+        expect(watches.map((w) => w.needsPlan)).toEqual([true, true])
+      } finally {
+        for (const watch of watches) watch.close()
+      }
     } finally {
       await cleanup(one)
       await cleanup(two)

@@ -24,24 +24,45 @@ export const MAX_WATCHED_FOLDERS = 10_000
 /** Work trees watched at once in one process; the oldest watch is closed when another is needed. */
 const MAX_WATCHED_TREES = 8
 
-/** Folders one process may watch in all, shared by its work trees. */
+/**
+ * What the watches of one process share: the folders they may watch in all, and the kernel's one event queue.
+ * When that queue fills up the kernel drops what comes next, and the loop is not told (libuv skips the
+ * overflow notice), so a burst of events as large as half the queue, read in one go, is taken as a loss and
+ * every watch plans again.
+ */
 export interface WatchBudget {
+  /** Folders all watches may watch together. */
   total: number
   used: number
+  /** Events read in one go that count as a possible loss. */
+  burstLimit: number
+  /** Events read since the loop last turned. */
+  burst?: number
+  /** The watches sharing this budget. */
+  members?: Set<WorkTreeWatch>
+}
+
+/** A number from a file of /proc, or `fallback` when it cannot be read. */
+function procNumber(path: string, fallback: number): number {
+  try {
+    return Number.parseInt(readFileSync(path, "utf8"), 10) || fallback
+  } catch {
+    return fallback
+  }
 }
 
 /**
  * A quarter of the user's inotify watches (the kernel's limit is per user, shared with editors and other
- * tools), and never more than four work trees' worth.
+ * tools), never more than four work trees' worth; a burst of half the kernel's event queue is a loss.
  */
 function processBudget(): WatchBudget {
-  let limit = 8192
-  try {
-    limit = Number.parseInt(readFileSync("/proc/sys/fs/inotify/max_user_watches", "utf8"), 10) || limit
-  } catch {
-    // Not Linux, or /proc not mounted: the kernel's old default.
+  const watches = procNumber("/proc/sys/fs/inotify/max_user_watches", 8192)
+  const queue = procNumber("/proc/sys/fs/inotify/max_queued_events", 16384)
+  return {
+    total: Math.min(4 * MAX_WATCHED_FOLDERS, Math.floor(watches / 4)),
+    used: 0,
+    burstLimit: Math.max(1, Math.floor(queue / 2)),
   }
-  return { total: Math.min(4 * MAX_WATCHED_FOLDERS, Math.floor(limit / 4)), used: 0 }
 }
 
 /**
@@ -90,6 +111,8 @@ export class WorkTreeWatch {
     private readonly budget: WatchBudget = sharedBudget(),
   ) {
     this.#gitDir = join(root, ".git")
+    budget.members ??= new Set()
+    budget.members.add(this)
   }
 
   /** Why this work tree is not watched, once it was found unfit (too many folders, a nested repository). */
@@ -131,6 +154,7 @@ export class WorkTreeWatch {
    */
   plan(ignored: string, since?: number, list: (dir: string) => readonly DirEntry[] | undefined = listFolder): void {
     if (this.#refused !== undefined) return
+    this.budget.members?.add(this)
     // A change while git listed may have changed a rule after git read it: the listing then proves nothing.
     const quiet = since === undefined || since === this.#changes
     const pruned = prunedFolders(ignored)
@@ -210,6 +234,15 @@ export class WorkTreeWatch {
     }
   }
 
+  /** Counts an event against the shared queue: a burst as large as the limit makes every watch plan again. */
+  #counted(): void {
+    const budget = this.budget
+    budget.burst = (budget.burst ?? 0) + 1
+    // Reset once the loop turns: a burst read in one go is delivered before the loop's check phase.
+    if (budget.burst === 1) setImmediate(() => (budget.burst = 0))
+    if (budget.burst === budget.burstLimit) for (const watch of budget.members ?? []) watch.#lost()
+  }
+
   /** Stops watching for good: nothing about this work tree is trusted in this process any more. */
   refuse(reason: string): void {
     this.#refused = reason
@@ -220,6 +253,7 @@ export class WorkTreeWatch {
   close(): void {
     for (const watcher of this.#watchers.values()) watcher.close()
     this.budget.used -= this.#watchers.size
+    this.budget.members?.delete(this)
     this.#watchers.clear()
     this.#stale = true
     this.#changes++
@@ -233,6 +267,7 @@ export class WorkTreeWatch {
 
   #changed(dir: string, event: string, name: string | null): void {
     this.#changes++
+    this.#counted()
     if (this.#stale) return
     if (name === null) {
       this.#lost()
