@@ -53,6 +53,11 @@ export type GatherOptions = Omit<PromptContextInput, Gathered> & {
   allowImportsOutside?: boolean
   /** Cap on folders walked below cwd when looking for nested instruction files. */
   walkLimit?: number
+  /**
+   * Keep a watch on the work tree from its third gather on, so a gather that finds nothing changed needs no
+   * `git status` (Linux, local file systems; see WorkTreeWatch). Default true; false runs status every time.
+   */
+  watch?: boolean
   /** Replaces platform facts (tests fix them so output does not depend on the machine). */
   platform?: Partial<PlatformFacts>
 }
@@ -84,6 +89,7 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
     mcp = true,
     allowImportsOutside = false,
     walkLimit,
+    watch = true,
     platform: platformOverride,
     ...passThrough
   } = options
@@ -95,7 +101,7 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
     throw new FileError("gather-cwd", givenCwd, `cannot gather this folder (${(cause as Error).message})`, { cause })
   }
   // Git runs in processes of its own: started first, it answers while the files are read.
-  const gitFacts = readGit(cwd)
+  const gitFacts = readGit(cwd, { watch })
   const home = realPath(resolve(givenHome ?? homedir())) ?? resolve(givenHome ?? homedir())
   // The repository root is found on disk so reading files need not wait for git's answers.
   const root = (await findRepositoryRoot(cwd)) ?? cwd

@@ -325,7 +325,7 @@ async function planWatch(watch: WorkTreeWatch, timeoutMs: number): Promise<void>
  */
 export async function readGit(
   cwd: string,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; watch?: boolean } = {},
 ): Promise<{ git?: GitFacts; diagnostics: Diagnostic[] }> {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS
   // With no `.git` at or above cwd and no repository named in the environment, git finds none either.
@@ -337,7 +337,8 @@ export async function readGit(
   const asked = askRepository(cwd, files, timeoutMs)
   // A work tree watched since an earlier gather gives the status kept then, while nothing changed in it.
   // (The outside files of the key are read only once the tree is watched: a first gather reads none.)
-  const watched = files.key === undefined || found === undefined ? undefined : workTreeWatch(found.root)
+  const watchable = options.watch !== false && files.key !== undefined && found !== undefined
+  const watched = watchable ? workTreeWatch(found.root) : undefined
   const key = watched === undefined ? undefined : statusKey(files)
   const watch = key === undefined ? undefined : watched
   const kept = key === undefined ? undefined : statusBefore.get(key)

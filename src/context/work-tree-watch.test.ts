@@ -236,6 +236,17 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
     }
   })
 
+  it("runs status every time when the watch is switched off", async () => {
+    const dir = await repository()
+    try {
+      const before = (await statusRuns()).length
+      for (let i = 0; i < 6; i++) expect((await readGit(dir, { watch: false })).git?.status).toBe("")
+      expect((await statusRuns()).length).toBe(before + 6)
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
   it("runs status every time in a work tree that holds another repository", async () => {
     const dir = await repository()
     try {
