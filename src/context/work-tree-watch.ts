@@ -284,7 +284,16 @@ export class WorkTreeWatch {
       return
     }
     // A new folder (or branch folder) must be watched, or pruned if git ignores it: plan again.
-    if (event === "rename" && lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) this.#stale = true
+    if (event === "rename" && isFolderOrUnknown(path)) this.#stale = true
+  }
+}
+
+/** Whether `path` is a folder, or cannot be told (an event handler must not throw into the host's loop). */
+function isFolderOrUnknown(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false
+  } catch {
+    return true
   }
 }
 
