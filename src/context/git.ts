@@ -7,7 +7,7 @@ import { lazyModule } from "../lazy-module.js"
 import { killTree, markEnv, newProcessMark, type ProcessTree, signalTree } from "../process-tree.js"
 import { headAtLineEnd } from "./instructions/budget.js"
 import { readTextFileSync } from "./instructions/read.js"
-import { changesReported, type WorkTreeWatch, workTreeWatch } from "./work-tree-watch.js"
+import { changesReported, foreignWatches, type WorkTreeWatch, workTreeWatch } from "./work-tree-watch.js"
 
 /** node:child_process (and the net and stream modules it loads), required with the first process started. */
 const childProcess = lazyModule<typeof import("node:child_process")>("node:child_process")
@@ -251,8 +251,15 @@ function outsideFiles(repositoryConfig: string): string | undefined {
     ...(env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM ?? "/etc/gitconfig"]),
     ...(env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [join(xdg, "config"), join(home, ".gitconfig")]),
   ]
-  const named = [join(xdg, "ignore"), join(xdg, "attributes")]
-  for (const text of [repositoryConfig, ...configs.map((path) => smallFileText(path) ?? "")]) {
+  const named = [join(xdg, "ignore"), join(xdg, "attributes"), "/etc/gitattributes"]
+  const texts = [repositoryConfig]
+  for (const path of configs) {
+    const text = smallFileText(path)
+    // A config that exists but cannot be read whole (too large, unreadable) may include anything.
+    if (text === undefined && version(path) !== `${path}:-`) return undefined
+    texts.push(text ?? "")
+  }
+  for (const text of texts) {
     if (/\binclude(?:if)?\b/i.test(text)) return undefined
     for (const [, value = ""] of text.matchAll(/^\s*(?:excludesfile|attributesfile)\s*=(.*)$/gim)) {
       // A quoted value ends at its quote; a bare one at a comment.
@@ -263,11 +270,18 @@ function outsideFiles(repositoryConfig: string): string | undefined {
       named.push(path)
     }
   }
-  const version = (path: string) => {
+  return [...configs, ...named].map(version).join("\n")
+}
+
+/** A file's version (inode, size, modification and change times), `path:-` when absent; never throws. */
+function version(path: string): string {
+  try {
     const info = statSync(path, { bigint: true, throwIfNoEntry: false })
     return info ? `${path}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` : `${path}:-`
+  } catch (error) {
+    // A folder where a file is named (ENOTDIR) or one git may not read either: stable while it stays so.
+    return `${path}:${(error as NodeJS.ErrnoException).code ?? "error"}`
   }
-  return [...configs, ...named].map(version).join("\n")
 }
 
 /** A `git status` answer kept while the watch on its work tree sees no change (see WorkTreeWatch). */
@@ -283,16 +297,28 @@ const statusBefore = new Map<string, KeptStatus>()
 /** Work trees whose watch is being planned by a gather (one plan at a time per tree). */
 const planning = new WeakSet<WorkTreeWatch>()
 
-/** The key of `statusBefore` for a repository whose files give `files.key`, or undefined. */
-function statusKey(files: RepositoryFiles): string | undefined {
+/**
+ * The keys of a repository whose files give `files.key`: `status` for `statusBefore`, and `rules`, what
+ * besides the tree decides which folders git reads (configs, ignore files, environment), for its watch.
+ * Undefined when the answer cannot be keyed.
+ */
+function statusKey(files: RepositoryFiles): { status: string; rules: string } | undefined {
   if (files.key === undefined || files.config === undefined) return undefined
   // A work tree named in the config lies elsewhere than the folder holding `.git`, which is what is watched.
   if (/\bworktree\s*=/i.test(files.config)) return undefined
-  // So does a git folder or index named in the environment.
-  if (["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"].some((name) => name in process.env))
+  // So does a git folder or index named in the environment; config given there may name any file.
+  const env = Object.keys(process.env)
+  const elsewhere = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_CONFIG"]
+  if (env.some((name) => elsewhere.includes(name) || /^GIT_CONFIG_(?:COUNT|KEY_|VALUE_|PARAMETERS)/.test(name))) {
     return undefined
+  }
   const outside = outsideFiles(files.config)
-  return outside === undefined ? undefined : `${files.key}\n${outside}`
+  if (outside === undefined) return undefined
+  const gitEnv = env
+    .filter((name) => name.startsWith("GIT_"))
+    .sort()
+    .map((name) => `${name}=${process.env[name]}`)
+  return { status: `${files.key}\n${outside}`, rules: JSON.stringify([files.config, outside, gitEnv]) }
 }
 
 /**
@@ -341,47 +367,48 @@ export async function readGit(
   const watched = watchable ? workTreeWatch(found.root) : undefined
   const key = watched === undefined ? undefined : statusKey(files)
   const watch = key === undefined ? undefined : watched
-  const kept = key === undefined ? undefined : statusBefore.get(key)
+  // Rules that changed outside the tree (a global ignore file, say) may change which folders git reads.
+  if (key !== undefined) watch?.rules(key.rules)
+  const kept = key === undefined ? undefined : statusBefore.get(key.status)
   if (kept !== undefined && kept.watch === watch) await changesReported()
-  const reused = kept !== undefined && kept.watch === watch && kept.watch.unchanged(kept.mark) ? kept.run : undefined
+  const reused =
+    kept !== undefined && kept.watch === watch && kept.watch.unchanged(kept.mark) && !foreignWatches()
+      ? kept.run
+      : undefined
   const filters = await asked.filters
   // `git config --get-regexp` exits with 1 when nothing matches.
   const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined
+  // The watch's count of changes before status starts: the answer holds while it does not move.
+  const mark = reused === undefined ? watch?.mark() : undefined
   const pending =
     config === undefined || filters.missing
       ? undefined
       : reused
         ? Promise.resolve(reused)
-        : runStatus(cwd, config, timeoutMs, watch, key)
+        : // Submodules are not entered: git would run there with their own config, filters included.
+          git(cwd, ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"], {
+            limit: MAX_GIT_STATUS * 4,
+            timeoutMs,
+            config,
+          })
   // Planned beside status, once status has taken its mark (a plan that changes the watch moves it).
   const planned = pending !== undefined && watch?.needsPlan ? planWatch(watch, timeoutMs) : undefined
   try {
-    return await answer(cwd, asked, filters, pending, timeoutMs)
+    const facts = await answer(cwd, asked, filters, pending, timeoutMs)
+    if (watch !== undefined && found !== undefined && facts.git !== undefined && facts.git.root !== found.root) {
+      // Git reads another repository than the `.git` folder found (it may have found that one unfit).
+      watch.refuse("git reads a repository other than the one watched")
+    } else if (watch !== undefined && mark !== undefined && key !== undefined && pending !== undefined) {
+      const done = await pending
+      // Kept only whole, and only if the repository's own files and the outside files did not change meanwhile.
+      if (done.code === 0 && !done.overflow && statusKey(repositoryFiles(cwd))?.status === key.status) {
+        setBounded(statusBefore, key.status, { run: done, watch, mark }, MAX_ANSWERS)
+      }
+    }
+    return facts
   } finally {
     await planned
   }
-}
-
-/** Runs `git status` in `cwd`; keeps its answer for later gathers when `watch` saw every folder git read. */
-function runStatus(
-  cwd: string,
-  config: string[],
-  timeoutMs: number,
-  watch: WorkTreeWatch | undefined,
-  key: string | undefined,
-): Promise<Run> {
-  const mark = watch?.mark()
-  // Submodules are not entered: git would run there with their own config, filters included.
-  const args = ["status", "--porcelain=v1", "--untracked-files=normal", "--ignore-submodules=dirty"]
-  const run = git(cwd, args, { limit: MAX_GIT_STATUS * 4, timeoutMs, config })
-  if (watch !== undefined && mark !== undefined && key !== undefined) {
-    void run.then((done) => {
-      // Kept only whole, and only if the repository's own files and the outside files did not change meanwhile.
-      if (done.code !== 0 || done.overflow || statusKey(repositoryFiles(cwd)) !== key) return
-      setBounded(statusBefore, key, { run: done, watch, mark }, MAX_ANSWERS)
-    })
-  }
-  return run
 }
 
 /** The git facts from rev-parse (`asked.head`), the filter listing and status (`pending`, if it runs). */

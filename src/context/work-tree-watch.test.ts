@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { mkdirSync, watch, writeFileSync } from "node:fs"
 import { appendFile, chmod, mkdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises"
 import { delimiter, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -77,6 +77,8 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
     git(dir, "add", "-A")
     git(dir, "add", "-f", "build/keep.js")
     git(dir, "commit", "-q", "-m", "one")
+    await writeFile(join(dir, "a.txt"), "alpha, second\n")
+    git(dir, "commit", "-q", "-a", "-m", "two")
     return dir
   }
 
@@ -158,6 +160,14 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
     "empty that folder": async (dir) => {
       await rm(join(dir, "cache/c.txt"), { force: true })
     },
+    "remove a folder and make it again": async (dir) => {
+      await rm(join(dir, "src/deep"), { recursive: true, force: true })
+      await writeTree(dir, { "src/deep/c.ts": "export const c = 1\n" })
+    },
+    "replace the head commit with its parent": async (dir) => {
+      // Only a ref under refs/replace changes: the tree and the index stay as they are.
+      git(dir, "replace", "-f", "HEAD", "HEAD~1")
+    },
     "reset the branch": async (dir) => {
       git(dir, "reset", "-q", "--soft", "HEAD")
       git(dir, "update-ref", "refs/heads/main", git(dir, "rev-parse", "HEAD").trim())
@@ -191,6 +201,8 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
         // Pairs where the first change alters which folders git reads and the second changes one of them.
         examples: [
           [["force-add a file in a folder git did not enter", "edit the file in that folder"]],
+          [["remove a folder and make it again", "edit a tracked file in a nested folder"]],
+          [["replace the head commit with its parent"]],
           [["ignore nothing", "empty that folder"]],
           [["add a folder of ignored files only", "add a file beside the ignored ones"]],
           [["exclude a file locally", "ignore nothing", "empty that folder"]],
@@ -233,6 +245,71 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
       else process.env.XDG_CONFIG_HOME = xdg
       await cleanup(dir)
       await cleanup(config)
+    }
+  })
+
+  it("plans again when an ignore rule from outside the tree lets git into a folder", async () => {
+    const dir = await repository()
+    const config = await tempDir("promptline-xdg-")
+    const xdg = process.env.XDG_CONFIG_HOME
+    process.env.XDG_CONFIG_HOME = config
+    try {
+      await writeTree(config, { "git/ignore": "vendor/\n" })
+      await writeTree(dir, { "vendor/x.txt": "x\n" })
+      await untilKept(dir)
+      await writeTree(config, { "git/ignore": "" })
+      expect((await readGit(dir)).git?.status).toBe("?? vendor/")
+      await rm(join(dir, "vendor/x.txt"))
+      expect((await readGit(dir)).git?.status).toBe(statusNow(dir))
+      await untilKept(dir)
+      await writeTree(dir, { "vendor/new.txt": "n\n" })
+      expect((await readGit(dir)).git?.status).toBe("?? vendor/")
+    } finally {
+      if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
+      else process.env.XDG_CONFIG_HOME = xdg
+      await cleanup(dir)
+      await cleanup(config)
+    }
+  })
+
+  it("never rejects when a config names an ignore file that cannot be looked at", async () => {
+    const dir = await repository()
+    try {
+      git(dir, "config", "core.excludesFile", "/dev/null/ignore")
+      for (let i = 0; i < 6; i++) expect((await readGit(dir)).git?.status).toBe(statusNow(dir))
+    } finally {
+      await cleanup(dir)
+    }
+  })
+
+  it("trusts no kept status while the process watches other folders too", async () => {
+    const dir = await repository()
+    const other = await tempDir()
+    const watcher = watch(other, { persistent: false })
+    try {
+      const before = (await statusRuns()).length
+      for (let i = 0; i < 7; i++) expect((await readGit(dir)).git?.status).toBe("")
+      expect((await statusRuns()).length).toBe(before + 7)
+    } finally {
+      watcher.close()
+      await cleanup(dir)
+      await cleanup(other)
+    }
+  })
+
+  it("runs status every time in a work tree with a folder name that is not UTF-8", async () => {
+    const dir = await repository()
+    try {
+      const odd = Buffer.concat([Buffer.from(`${dir}/d`), Buffer.from([0xff])])
+      mkdirSync(odd)
+      writeFileSync(Buffer.concat([odd, Buffer.from("/x.log")]), "ignored\n")
+      const before = (await statusRuns()).length
+      for (let i = 0; i < 6; i++) expect((await readGit(dir)).git?.status).toBe(statusNow(dir))
+      writeFileSync(Buffer.concat([odd, Buffer.from("/new.txt")]), "seen\n")
+      expect((await readGit(dir)).git?.status).toBe('?? "d\\377/"')
+      expect((await statusRuns()).length).toBe(before + 7)
+    } finally {
+      await cleanup(dir)
     }
   })
 

@@ -1,5 +1,5 @@
-import { type FSWatcher, lstatSync, readFileSync, statfsSync, watch } from "node:fs"
-import { join } from "node:path"
+import { type FSWatcher, lstatSync, readdirSync, readFileSync, readlinkSync, statfsSync, watch } from "node:fs"
+import { basename, join } from "node:path"
 import { setBounded } from "../bounded-map.js"
 import { type DirEntry, listFolder } from "./dir-cache.js"
 
@@ -12,7 +12,6 @@ const LOCAL_FILE_SYSTEMS: ReadonlySet<number> = new Set([
   0x58465342, // xfs
   0x9123683e, // btrfs
   0x01021994, // tmpfs
-  0x794c7630, // overlayfs
   0x2fc12fc1, // zfs
   0xf2f52010, // f2fs
   0xca451a4e, // bcachefs
@@ -96,7 +95,10 @@ export function prunedFolders(ignored: string): Set<string> {
  * process alive.
  */
 export class WorkTreeWatch {
-  readonly #watchers = new Map<string, FSWatcher>()
+  /** Each watched folder's watcher and the inode it was watched as. */
+  readonly #watchers = new Map<string, { watcher: FSWatcher; ino: number; gone?: boolean }>()
+  /** The rules besides the tree that decide which folders git reads (see `rules`). */
+  #rules: string | undefined
   readonly #gitDir: string
   #changes = 0
   #stale = true
@@ -113,6 +115,11 @@ export class WorkTreeWatch {
     this.#gitDir = join(root, ".git")
     budget.members ??= new Set()
     budget.members.add(this)
+  }
+
+  /** The inodes of the folders watched. */
+  *inodes(): Iterable<number> {
+    for (const { ino } of this.#watchers.values()) yield ino
   }
 
   /** Why this work tree is not watched, once it was found unfit (too many folders, a nested repository). */
@@ -159,19 +166,30 @@ export class WorkTreeWatch {
     const quiet = since === undefined || since === this.#changes
     const pruned = prunedFolders(ignored)
     const wanted = new Set<string>()
+    const rootInfo = folderInfo(this.root)
     let added = 0
     let raced = false
     let refusal: string | undefined
     const enter = (dir: string): readonly DirEntry[] => {
       if (refusal !== undefined) return []
       wanted.add(dir)
+      const info = folderInfo(dir)
       if (wanted.size > this.maxFolders) refusal = `more than ${this.maxFolders} folders`
-      else if (!this.#watchers.has(dir)) {
-        const outcome =
-          this.budget.used < this.budget.total ? this.#listen(dir) : "the process's watch budget is used up"
-        if (outcome === "gone") raced = true
-        else if (outcome !== "watching") refusal = outcome
-        else added++
+      else if (info === undefined) raced = true
+      // A file system mounted inside the tree can change without an event (and may not be local).
+      else if (info.dev !== rootInfo?.dev) refusal = `another file system is mounted at ${dir}`
+      else {
+        const known = this.#watchers.get(dir)
+        // The same path may now be another folder (removed and made again, or renamed into place); a new
+        // folder may get the old one's inode number, so a watch told its folder went is replaced as well.
+        if (known !== undefined && (known.gone === true || known.ino !== info.ino)) this.#unwatch(dir)
+        if (!this.#watchers.has(dir)) {
+          const outcome =
+            this.budget.used < this.budget.total ? this.#listen(dir, info.ino) : "the process's watch budget is used up"
+          if (outcome === "gone") raced = true
+          else if (outcome !== "watching") refusal = outcome
+          else added++
+        }
       }
       if (refusal !== undefined) return []
       const entries = list(dir)
@@ -186,30 +204,37 @@ export class WorkTreeWatch {
           continue
         }
         const below = rel === "" ? e.name : `${rel}/${e.name}`
-        if (e.kind === "dir" && !pruned.has(below)) walk(join(dir, e.name), below)
+        if (e.kind !== "dir" || pruned.has(below)) continue
+        // A name that is not UTF-8 comes back from Node with U+FFFD in it: its path cannot be watched.
+        if (e.name.includes("\uFFFD")) refusal = "a folder name that is not UTF-8"
+        else walk(join(dir, e.name), below)
       }
+    }
+    // In the git folder every part watched must be a plain folder or file: a link would lead elsewhere.
+    const gitPart = (dir: string): readonly DirEntry[] => {
+      const entries = enter(dir)
+      if (entries.some((e) => e.kind === "symlink")) refusal = `a symbolic link in ${dir}`
+      return entries
     }
     const refs = (dir: string): void => {
-      for (const e of enter(dir)) if (e.kind === "dir") refs(join(dir, e.name))
+      for (const e of gitPart(dir)) if (e.kind === "dir") refs(join(dir, e.name))
     }
     walk(this.root, "")
-    const gitTop = enter(this.#gitDir)
-    if (gitTop.some((e) => e.name === "info" && e.kind === "dir")) enter(join(this.#gitDir, "info"))
-    if (gitTop.some((e) => e.name === "refs" && e.kind === "dir")) {
-      if (list(join(this.#gitDir, "refs"))?.some((e) => e.name === "heads" && e.kind === "dir")) {
-        refs(join(this.#gitDir, "refs", "heads"))
-      }
-    }
+    const gitTop = gitPart(this.#gitDir)
+    const has = (name: string) => gitTop.find((e) => e.name === name)
+    // Refs kept in a reftable are not files a folder watch can follow.
+    if (has("reftable")) refusal ??= "refs kept in a reftable"
+    if (has("info")?.kind === "dir") gitPart(join(this.#gitDir, "info"))
+    // Every ref, not only branches: a branch may name another ref, and replace refs change what status sees.
+    if (has("refs")?.kind === "dir") refs(join(this.#gitDir, "refs"))
     if (refusal !== undefined) {
       this.refuse(refusal)
       return
     }
     let removed = 0
-    for (const [dir, watcher] of this.#watchers) {
+    for (const dir of [...this.#watchers.keys()]) {
       if (wanted.has(dir)) continue
-      watcher.close()
-      this.#watchers.delete(dir)
-      this.budget.used--
+      this.#unwatch(dir)
       removed++
     }
     const same = added === 0 && removed === 0 && ignored === this.#listing && !raced && quiet
@@ -219,12 +244,21 @@ export class WorkTreeWatch {
     if (!same) this.#changes++
   }
 
-  /** Starts watching `dir`: "watching", "gone" (it no longer exists), or why it cannot be watched. */
-  #listen(dir: string): "watching" | "gone" | string {
+  /** Stops watching one folder. */
+  #unwatch(dir: string): void {
+    const known = this.#watchers.get(dir)
+    if (known === undefined) return
+    known.watcher.close()
+    this.#watchers.delete(dir)
+    this.budget.used--
+  }
+
+  /** Starts watching `dir` (inode `ino`): "watching", "gone" (it no longer exists), or why it cannot be watched. */
+  #listen(dir: string, ino: number): "watching" | "gone" | string {
     try {
       const watcher = watch(dir, { persistent: false }, (event, name) => this.#changed(dir, event, name))
       watcher.on("error", () => this.#lost())
-      this.#watchers.set(dir, watcher)
+      this.#watchers.set(dir, { watcher, ino })
       this.budget.used++
       return "watching"
     } catch (cause) {
@@ -251,7 +285,7 @@ export class WorkTreeWatch {
 
   /** Closes every watcher. */
   close(): void {
-    for (const watcher of this.#watchers.values()) watcher.close()
+    for (const { watcher } of this.#watchers.values()) watcher.close()
     this.budget.used -= this.#watchers.size
     this.budget.members?.delete(this)
     this.#watchers.clear()
@@ -274,17 +308,47 @@ export class WorkTreeWatch {
       return
     }
     const path = join(dir, name)
-    if (dir === this.#gitDir) {
-      // The index names the tracked files (git enters an ignored folder that holds one); info holds exclude.
-      if (name === "index" || name === "info") this.#stale = true
-      return
-    }
-    if (dir === join(this.#gitDir, "info") || name === ".gitignore" || this.#watchers.has(path)) {
+    // The watched folder itself removed or moved (reported under its own name): its watch is gone.
+    if (event === "rename" && name === basename(dir)) {
+      const known = this.#watchers.get(dir)
+      if (known !== undefined) known.gone = true
       this.#stale = true
       return
     }
-    // A new folder (or branch folder) must be watched, or pruned if git ignores it: plan again.
+    if (dir === this.#gitDir) {
+      // The index names the tracked files (git enters an ignored folder that holds one); info holds exclude.
+      if (name === "index" || name === "info" || name === "refs") this.#stale = true
+      return
+    }
+    // A name that is not UTF-8 arrives with U+FFFD: the path it gives cannot be looked at.
+    const unknown = name.includes("\uFFFD")
+    const ignoreFile = name.toLowerCase() === ".gitignore"
+    if (unknown || ignoreFile || dir === join(this.#gitDir, "info") || this.#watchers.has(path)) {
+      this.#stale = true
+      return
+    }
+    // A new folder (or ref folder) must be watched, or pruned if git ignores it: plan again.
     if (event === "rename" && isFolderOrUnknown(path)) this.#stale = true
+  }
+
+  /**
+   * Tells the watch the rules from outside the tree that decide which folders git reads (its config and
+   * ignore files, see git.ts `statusKey`): when they differ from the last ones, the watch plans again.
+   */
+  rules(rules: string): void {
+    if (rules === this.#rules) return
+    if (this.#rules !== undefined) this.#lost()
+    this.#rules = rules
+  }
+}
+
+/** A folder's device and inode (without following a link), or undefined when it is not a folder now. */
+function folderInfo(dir: string): { dev: number; ino: number } | undefined {
+  try {
+    const info = lstatSync(dir, { throwIfNoEntry: false })
+    return info?.isDirectory() ? { dev: info.dev, ino: info.ino } : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -337,11 +401,42 @@ export function workTreeWatch(root: string): WorkTreeWatch | undefined {
   if (!local) created.refuse("not a local file system")
   if (!watches.has(root) && watches.size >= MAX_WATCHED_TREES) {
     const [oldestRoot, oldest] = watches.entries().next().value as [string, WorkTreeWatch]
-    oldest.close()
+    // For good: a plan still running for it must not watch anything again.
+    oldest.refuse("closed to make room for another work tree")
     watches.delete(oldestRoot)
   }
   watches.set(root, created)
   return created
+}
+
+/**
+ * Whether this process holds inotify watches that are not these (another `fs.watch`, a native module). They
+ * share the kernel's one queue, and libuv hides its overflow, so a burst of their events could drop one of
+ * ours unseen: while they exist, no kept answer is trusted. Read from /proc (a few µs per open file).
+ */
+export function foreignWatches(): boolean {
+  // Ours by inode (a watch whose folder is gone is no longer in the kernel's list; a folder the host watches
+  // too shares our watch and its events).
+  const ours = new Set<number>()
+  for (const watch of budget?.members ?? []) for (const ino of watch.inodes()) ours.add(ino)
+  try {
+    for (const fd of readdirSync("/proc/self/fd")) {
+      let target: string
+      try {
+        target = readlinkSync(`/proc/self/fd/${fd}`)
+      } catch {
+        continue
+      }
+      if (target !== "anon_inode:inotify") continue
+      for (const line of readFileSync(`/proc/self/fdinfo/${fd}`, "utf8").split("\n")) {
+        const ino = /^inotify wd:\S+ ino:([0-9a-f]+) /.exec(line)?.[1]
+        if (ino !== undefined && !ours.has(Number.parseInt(ino, 16))) return true
+      }
+    }
+  } catch {
+    return true
+  }
+  return false
 }
 
 /**
