@@ -117,9 +117,9 @@ export class WorkTreeWatch {
     budget.members.add(this)
   }
 
-  /** The inodes of the folders watched. */
+  /** The inodes of the folders watched (not those whose folder is known to be gone). */
   *inodes(): Iterable<number> {
-    for (const { ino } of this.#watchers.values()) yield ino
+    for (const { ino, gone } of this.#watchers.values()) if (gone !== true) yield ino
   }
 
   /** Why this work tree is not watched, once it was found unfit (too many folders, a nested repository). */
@@ -302,19 +302,20 @@ export class WorkTreeWatch {
   #changed(dir: string, event: string, name: string | null): void {
     this.#changes++
     this.#counted()
-    if (this.#stale) return
     if (name === null) {
       this.#lost()
       return
     }
-    const path = join(dir, name)
-    // The watched folder itself removed or moved (reported under its own name): its watch is gone.
+    // The watched folder itself removed or moved (reported under its own name): its watch is gone. Noted
+    // even when stale already: a gone watch is replaced by the next plan and is no longer one of ours.
     if (event === "rename" && name === basename(dir)) {
       const known = this.#watchers.get(dir)
       if (known !== undefined) known.gone = true
       this.#stale = true
       return
     }
+    if (this.#stale) return
+    const path = join(dir, name)
     if (dir === this.#gitDir) {
       // The index names the tracked files (git enters an ignored folder that holds one); info holds exclude.
       if (name === "index" || name === "info" || name === "refs") this.#stale = true
