@@ -221,12 +221,31 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
     )
   }, 180_000)
 
-  it("runs status again when an ignore file outside the work tree changes", async () => {
+  /** Gathers `times` times, each answer what git prints now, and checks that every one ran status. */
+  async function expectStatusEveryTime(dir: string, times: number, options?: { watch?: boolean }): Promise<void> {
+    const before = (await statusRuns()).length
+    for (let i = 0; i < times; i++) expect((await readGit(dir, options)).git?.status).toBe(statusNow(dir))
+    expect((await statusRuns()).length).toBe(before + times)
+  }
+
+  /** Runs `body` on a new repository, with XDG_CONFIG_HOME (where git finds the user's ignore file) set to a new folder. */
+  async function withConfigHome(body: (dir: string, config: string) => Promise<void>): Promise<void> {
     const dir = await repository()
     const config = await tempDir("promptline-xdg-")
     const xdg = process.env.XDG_CONFIG_HOME
     process.env.XDG_CONFIG_HOME = config
     try {
+      await body(dir, config)
+    } finally {
+      if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
+      else process.env.XDG_CONFIG_HOME = xdg
+      await cleanup(dir)
+      await cleanup(config)
+    }
+  }
+
+  it("runs status again when an ignore file outside the work tree changes", async () => {
+    await withConfigHome(async (dir, config) => {
       await writeTree(dir, { "n.txt": "n\n", "m.txt": "m\n" })
       await untilKept(dir)
       // The user's own ignore file (XDG_CONFIG_HOME/git/ignore), read by git, written outside the tree.
@@ -240,20 +259,11 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
       await untilKept(dir)
       await writeFile(named, "m.txt\n")
       expect((await readGit(dir)).git?.status).toBe("?? n.txt")
-    } finally {
-      if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
-      else process.env.XDG_CONFIG_HOME = xdg
-      await cleanup(dir)
-      await cleanup(config)
-    }
+    })
   })
 
   it("plans again when an ignore rule from outside the tree lets git into a folder", async () => {
-    const dir = await repository()
-    const config = await tempDir("promptline-xdg-")
-    const xdg = process.env.XDG_CONFIG_HOME
-    process.env.XDG_CONFIG_HOME = config
-    try {
+    await withConfigHome(async (dir, config) => {
       await writeTree(config, { "git/ignore": "vendor/\n" })
       await writeTree(dir, { "vendor/x.txt": "x\n" })
       await untilKept(dir)
@@ -264,12 +274,7 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
       await untilKept(dir)
       await writeTree(dir, { "vendor/new.txt": "n\n" })
       expect((await readGit(dir)).git?.status).toBe("?? vendor/")
-    } finally {
-      if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
-      else process.env.XDG_CONFIG_HOME = xdg
-      await cleanup(dir)
-      await cleanup(config)
-    }
+    })
   })
 
   it("never rejects when a config names an ignore file that cannot be looked at", async () => {
@@ -287,9 +292,7 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
     const other = await tempDir()
     const watcher = watch(other, { persistent: false })
     try {
-      const before = (await statusRuns()).length
-      for (let i = 0; i < 7; i++) expect((await readGit(dir)).git?.status).toBe("")
-      expect((await statusRuns()).length).toBe(before + 7)
+      await expectStatusEveryTime(dir, 7)
     } finally {
       watcher.close()
       await cleanup(dir)
@@ -303,11 +306,9 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
       const odd = Buffer.concat([Buffer.from(`${dir}/d`), Buffer.from([0xff])])
       mkdirSync(odd)
       writeFileSync(Buffer.concat([odd, Buffer.from("/x.log")]), "ignored\n")
-      const before = (await statusRuns()).length
-      for (let i = 0; i < 6; i++) expect((await readGit(dir)).git?.status).toBe(statusNow(dir))
+      await expectStatusEveryTime(dir, 6)
       writeFileSync(Buffer.concat([odd, Buffer.from("/new.txt")]), "seen\n")
       expect((await readGit(dir)).git?.status).toBe('?? "d\\377/"')
-      expect((await statusRuns()).length).toBe(before + 7)
     } finally {
       await cleanup(dir)
     }
@@ -316,9 +317,7 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
   it("runs status every time when the watch is switched off", async () => {
     const dir = await repository()
     try {
-      const before = (await statusRuns()).length
-      for (let i = 0; i < 6; i++) expect((await readGit(dir, { watch: false })).git?.status).toBe("")
-      expect((await statusRuns()).length).toBe(before + 6)
+      await expectStatusEveryTime(dir, 6, { watch: false })
     } finally {
       await cleanup(dir)
     }
@@ -329,9 +328,7 @@ describe.skipIf(process.platform !== "linux")("git status kept while a watch see
     try {
       await writeTree(dir, { "vendor/lib/x.txt": "x\n" })
       git(join(dir, "vendor/lib"), "init", "-q")
-      const before = (await statusRuns()).length
-      for (let i = 0; i < 5; i++) expect((await readGit(dir)).git?.status).toBe(statusNow(dir))
-      expect((await statusRuns()).length).toBe(before + 5)
+      await expectStatusEveryTime(dir, 6)
     } finally {
       await cleanup(dir)
     }
