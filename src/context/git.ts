@@ -7,6 +7,7 @@ import { lazyModule } from "../lazy-module.js"
 import { killTree, markEnv, newProcessMark, type ProcessTree, signalTree } from "../process-tree.js"
 import { headAtLineEnd } from "./instructions/budget.js"
 import { readTextFileSync } from "./instructions/read.js"
+import { versionOf } from "./instructions/read-cache.js"
 import { changesReported, foreignWatches, type WorkTreeWatch, workTreeWatch } from "./work-tree-watch.js"
 
 /** node:child_process (and the net and stream modules it loads), required with the first process started. */
@@ -184,6 +185,8 @@ interface RepositoryFiles {
   noOwnFilters: boolean
   /** The repository's own config texts (`config` and `config.worktree`), with `key`. */
   config?: string
+  /** The `GIT_*` environment as sorted `name=value` lines, with `key`. */
+  env?: string[]
 }
 
 /**
@@ -206,7 +209,7 @@ function repositoryFiles(cwd: string, found = gitEntryAbove(cwd)): RepositoryFil
     !/filter/i.test(config + worktree) && !gitEnv.some((name) => name.startsWith("GIT_CONFIG") || name === "GIT_DIR")
   if (head === undefined || !/^ref: refs\/heads\/\S+\n?$/.test(head)) return { noOwnFilters }
   const env = gitEnv.map((name) => `${name}=${process.env[name]}`)
-  return { key: JSON.stringify([cwd, env, head, config, worktree]), noOwnFilters, config: config + worktree }
+  return { key: JSON.stringify([cwd, env, head, config, worktree]), noOwnFilters, config: config + worktree, env }
 }
 
 /** What `git config --get-regexp` answers when nothing matches. */
@@ -252,11 +255,12 @@ function outsideFiles(repositoryConfig: string): string | undefined {
     ...(env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [join(xdg, "config"), join(home, ".gitconfig")]),
   ]
   const named = [join(xdg, "ignore"), join(xdg, "attributes"), "/etc/gitattributes"]
+  const versions = configs.map(version)
   const texts = [repositoryConfig]
-  for (const path of configs) {
+  for (const [i, path] of configs.entries()) {
     const text = smallFileText(path)
     // A config that exists but cannot be read whole (too large, unreadable) may include anything.
-    if (text === undefined && version(path) !== `${path}:-`) return undefined
+    if (text === undefined && versions[i] !== `${path}:-`) return undefined
     texts.push(text ?? "")
   }
   for (const text of texts) {
@@ -270,14 +274,14 @@ function outsideFiles(repositoryConfig: string): string | undefined {
       named.push(path)
     }
   }
-  return [...configs, ...named].map(version).join("\n")
+  return [...versions, ...named.map(version)].join("\n")
 }
 
-/** A file's version (inode, size, modification and change times), `path:-` when absent; never throws. */
+/** A file's path and version (`versionOf`), `path:-` when absent; never throws. */
 function version(path: string): string {
   try {
     const info = statSync(path, { bigint: true, throwIfNoEntry: false })
-    return info ? `${path}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` : `${path}:-`
+    return info ? `${path}:${versionOf(info)}` : `${path}:-`
   } catch (error) {
     // A folder where a file is named (ENOTDIR) or one git may not read either: stable while it stays so.
     return `${path}:${(error as NodeJS.ErrnoException).code ?? "error"}`
@@ -303,22 +307,16 @@ const planning = new WeakSet<WorkTreeWatch>()
  * Undefined when the answer cannot be keyed.
  */
 function statusKey(files: RepositoryFiles): { status: string; rules: string } | undefined {
-  if (files.key === undefined || files.config === undefined) return undefined
+  const { key, config, env } = files
+  if (key === undefined || config === undefined || env === undefined) return undefined
   // A work tree named in the config lies elsewhere than the folder holding `.git`, which is what is watched.
-  if (/\bworktree\s*=/i.test(files.config)) return undefined
+  if (/\bworktree\s*=/i.test(config)) return undefined
   // So does a git folder or index named in the environment; config given there may name any file.
-  const env = Object.keys(process.env)
-  const elsewhere = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_CONFIG"]
-  if (env.some((name) => elsewhere.includes(name) || /^GIT_CONFIG_(?:COUNT|KEY_|VALUE_|PARAMETERS)/.test(name))) {
-    return undefined
-  }
-  const outside = outsideFiles(files.config)
+  const elsewhere = /^GIT_(?:DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|CONFIG|CONFIG_(?:COUNT|KEY_\w*|VALUE_\w*|PARAMETERS))=/
+  if (env.some((line) => elsewhere.test(line))) return undefined
+  const outside = outsideFiles(config)
   if (outside === undefined) return undefined
-  const gitEnv = env
-    .filter((name) => name.startsWith("GIT_"))
-    .sort()
-    .map((name) => `${name}=${process.env[name]}`)
-  return { status: `${files.key}\n${outside}`, rules: JSON.stringify([files.config, outside, gitEnv]) }
+  return { status: `${key}\n${outside}`, rules: JSON.stringify([config, outside, env]) }
 }
 
 /**

@@ -87,8 +87,8 @@ export function prunedFolders(ignored: string): Set<string> {
  * A watch on the folders `git status` reads in one work tree (and the parts of its git folder that move its
  * answer), so that an answer of git can be reused while nothing has changed. Each folder is watched on its
  * own (inotify reports a change to a folder's entries and to the files directly in it). Every change moves
- * `changes`; a change that may alter which folders git reads (a folder made or removed, a `.gitignore`, the
- * index, `info/exclude`) also makes the watch stale until it is planned again.
+ * `changes`; a change that may alter which folders git reads or which watches are alive (a folder made,
+ * removed or moved, a `.gitignore`, the index, `info`) also makes the watch stale until it is planned again.
  *
  * A plan is trusted only once a plan made after its folders were being watched found the same folders: a
  * rule that changed between git's listing and the start of the watch is seen then. Watchers do not keep the
@@ -100,6 +100,7 @@ export class WorkTreeWatch {
   /** The rules besides the tree that decide which folders git reads (see `rules`). */
   #rules: string | undefined
   readonly #gitDir: string
+  readonly #gitInfo: string
   #changes = 0
   #stale = true
   #trusted = false
@@ -113,8 +114,7 @@ export class WorkTreeWatch {
     private readonly budget: WatchBudget = sharedBudget(),
   ) {
     this.#gitDir = join(root, ".git")
-    budget.members ??= new Set()
-    budget.members.add(this)
+    this.#gitInfo = join(this.#gitDir, "info")
   }
 
   /** The inodes of the folders watched (not those whose folder is known to be gone). */
@@ -153,7 +153,7 @@ export class WorkTreeWatch {
   /**
    * Watches the folders git reads, given git's listing of ignored entries (see `prunedFolders`): every folder
    * of the work tree but `.git` and the pruned ones, without following symbolic links (git does not), plus
-   * the git folder's top, `info` and branch refs. Each folder is watched before it is listed, so a change
+   * the git folder's top, `info` and every folder of refs. Each folder is watched before it is listed, so a change
    * after its listing is reported. Folders no longer read are let go. A plan that finds the same folders and
    * the same listing as the plan before it makes the watch trusted (the listing was asked after that plan's
    * folders were watched, so no rule changed unseen), unless a change was seen after `since` (the count of
@@ -161,7 +161,9 @@ export class WorkTreeWatch {
    */
   plan(ignored: string, since?: number, list: (dir: string) => readonly DirEntry[] | undefined = listFolder): void {
     if (this.#refused !== undefined) return
-    this.budget.members?.add(this)
+    // A member from its first plan (the watchers it holds are then ours) until it closes.
+    this.budget.members ??= new Set()
+    this.budget.members.add(this)
     // A change while git listed may have changed a rule after git read it: the listing then proves nothing.
     const quiet = since === undefined || since === this.#changes
     const pruned = prunedFolders(ignored)
@@ -224,7 +226,7 @@ export class WorkTreeWatch {
     const has = (name: string) => gitTop.find((e) => e.name === name)
     // Refs kept in a reftable are not files a folder watch can follow.
     if (has("reftable")) refusal ??= "refs kept in a reftable"
-    if (has("info")?.kind === "dir") gitPart(join(this.#gitDir, "info"))
+    if (has("info")?.kind === "dir") gitPart(this.#gitInfo)
     // Every ref, not only branches: a branch may name another ref, and replace refs change what status sees.
     if (has("refs")?.kind === "dir") refs(join(this.#gitDir, "refs"))
     if (refusal !== undefined) {
@@ -324,7 +326,7 @@ export class WorkTreeWatch {
     // A name that is not UTF-8 arrives with U+FFFD: the path it gives cannot be looked at.
     const unknown = name.includes("\uFFFD")
     const ignoreFile = name.toLowerCase() === ".gitignore"
-    if (unknown || ignoreFile || dir === join(this.#gitDir, "info") || this.#watchers.has(path)) {
+    if (unknown || ignoreFile || dir === this.#gitInfo || this.#watchers.has(path)) {
       this.#stale = true
       return
     }
