@@ -11,27 +11,46 @@ import { foldersBetween, isInside } from "./paths.js"
 /** The `ignore` package (CommonJS), required when the first rules are read. */
 const ignore = lazyModule<typeof ignoreFactory>("ignore")
 
+/** The compiled rules of one folder's files, and whether every one of them matches by an entry's name alone. */
+interface Compiled {
+  rules: Ignore
+  byName: boolean
+}
+
 /**
  * Rules compiled by earlier gathers, by the files' names and texts: an `Ignore` also remembers the paths it
  * tested, so an unchanged .gitignore answers the next gather's walk from that memory.
  */
-const compiledBefore = new Map<string, Ignore>()
+const compiledBefore = new Map<string, Compiled>()
 const MAX_COMPILED = 256
 
+/**
+ * Whether a rule matches an entry by its name alone, at any depth below its folder: git matches a pattern
+ * with no slash (a trailing one aside) against the last part of the path only. A pattern with an escape is
+ * not read here and counts as not.
+ */
+function matchesByName(line: string): boolean {
+  const body = line.replace(/^!/, "").replace(/ +$/, "").replace(/\/$/, "")
+  return body !== "" && !body.includes("/") && !body.includes("\\")
+}
+
 /** The rules of the files (shown name and text each), compiled once per process while their texts stay. */
-function compiled(files: readonly { shown: string; text: string }[]): Ignore {
+function compiled(files: readonly { shown: string; text: string }[]): Compiled {
   const key = JSON.stringify(files)
-  let rules = compiledBefore.get(key)
-  if (rules) return rules
-  rules = ignore()()
+  const before = compiledBefore.get(key)
+  if (before) return before
+  const rules = ignore()()
+  let byName = true
   for (const { shown, text } of files) {
     text.split("\n").forEach((line, i) => {
       if (line.trim() === "" || line.startsWith("#")) return
-      rules!.add({ pattern: line, mark: `${shown}:${i + 1}` })
+      rules.add({ pattern: line, mark: `${shown}:${i + 1}` })
+      byName &&= matchesByName(line)
     })
   }
-  setBounded(compiledBefore, key, rules, MAX_COMPILED)
-  return rules
+  const out = { rules, byName }
+  setBounded(compiledBefore, key, out, MAX_COMPILED)
+  return out
 }
 
 /** Whether a rules file holds at least one rule (a line that is neither blank nor a comment). */
@@ -39,14 +58,16 @@ function holdsRules(text: string): boolean {
   return text.split("\n").some((line) => line.trim() !== "" && !line.startsWith("#"))
 }
 
-interface Layer {
+interface Layer extends Compiled {
   dir: string
-  rules: Ignore
 }
 
-/** A layer that applies inside one folder, with that folder's path relative to the layer's (POSIX; "" if same). */
-interface Applying {
-  rules: Ignore
+/**
+ * A layer that applies inside one folder, with that folder's path relative to the layer's (POSIX; "" if same).
+ * A layer whose rules all match by name (`byName`) is asked about the entry's name alone: the answer is the
+ * same, and the `Ignore` remembers it for every folder with an entry of that name.
+ */
+interface Applying extends Compiled {
   prefix: string
 }
 
@@ -55,8 +76,8 @@ const UNKNOWN = Symbol("unknown")
 
 /** The layers applying in folder `name` below a folder where `above` apply, plus its own layer if any. */
 function extend(above: readonly Applying[], name: string, own: Layer | undefined): Applying[] {
-  const out = above.map((a) => ({ rules: a.rules, prefix: a.prefix === "" ? name : `${a.prefix}/${name}` }))
-  if (own) out.push({ rules: own.rules, prefix: "" })
+  const out = above.map((a) => ({ ...a, prefix: a.prefix === "" ? name : `${a.prefix}/${name}` }))
+  if (own) out.push({ rules: own.rules, byName: own.byName, prefix: "" })
   return out
 }
 
@@ -64,8 +85,8 @@ function extend(above: readonly Applying[], name: string, own: Layer | undefined
 function entryRules(applying: readonly Applying[]): EntryRules {
   return (name, isDir) => {
     let reason: string | undefined
-    for (const { rules, prefix } of applying) {
-      const result = rules.test((prefix === "" ? name : `${prefix}/${name}`) + (isDir ? "/" : ""))
+    for (const { rules, byName, prefix } of applying) {
+      const result = rules.test((byName || prefix === "" ? name : `${prefix}/${name}`) + (isDir ? "/" : ""))
       if (result.ignored) reason = because(result.rule)
       else if (result.unignored) reason = undefined
     }
@@ -143,7 +164,7 @@ export class GitignoreRules {
       const text = await readTextFile(link.real)
       if (text.ok && holdsRules(text.text)) read.push({ shown: this.display(file), text: text.text })
     }
-    return read.length > 0 ? { dir, rules: compiled(read) } : undefined
+    return read.length > 0 ? { dir, ...compiled(read) } : undefined
   }
 
   /** The layers of `dir` (inside the root) and of every folder above it up to the root, general first. */
@@ -181,7 +202,7 @@ export class GitignoreRules {
   }
 
   /** Why the entry itself is ignored (its folders are assumed not ignored), or undefined. */
-  async entryReason(abs: string, isDir: boolean): Promise<string | undefined> {
+  private async entryReason(abs: string, isDir: boolean): Promise<string | undefined> {
     if (!isInside(this.root, abs) || abs === this.root) return undefined
     return (await this.entriesOf(dirname(abs)))(basename(abs), isDir)
   }

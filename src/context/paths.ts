@@ -35,6 +35,14 @@ export function foldersBetween(top: string, bottom: string): string[] {
   return out
 }
 
+/**
+ * `join(folder, name)` for a normalized absolute folder and a name read from its listing (one path segment):
+ * the same path, without `join`'s normalizing pass over all of it (a walk makes one per folder).
+ */
+export function entryPath(folder: string, name: string): string {
+  return folder.endsWith(sep) ? folder + name : folder + sep + name
+}
+
 /** Resolves a touched path (absolute, or relative to cwd) to POSIX form relative to cwd. */
 export function relativeToCwd(path: string, cwd: string): string {
   const p = toPosix(path)

@@ -29,6 +29,12 @@ const rule = fc.constantFrom(
   "lib/",
   "*.md",
   "!AGENTS.md",
+  // Rules that match by name alone (asked with the name only) mixed with ones that do not.
+  "*",
+  "!*/",
+  "lib/ ",
+  "\\!keep",
+  "b\\/",
 )
 const folderPath = fc.array(folderName, { minLength: 0, maxLength: 3 }).map((parts) => parts.join("/"))
 const tree: fc.Arbitrary<Tree> = fc

@@ -1,6 +1,6 @@
-import { join } from "node:path"
 import type { DirCache } from "./dir-cache.js"
 import type { GitignoreRules } from "./gitignore.js"
+import { entryPath } from "./paths.js"
 
 /** Folders never walked: dependency trees and version-control data. */
 export const NEVER_WALKED: ReadonlySet<string> = new Set(["node_modules", ".git", ".hg", ".svn"])
@@ -46,7 +46,7 @@ export async function walkFolders(
       if (kept.length > 0) {
         // Most folders have no .gitignore of their own: their rules are known without reading anything.
         const ignored = gitignore.entriesOfNow(folder) ?? (await gitignore.entriesOf(folder))
-        found = kept.filter((e) => ignored(e.name, true) === undefined).map((e) => join(folder, e.name))
+        found = kept.filter((e) => ignored(e.name, true) === undefined).map((e) => entryPath(folder, e.name))
       }
       if (count + found.length > limit) {
         found = found.slice(0, Math.max(0, limit - count))

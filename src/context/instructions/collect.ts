@@ -69,8 +69,8 @@ const NESTED_MEMORY_NAMES: ReadonlySet<string> = new Set([
 ])
 
 /** True when `dir`'s listing names a possible nested memory file (the listing is already read by the walk). */
-async function mayHoldMemory(dir: string, dirs: DirCache): Promise<boolean> {
-  return ((await dirs.list(dir)) ?? []).some((e) => NESTED_MEMORY_NAMES.has(e.name))
+function mayHoldMemory(dir: string, dirs: DirCache): boolean {
+  return (dirs.listNow(dir) ?? []).some((e) => NESTED_MEMORY_NAMES.has(e.name))
 }
 
 async function ruleFolders(dir: string, probe: Probe): Promise<Found[]> {
@@ -147,7 +147,7 @@ export async function collectInstructions(input: CollectInput): Promise<Collecte
   }
   const nested: Probe = { dirs: input.dirs, scope: "project", nested: true }
   const nestedFound = await Promise.all(
-    walk.folders.map(async (dir) => ((await mayHoldMemory(dir, input.dirs)) ? memoryFiles(dir, nested, false) : [])),
+    walk.folders.filter((dir) => mayHoldMemory(dir, input.dirs)).map((dir) => memoryFiles(dir, nested, false)),
   )
   for (const candidates of nestedFound) if (candidates.length > 0) found.push({ candidates, loops: [] })
 
