@@ -26,12 +26,11 @@ const MAX_COMPILED = 256
 
 /**
  * Whether a rule matches an entry by its name alone, at any depth below its folder: git matches a pattern
- * with no slash (a trailing one aside) against the last part of the path only. A pattern with an escape is
- * not read here and counts as not.
+ * with no slash in it (a trailing one aside, and a leading `!`) against the last part of the path only.
  */
 function matchesByName(line: string): boolean {
   const body = line.replace(/^!/, "").replace(/ +$/, "").replace(/\/$/, "")
-  return body !== "" && !body.includes("/") && !body.includes("\\")
+  return body !== "" && !body.includes("/")
 }
 
 /** The rules of the files (shown name and text each), compiled once per process while their texts stay. */

@@ -1,10 +1,11 @@
+import { spawnSync } from "node:child_process"
 import { join, relative } from "node:path"
 import fc from "fast-check"
 import ignore from "ignore"
 import { describe, expect, it } from "vitest"
 import { DirCache } from "./dir-cache.js"
 import { GitignoreRules } from "./gitignore.js"
-import { cleanup, tempDir, writeTree } from "./test-helpers/workspace.js"
+import { cleanup, git, tempDir, writeTree } from "./test-helpers/workspace.js"
 import { walkFolders } from "./walk.js"
 
 /** A generated workspace: files by POSIX path, some of them .gitignore files. */
@@ -61,7 +62,9 @@ function foldersOf(files: Tree): Set<string> {
 
 /**
  * What the `ignore` library says of `path` (POSIX, below the root) when every .gitignore from the root down to
- * its folder is applied in turn, the later one deciding. Its folders are not looked at.
+ * its folder is applied in turn, the later one deciding. Its folders are not looked at. A .gitignore whose
+ * rules all match by name is asked about the last part of the path, as git matches such rules (the library,
+ * given the whole path, would answer with its own verdict on a folder a deeper file took back).
  */
 function ignoredByLayers(files: Tree, path: string, isDir: boolean): boolean {
   const parts = path.split("/")
@@ -70,9 +73,10 @@ function ignoredByLayers(files: Tree, path: string, isDir: boolean): boolean {
     const folder = parts.slice(0, depth).join("/")
     const text = files[folder === "" ? ".gitignore" : `${folder}/.gitignore`]
     if (text === undefined) continue
+    const below = byNameOnly(text) ? parts.at(-1)! : parts.slice(depth).join("/")
     const result = ignore()
       .add(text)
-      .test(parts.slice(depth).join("/") + (isDir ? "/" : ""))
+      .test(below + (isDir ? "/" : ""))
     if (result.ignored) ignored = true
     else if (result.unignored) ignored = false
   }
@@ -126,5 +130,95 @@ describe("walkFolders and GitignoreRules against the ignore library", () => {
       }),
       { numRuns: 40 },
     )
+  })
+})
+
+/** Whether every rule of a .gitignore text matches by name (no slash but a trailing one), as git reads it. */
+function byNameOnly(text: string): boolean {
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.startsWith("#"))
+    .map((line) => line.replace(/^!/, "").replace(/ +$/, "").replace(/\/$/, ""))
+    .every((body) => body !== "" && !body.includes("/"))
+}
+
+/**
+ * The one case left to the `ignore` package's way of asking (see decisions.md, "Gather, eighth pass"): a
+ * .gitignore with a rule holding a slash, while a deeper .gitignore holds a negation that may take back a
+ * folder the first one excludes. There the package answers for the folder's entries with its own verdict on
+ * the folder; git asks each entry on its own.
+ */
+function slashRuleTakenBack(files: Tree): boolean {
+  const ignores = Object.keys(files).filter((path) => path.endsWith(".gitignore"))
+  const withSlash = ignores.filter((path) => !byNameOnly(files[path]!))
+  const folder = (path: string) => path.slice(0, -".gitignore".length)
+  return withSlash.some((outer) =>
+    ignores.some(
+      (inner) =>
+        inner !== outer &&
+        inner.startsWith(folder(outer)) &&
+        files[inner]!.split("\n").some((line) => line.startsWith("!")),
+    ),
+  )
+}
+
+/** The paths git ignores (by themselves or through a folder), asked of `git check-ignore` in `dir`. */
+function ignoredByGit(dir: string, paths: string[]): Set<string> {
+  const run = spawnSync("git", ["-c", "core.excludesFile=", "check-ignore", "--no-index", "--stdin", "-z"], {
+    cwd: dir,
+    input: paths.join("\0"),
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" },
+  })
+  // 0: some path is ignored, 1: none is.
+  if (run.status !== 0 && run.status !== 1) throw new Error(`git check-ignore failed: ${run.stderr}`)
+  return new Set(run.stdout.split("\0").filter((p) => p !== ""))
+}
+
+describe("walkFolders and GitignoreRules against git itself", () => {
+  it("walk the folders git does not ignore and give a reason for exactly the files git ignores", async () => {
+    await fc.assert(
+      fc.asyncProperty(tree, async (files) => {
+        fc.pre(!slashRuleTakenBack(files))
+        const dir = await tempDir()
+        try {
+          await writeTree(dir, files)
+          git(dir, "init", "-q")
+          const folders = [...foldersOf(files)]
+          const paths = Object.keys(files)
+          // Folders are named without a trailing slash: git then reads their kind from the disk (with one, it
+          // would also apply the folder's own .gitignore to the folder itself).
+          const ignored = ignoredByGit(dir, [...folders, ...paths])
+          const dirs = new DirCache()
+          const rules = new GitignoreRules(dir, dirs, (abs) => abs)
+          const walk = await walkFolders(dir, dirs, rules)
+          const walked = walk.folders.map((f) => relative(dir, f).split("\\").join("/"))
+          expect(new Set(walked)).toEqual(new Set(folders.filter((f) => !ignored.has(f))))
+          for (const path of paths) {
+            const reason = await rules.reason(join(dir, ...path.split("/")), false)
+            expect({ path, ignored: reason !== undefined }).toEqual({ path, ignored: ignored.has(path) })
+          }
+        } finally {
+          await cleanup(dir)
+        }
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it("take back, by a deeper .gitignore, a folder excluded by a name rule above it", async () => {
+    const dir = await tempDir()
+    try {
+      await writeTree(dir, { ".gitignore": "build\n", "a/.gitignore": "!build\n", "a/build/x/f.ts": "text\n" })
+      git(dir, "init", "-q")
+      expect(ignoredByGit(dir, ["a/build", "a/build/x", "a/build/x/f.ts"]).size).toBe(0)
+      const dirs = new DirCache()
+      const rules = new GitignoreRules(dir, dirs, (abs) => abs)
+      const walk = await walkFolders(dir, dirs, rules)
+      expect(walk.folders.map((f) => relative(dir, f).split("\\").join("/"))).toEqual(["a", "a/build", "a/build/x"])
+      expect(await rules.reason(join(dir, "a", "build", "x", "f.ts"), false)).toBeUndefined()
+    } finally {
+      await cleanup(dir)
+    }
   })
 })
