@@ -2,6 +2,7 @@ import { basename, dirname, join } from "node:path"
 import type ignoreFactory from "ignore"
 import type { Ignore } from "ignore"
 import { setBounded } from "../bounded-map.js"
+import { isRule, matchesByName, ruleSubject } from "../ignore-rules.js"
 import { lazyModule } from "../lazy-module.js"
 import type { DirCache } from "./dir-cache.js"
 import { readTextFile } from "./instructions/read.js"
@@ -24,15 +25,6 @@ interface Compiled {
 const compiledBefore = new Map<string, Compiled>()
 const MAX_COMPILED = 256
 
-/**
- * Whether a rule matches an entry by its name alone, at any depth below its folder: git matches a pattern
- * with no slash in it (a trailing one aside, and a leading `!`) against the last part of the path only.
- */
-function matchesByName(line: string): boolean {
-  const body = line.replace(/^!/, "").replace(/ +$/, "").replace(/\/$/, "")
-  return body !== "" && !body.includes("/")
-}
-
 /** The rules of the files (shown name and text each), compiled once per process while their texts stay. */
 function compiled(files: readonly { shown: string; text: string }[]): Compiled {
   const key = JSON.stringify(files)
@@ -42,7 +34,7 @@ function compiled(files: readonly { shown: string; text: string }[]): Compiled {
   let byName = true
   for (const { shown, text } of files) {
     text.split("\n").forEach((line, i) => {
-      if (line.trim() === "" || line.startsWith("#")) return
+      if (!isRule(line)) return
       rules.add({ pattern: line, mark: `${shown}:${i + 1}` })
       byName &&= matchesByName(line)
     })
@@ -54,7 +46,7 @@ function compiled(files: readonly { shown: string; text: string }[]): Compiled {
 
 /** Whether a rules file holds at least one rule (a line that is neither blank nor a comment). */
 function holdsRules(text: string): boolean {
-  return text.split("\n").some((line) => line.trim() !== "" && !line.startsWith("#"))
+  return text.split("\n").some(isRule)
 }
 
 interface Layer extends Compiled {
@@ -85,7 +77,7 @@ function entryRules(applying: readonly Applying[]): EntryRules {
   return (name, isDir) => {
     let reason: string | undefined
     for (const { rules, byName, prefix } of applying) {
-      const result = rules.test((byName || prefix === "" ? name : `${prefix}/${name}`) + (isDir ? "/" : ""))
+      const result = rules.test(ruleSubject(byName, prefix, name, isDir))
       if (result.ignored) reason = because(result.rule)
       else if (result.unignored) reason = undefined
     }

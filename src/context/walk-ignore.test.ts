@@ -1,11 +1,11 @@
-import { spawnSync } from "node:child_process"
 import { join, relative } from "node:path"
 import fc from "fast-check"
 import ignore from "ignore"
 import { describe, expect, it } from "vitest"
+import { allMatchByName } from "../ignore-rules.js"
 import { DirCache } from "./dir-cache.js"
 import { GitignoreRules } from "./gitignore.js"
-import { cleanup, git, tempDir, writeTree } from "./test-helpers/workspace.js"
+import { cleanup, git, ignoredByGit, tempDir, writeTree } from "./test-helpers/workspace.js"
 import { walkFolders } from "./walk.js"
 
 /** A generated workspace: files by POSIX path, some of them .gitignore files. */
@@ -73,7 +73,7 @@ function ignoredByLayers(files: Tree, path: string, isDir: boolean): boolean {
     const folder = parts.slice(0, depth).join("/")
     const text = files[folder === "" ? ".gitignore" : `${folder}/.gitignore`]
     if (text === undefined) continue
-    const below = byNameOnly(text) ? parts.at(-1)! : parts.slice(depth).join("/")
+    const below = allMatchByName(text) ? parts.at(-1)! : parts.slice(depth).join("/")
     const result = ignore()
       .add(text)
       .test(below + (isDir ? "/" : ""))
@@ -133,15 +133,6 @@ describe("walkFolders and GitignoreRules against the ignore library", () => {
   })
 })
 
-/** Whether every rule of a .gitignore text matches by name (no slash but a trailing one), as git reads it. */
-function byNameOnly(text: string): boolean {
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "" && !line.startsWith("#"))
-    .map((line) => line.replace(/^!/, "").replace(/ +$/, "").replace(/\/$/, ""))
-    .every((body) => body !== "" && !body.includes("/"))
-}
-
 /**
  * The one case left to the `ignore` package's way of asking (see decisions.md, "Gather, eighth pass"): a
  * .gitignore with a rule holding a slash, while a deeper .gitignore holds a negation that may take back a
@@ -150,7 +141,7 @@ function byNameOnly(text: string): boolean {
  */
 function slashRuleTakenBack(files: Tree): boolean {
   const ignores = Object.keys(files).filter((path) => path.endsWith(".gitignore"))
-  const withSlash = ignores.filter((path) => !byNameOnly(files[path]!))
+  const withSlash = ignores.filter((path) => !allMatchByName(files[path]!))
   const folder = (path: string) => path.slice(0, -".gitignore".length)
   return withSlash.some((outer) =>
     ignores.some(
@@ -160,19 +151,6 @@ function slashRuleTakenBack(files: Tree): boolean {
         files[inner]!.split("\n").some((line) => line.startsWith("!")),
     ),
   )
-}
-
-/** The paths git ignores (by themselves or through a folder), asked of `git check-ignore` in `dir`. */
-function ignoredByGit(dir: string, paths: string[]): Set<string> {
-  const run = spawnSync("git", ["-c", "core.excludesFile=", "check-ignore", "--no-index", "--stdin", "-z"], {
-    cwd: dir,
-    input: paths.join("\0"),
-    encoding: "utf8",
-    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" },
-  })
-  // 0: some path is ignored, 1: none is.
-  if (run.status !== 0 && run.status !== 1) throw new Error(`git check-ignore failed: ${run.stderr}`)
-  return new Set(run.stdout.split("\0").filter((p) => p !== ""))
 }
 
 describe("walkFolders and GitignoreRules against git itself", () => {

@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises"
 import path from "node:path"
 import type ignoreFactory from "ignore"
 import type { Ignore } from "ignore"
+import { allMatchByName, ruleSubject } from "../../ignore-rules.js"
 import { lazyModule } from "../../lazy-module.js"
 import { isInside } from "../workspace.js"
 
@@ -45,6 +46,8 @@ export interface WalkEntry {
 interface Layer {
   base: string
   rules: Ignore
+  /** Every rule matches by name: entries are asked about by name (see ignore-rules.ts). */
+  byName: boolean
 }
 
 /** Options of a walk; every listing is sorted by name so the result never depends on disk order. */
@@ -66,24 +69,38 @@ export interface WalkOptions {
 
 async function loadLayer(dir: string): Promise<Layer | undefined> {
   let rules: Ignore | undefined
+  let byName = true
   for (const name of IGNORE_FILES) {
     const text = await readFile(path.join(dir, name), "utf8").catch(() => undefined)
-    if (text !== undefined) rules = (rules ?? ignore()()).add(text)
+    if (text === undefined) continue
+    rules = (rules ?? ignore()()).add(text)
+    byName &&= allMatchByName(text)
   }
-  return rules ? { base: dir, rules } : undefined
+  return rules ? { base: dir, rules, byName } : undefined
 }
 
-/** Whether the layered rules ignore a path; deeper files override shallower ones, `!` re-includes. */
+/**
+ * Whether the layered rules ignore a path whose folders are not ignored; deeper files override shallower
+ * ones, `!` re-includes.
+ */
 function ignoredBy(layers: Layer[], absolute: string, isDirectory: boolean): boolean {
   let ignored = false
+  const name = path.basename(absolute)
   for (const layer of layers) {
-    const rel = path.relative(layer.base, absolute).split(path.sep).join("/")
-    if (!rel || rel.startsWith("..")) continue
-    const verdict = layer.rules.test(isDirectory ? `${rel}/` : rel)
+    const below = path.relative(layer.base, path.dirname(absolute)).split(path.sep).join("/")
+    if (absolute === layer.base || below.startsWith("..")) continue
+    const verdict = layer.rules.test(ruleSubject(layer.byName, below, name, isDirectory))
     if (verdict.ignored) ignored = true
     else if (verdict.unignored) ignored = false
   }
   return ignored
+}
+
+/** The folders from just below `root` down to `start` (inclusive), outermost first. */
+function foldersBelow(root: string, start: string): string[] {
+  const out: string[] = []
+  for (let dir = start; dir !== root && path.dirname(dir) !== dir; dir = path.dirname(dir)) out.unshift(dir)
+  return out
 }
 
 /** The ignore layers of the folders from `root` down to `start` (inclusive). */
@@ -176,7 +193,11 @@ async function* breadthFirst(shared: Shared, start: string, layers: Layer[]): As
 export async function* walk(options: WalkOptions): AsyncGenerator<WalkEntry> {
   const shared: Shared = { options, skip: new Set(options.skip ?? SKIPPED_FOLDERS) }
   const start = path.resolve(options.start)
-  const layers = await ancestorLayers(path.resolve(options.root), start)
+  const root = path.resolve(options.root)
+  const layers = await ancestorLayers(root, start)
+  // A start folder inside an ignored one lists nothing, as git shows nothing of it: each folder on the way is
+  // asked in turn, so one a deeper file takes back is not counted as ignored.
+  if (isInside(root, start) && foldersBelow(root, start).some((dir) => ignoredBy(layers, dir, true))) return
   const entries = options.order === "depth" ? depthFirst(shared, start, 0, layers) : breadthFirst(shared, start, layers)
   let yielded = 0
   for await (const entry of entries) {

@@ -1,5 +1,5 @@
 // Helpers for tests: real directory trees in temporary folders. Not part of the public API.
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import { cp, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -67,3 +67,20 @@ export async function monorepo(options: { git?: boolean } = {}): Promise<string>
 export const EVERYTHING_SERVER = fileURLToPath(
   new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
 )
+
+/**
+ * The paths (POSIX, relative to `dir`) that git ignores, by themselves or through a folder, asked of
+ * `git check-ignore` in the repository at `dir` with no user, system or global-excludes config. Name folders
+ * without a trailing slash: git then reads their kind from the disk.
+ */
+export function ignoredByGit(dir: string, paths: readonly string[]): Set<string> {
+  const run = spawnSync("git", ["-c", "core.excludesFile=", "check-ignore", "--no-index", "--stdin", "-z"], {
+    cwd: dir,
+    input: paths.join("\0"),
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_SYSTEM: "/dev/null" },
+  })
+  // 0: some path is ignored, 1: none is.
+  if (run.status !== 0 && run.status !== 1) throw new Error(`git check-ignore failed: ${run.stderr}`)
+  return new Set(run.stdout.split("\0").filter((p) => p !== ""))
+}
