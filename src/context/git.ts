@@ -367,12 +367,10 @@ export async function readGit(
   const watch = key === undefined ? undefined : watched
   // Rules that changed outside the tree (a global ignore file, say) may change which folders git reads.
   if (key !== undefined) watch?.rules(key.rules)
-  const kept = key === undefined ? undefined : statusBefore.get(key.status)
-  if (kept !== undefined && kept.watch === watch) await changesReported()
-  const reused =
-    kept !== undefined && kept.watch === watch && kept.watch.unchanged(kept.mark) && !foreignWatches()
-      ? kept.run
-      : undefined
+  const before = key === undefined ? undefined : statusBefore.get(key.status)
+  const kept = before?.watch === watch ? before : undefined
+  if (kept !== undefined) await changesReported()
+  const reused = kept !== undefined && kept.watch.unchanged(kept.mark) && !foreignWatches() ? kept.run : undefined
   const filters = await asked.filters
   // `git config --get-regexp` exits with 1 when nothing matches.
   const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { allMatchByName } from "../ignore-rules.js"
 import { DirCache } from "./dir-cache.js"
 import { GitignoreRules } from "./gitignore.js"
-import { cleanup, git, ignoredByGit, tempDir, writeTree } from "./test-helpers/workspace.js"
+import { cleanup, git, ignoredByGit, slashRuleTakenBack, tempDir, writeTree } from "./test-helpers/workspace.js"
 import { walkFolders } from "./walk.js"
 
 /** A generated workspace: files by POSIX path, some of them .gitignore files. */
@@ -132,26 +132,6 @@ describe("walkFolders and GitignoreRules against the ignore library", () => {
     )
   })
 })
-
-/**
- * The one case left to the `ignore` package's way of asking (see decisions.md, "Gather, eighth pass"): a
- * .gitignore with a rule holding a slash, while a deeper .gitignore holds a negation that may take back a
- * folder the first one excludes. There the package answers for the folder's entries with its own verdict on
- * the folder; git asks each entry on its own.
- */
-function slashRuleTakenBack(files: Tree): boolean {
-  const ignores = Object.keys(files).filter((path) => path.endsWith(".gitignore"))
-  const withSlash = ignores.filter((path) => !allMatchByName(files[path]!))
-  const folder = (path: string) => path.slice(0, -".gitignore".length)
-  return withSlash.some((outer) =>
-    ignores.some(
-      (inner) =>
-        inner !== outer &&
-        inner.startsWith(folder(outer)) &&
-        files[inner]!.split("\n").some((line) => line.startsWith("!")),
-    ),
-  )
-}
 
 describe("walkFolders and GitignoreRules against git itself", () => {
   it("walk the folders git does not ignore and give a reason for exactly the files git ignores", async () => {

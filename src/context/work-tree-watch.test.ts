@@ -7,7 +7,7 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readGit } from "./git.js"
 import { cleanup, git, tempDir, writeTree } from "./test-helpers/workspace.js"
-import { changesReported, prunedFolders, WorkTreeWatch } from "./work-tree-watch.js"
+import { changesReported, prunedFolders, type WatchBudget, WorkTreeWatch } from "./work-tree-watch.js"
 
 describe("prunedFolders", () => {
   it("keeps the ignored folders git listed without entering them", () => {
@@ -423,7 +423,7 @@ describe.skipIf(process.platform !== "linux")("WorkTreeWatch", () => {
     try {
       for (const dir of [one, two])
         await writeTree(dir, { "a/1": "", "b/2": "", ".git/HEAD": "ref: refs/heads/main\n" })
-      const budget = { total: 5, used: 0, burstLimit: 1000 }
+      const budget: WatchBudget = { total: 5, used: 0, burstLimit: 1000, burst: 0, members: new Set() }
       const first = new WorkTreeWatch(one, 100, budget)
       first.plan("")
       // The root, a, b and the git folder.
@@ -449,7 +449,7 @@ describe.skipIf(process.platform !== "linux")("WorkTreeWatch", () => {
     const two = await tempDir()
     try {
       for (const dir of [one, two]) await writeTree(dir, { "a/1": "", ".git/HEAD": "ref: refs/heads/main\n" })
-      const budget = { total: 100, used: 0, burstLimit: 8 }
+      const budget: WatchBudget = { total: 100, used: 0, burstLimit: 8, burst: 0, members: new Set() }
       const watches = [new WorkTreeWatch(one, 100, budget), new WorkTreeWatch(two, 100, budget)]
       try {
         for (const watch of watches) {

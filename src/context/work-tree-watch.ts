@@ -2,6 +2,7 @@ import { type FSWatcher, lstatSync, readdirSync, readFileSync, readlinkSync, sta
 import { basename, join } from "node:path"
 import { setBounded } from "../bounded-map.js"
 import { type DirEntry, listFolder } from "./dir-cache.js"
+import { entryPath } from "./paths.js"
 
 /**
  * File systems whose every change the kernel reports to a watch (inotify): local disks and memory. A network
@@ -36,9 +37,9 @@ export interface WatchBudget {
   /** Events read in one go that count as a possible loss. */
   burstLimit: number
   /** Events read since the loop last turned. */
-  burst?: number
-  /** The watches sharing this budget. */
-  members?: Set<WorkTreeWatch>
+  burst: number
+  /** The watches sharing this budget, each from its first plan until it closes. */
+  members: Set<WorkTreeWatch>
 }
 
 /** A number from a file of /proc, or `fallback` when it cannot be read. */
@@ -61,6 +62,8 @@ function processBudget(): WatchBudget {
     total: Math.min(4 * MAX_WATCHED_FOLDERS, Math.floor(watches / 4)),
     used: 0,
     burstLimit: Math.max(1, Math.floor(queue / 2)),
+    burst: 0,
+    members: new Set(),
   }
 }
 
@@ -162,7 +165,6 @@ export class WorkTreeWatch {
   plan(ignored: string, since?: number, list: (dir: string) => readonly DirEntry[] | undefined = listFolder): void {
     if (this.#refused !== undefined) return
     // A member from its first plan (the watchers it holds are then ours) until it closes.
-    this.budget.members ??= new Set()
     this.budget.members.add(this)
     // A change while git listed may have changed a rule after git read it: the listing then proves nothing.
     const quiet = since === undefined || since === this.#changes
@@ -209,7 +211,7 @@ export class WorkTreeWatch {
         if (e.kind !== "dir" || pruned.has(below)) continue
         // A name that is not UTF-8 comes back from Node with U+FFFD in it: its path cannot be watched.
         if (e.name.includes("\uFFFD")) refusal = "a folder name that is not UTF-8"
-        else walk(join(dir, e.name), below)
+        else walk(entryPath(dir, e.name), below)
       }
     }
     // In the git folder every part watched must be a plain folder or file: a link would lead elsewhere.
@@ -219,7 +221,7 @@ export class WorkTreeWatch {
       return entries
     }
     const refs = (dir: string): void => {
-      for (const e of gitPart(dir)) if (e.kind === "dir") refs(join(dir, e.name))
+      for (const e of gitPart(dir)) if (e.kind === "dir") refs(entryPath(dir, e.name))
     }
     walk(this.root, "")
     const gitTop = gitPart(this.#gitDir)
@@ -273,10 +275,10 @@ export class WorkTreeWatch {
   /** Counts an event against the shared queue: a burst as large as the limit makes every watch plan again. */
   #counted(): void {
     const budget = this.budget
-    budget.burst = (budget.burst ?? 0) + 1
+    budget.burst++
     // Reset once the loop turns: a burst read in one go is delivered before the loop's check phase.
     if (budget.burst === 1) setImmediate(() => (budget.burst = 0))
-    if (budget.burst === budget.burstLimit) for (const watch of budget.members ?? []) watch.#lost()
+    if (budget.burst === budget.burstLimit) for (const watch of budget.members) watch.#lost()
   }
 
   /** Stops watching for good: nothing about this work tree is trusted in this process any more. */
@@ -289,7 +291,7 @@ export class WorkTreeWatch {
   close(): void {
     for (const { watcher } of this.#watchers.values()) watcher.close()
     this.budget.used -= this.#watchers.size
-    this.budget.members?.delete(this)
+    this.budget.members.delete(this)
     this.#watchers.clear()
     this.#stale = true
     this.#changes++
@@ -317,12 +319,12 @@ export class WorkTreeWatch {
       return
     }
     if (this.#stale) return
-    const path = join(dir, name)
     if (dir === this.#gitDir) {
       // The index names the tracked files (git enters an ignored folder that holds one); info holds exclude.
       if (name === "index" || name === "info" || name === "refs") this.#stale = true
       return
     }
+    const path = entryPath(dir, name)
     // A name that is not UTF-8 arrives with U+FFFD: the path it gives cannot be looked at.
     const unknown = name.includes("\uFFFD")
     const ignoreFile = name.toLowerCase() === ".gitignore"

@@ -1,8 +1,7 @@
 import path from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { git, ignoredByGit } from "../../context/test-helpers/workspace.js"
-import { allMatchByName } from "../../ignore-rules.js"
+import { git, ignoredByGit, slashRuleTakenBack } from "../../context/test-helpers/workspace.js"
 import { tempWorkspace, textOf } from "./test-helpers/workspace.js"
 import { walk } from "./walk.js"
 
@@ -31,17 +30,7 @@ describe("the agent's walk against git", () => {
           for (const parts of folders) files[[...parts, "f.ts"].join("/")] = "text\n"
           for (const [parts, rules] of ignores) files[[...parts, ".gitignore"].join("/")] = `${rules.join("\n")}\n`
           // A slash rule with a negation in a file below it is the case left to the ignore package (decisions.md).
-          const withSlash = ignores.filter(([, rules]) => !allMatchByName(rules.join("\n")))
-          fc.pre(
-            !withSlash.some(([outer]) =>
-              ignores.some(
-                ([inner, rules]) =>
-                  inner.length > outer.length &&
-                  outer.every((p, i) => inner[i] === p) &&
-                  rules.some((r) => r.startsWith("!")),
-              ),
-            ),
-          )
+          fc.pre(!slashRuleTakenBack(files))
           const ws = await tempWorkspace()
           try {
             for (const [file, text] of Object.entries(files)) await ws.write(file, text)

@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises"
 import path from "node:path"
 import type ignoreFactory from "ignore"
 import type { Ignore } from "ignore"
+import { foldersBetween } from "../../context/paths.js"
 import { allMatchByName, ruleSubject } from "../../ignore-rules.js"
 import { lazyModule } from "../../lazy-module.js"
 import { isInside } from "../workspace.js"
@@ -96,24 +97,10 @@ function ignoredBy(layers: Layer[], absolute: string, isDirectory: boolean): boo
   return ignored
 }
 
-/** The folders from just below `root` down to `start` (inclusive), outermost first. */
-function foldersBelow(root: string, start: string): string[] {
-  const out: string[] = []
-  for (let dir = start; dir !== root && path.dirname(dir) !== dir; dir = path.dirname(dir)) out.unshift(dir)
-  return out
-}
-
 /** The ignore layers of the folders from `root` down to `start` (inclusive). */
 async function ancestorLayers(root: string, start: string): Promise<Layer[]> {
-  const dirs: string[] = []
-  if (isInside(root, start)) {
-    for (let dir = start; ; dir = path.dirname(dir)) {
-      dirs.unshift(dir)
-      if (dir === root || path.dirname(dir) === dir) break
-    }
-  } else dirs.push(start)
   const layers: Layer[] = []
-  for (const dir of dirs) {
+  for (const dir of isInside(root, start) ? foldersBetween(root, start) : [start]) {
     const layer = await loadLayer(dir)
     if (layer) layers.push(layer)
   }
@@ -197,7 +184,7 @@ export async function* walk(options: WalkOptions): AsyncGenerator<WalkEntry> {
   const layers = await ancestorLayers(root, start)
   // A start folder inside an ignored one lists nothing, as git shows nothing of it: each folder on the way is
   // asked in turn, so one a deeper file takes back is not counted as ignored.
-  if (isInside(root, start) && foldersBelow(root, start).some((dir) => ignoredBy(layers, dir, true))) return
+  if (isInside(root, start) && foldersBetween(root, start).some((dir) => ignoredBy(layers, dir, true))) return
   const entries = options.order === "depth" ? depthFirst(shared, start, 0, layers) : breadthFirst(shared, start, layers)
   let yielded = 0
   for await (const entry of entries) {

@@ -4,6 +4,7 @@ import { cp, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { allMatchByName } from "../../ignore-rules.js"
 
 /** The folder with the shared context fixtures (test/fixtures/context). */
 export const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/context/", import.meta.url))
@@ -83,4 +84,25 @@ export function ignoredByGit(dir: string, paths: readonly string[]): Set<string>
   // 0: some path is ignored, 1: none is.
   if (run.status !== 0 && run.status !== 1) throw new Error(`git check-ignore failed: ${run.stderr}`)
   return new Set(run.stdout.split("\0").filter((p) => p !== ""))
+}
+
+/**
+ * Whether a tree (path → text, POSIX) holds the one case left to the `ignore` package's way of asking (see
+ * decisions.md, "Gather, eighth pass"): a .gitignore with a rule holding a slash, and below its folder another
+ * .gitignore with a negation that may take back a folder the first one excludes. There the package answers for
+ * the folder's entries with its own verdict on the folder; git asks about each entry on its own.
+ */
+export function slashRuleTakenBack(files: Readonly<Record<string, string>>): boolean {
+  const ignores = Object.keys(files).filter((path) => path === ".gitignore" || path.endsWith("/.gitignore"))
+  const folder = (path: string) => path.slice(0, -".gitignore".length)
+  return ignores.some(
+    (outer) =>
+      !allMatchByName(files[outer]!) &&
+      ignores.some(
+        (inner) =>
+          inner !== outer &&
+          inner.startsWith(folder(outer)) &&
+          files[inner]!.split("\n").some((line) => line.startsWith("!")),
+      ),
+  )
 }
