@@ -370,7 +370,7 @@ export async function readGit(
   const before = key === undefined ? undefined : statusBefore.get(key.status)
   const kept = before?.watch === watch ? before : undefined
   if (kept !== undefined) await changesReported()
-  const reused = kept !== undefined && kept.watch.unchanged(kept.mark) && !foreignWatches() ? kept.run : undefined
+  const reused = kept?.watch.unchanged(kept.mark) && !foreignWatches() ? kept.run : undefined
   const filters = await asked.filters
   // `git config --get-regexp` exits with 1 when nothing matches.
   const config = filters.code === 0 || filters.code === 1 ? filterOverrides(filters.stdout) : undefined
