@@ -1,7 +1,8 @@
 /**
  * The gateway's HTTP server: each provider's own API in (Anthropic Messages, OpenAI Chat and Responses,
- * Gemini), routed to an upstream in the same format (bytes unchanged) or translated. Stateless between
- * requests; one record per request for the hook, the log and an OpenTelemetry span.
+ * Gemini), routed to an upstream in the same format (bytes unchanged) or translated. Between requests it keeps the
+ * change logs of fitted conversations in memory, by conversation key; one record per request for the hook, the
+ * log and an OpenTelemetry span.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
