@@ -108,6 +108,19 @@ describe("the public API", () => {
     for (const file of ENTRIES.values()) expect(existsSync(file)).toBe(true)
   })
 
+  it("the subpath lists of src/index.ts, docs/api.md and the README name every package entry and no other", () => {
+    const subpaths = [...ENTRIES.keys()].filter((e) => e !== "promptline").sort()
+    const header = readFileSync(ENTRIES.get("promptline")!, "utf8").split(/\n(?!\/\/)/)[0]!
+    const inIndex = [...header.matchAll(/promptline\/[a-z-]+/g)].map((m) => m[0])
+    const api = readFileSync(join(ROOT, "docs", "api.md"), "utf8")
+    const inApi = [...api.matchAll(/^\| `(promptline\/[a-z-]+)`/gm)].map((m) => m[1]!)
+    const readmeLine = readFileSync(join(ROOT, "README.md"), "utf8")
+      .split("\n")
+      .find((line) => line.includes("(docs/api.md)"))!
+    const inReadme = [...readmeLine.matchAll(/`(?:promptline)?\/([a-z-]+)`/g)].map((m) => `promptline/${m[1]}`)
+    for (const listed of [inIndex, inApi, inReadme]) expect([...new Set(listed)].sort()).toEqual(subpaths)
+  })
+
   it("README and docs snippets import only names their entry exports", () => {
     const docs = readdirSync(join(ROOT, "docs"))
       .filter((f) => f.endsWith(".md"))

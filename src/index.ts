@@ -1,7 +1,8 @@
 // The public API of promptline: what a host needs to gather context, build prompts, fit a history, encode
 // requests, decode answers and handle errors. Named re-exports only; each is listed in docs/api.md.
-// The agent, the replay server, the inspect report and the AI SDK adapter are subpath entries
-// (promptline/agent, promptline/replay, promptline/inspect, promptline/ai-sdk); the rest is internal.
+// The agent, the replay server, the gateway, the cache explainer and traces, the inspect report and the AI SDK
+// adapter are subpath entries (promptline/agent, promptline/replay, promptline/gateway, promptline/cache,
+// promptline/inspect, promptline/ai-sdk; package.json `exports`); the rest is internal.
 
 // Gathering context
 export { activate, InstructionTracker } from "./context/activate.js"
