@@ -176,14 +176,17 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
         target,
         now,
         (record) =>
-          io.stdout(
-            flags.json
-              ? `${JSON.stringify({ type: "cache", request: record.index, conversation: record.conversation, verdict: record.verdict })}\n`
-              : traceLine(record),
-          ),
+          flags.json
+            ? io.stdout(
+                `${JSON.stringify({ type: "cache", request: record.index, conversation: record.conversation, verdict: record.verdict })}\n`,
+              )
+            : renderer.status(traceLine(record)),
         (error) => {
-          if (!traceFailed)
+          if (!traceFailed) {
+            // The warning goes to stderr, which shares the terminal with the streamed text: end its line first.
+            renderer.endLine()
             io.stderr(`warning cannot write the trace in ${flags.trace}: ${error.message} [trace-unwritable]\n`)
+          }
           traceFailed = true
         },
       )
@@ -218,13 +221,18 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
       approve,
       ...(question && interactive
         ? {
-            confirm: async (summary: string, signal: AbortSignal) =>
-              /^y(es)?$/i.test((await question(`run ${summary}? [y/N] `, signal)).trim()),
-            ask: async (q: string, options: string[] | undefined, signal: AbortSignal) =>
-              question(
+            // Questions are asked on stderr: a line the streamed text left open is ended first.
+            confirm: async (summary: string, signal: AbortSignal) => {
+              renderer.endLine()
+              return /^y(es)?$/i.test((await question(`run ${summary}? [y/N] `, signal)).trim())
+            },
+            ask: async (q: string, options: string[] | undefined, signal: AbortSignal) => {
+              renderer.endLine()
+              return question(
                 `${q}${options?.length ? `\n${options.map((o, i) => `  ${i + 1}. ${o}`).join("\n")}\n` : ""}\n> `,
                 signal,
-              ),
+              )
+            },
           }
         : {}),
       maxTurns,
@@ -239,6 +247,8 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
       result = await agent.run(flags.resume ? taskArg || undefined : undefined)
     } finally {
       process.off("SIGINT", onSigint)
+      // Whatever is printed after the run (an error, where the session is saved) starts a line of its own.
+      if (!flags.json) renderer.endLine()
     }
     if (result.reason === "aborted" && !flags.json)
       io.stderr(`session saved: resume with  promptline run --resume ${session.id} --cwd ${context.cwd}\n`)

@@ -31,9 +31,19 @@ export class RunRenderer {
   ) {}
 
   #line(text: string): void {
+    this.endLine()
+    this.write(`${text}\n`)
+  }
+
+  /** Ends a line the streamed text left open, so what is written next starts a line of its own. */
+  endLine(): void {
     if (this.#midLine) this.write("\n")
     this.#midLine = false
-    this.write(`${text}\n`)
+  }
+
+  /** Writes a status line of the run's own (a cache verdict, a note), never glued to the model's text. */
+  status(text: string): void {
+    this.#line(text.endsWith("\n") ? text.slice(0, -1) : text)
   }
 
   /** Renders one event. */

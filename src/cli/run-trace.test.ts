@@ -49,6 +49,25 @@ describe("promptline run --trace", () => {
     expect(JSON.stringify(lines)).not.toContain("sk-ant-secret")
   })
 
+  it("puts the verdict on a line of its own after text that does not end its line", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "pl-run-trace-"))
+    const script = parseReplayScript({
+      version: 1,
+      turns: [
+        { text: "It is the entry point.", toolCalls: [{ name: "read_file", input: { path: "README.md" } }] },
+        { text: "Done", toolCalls: [{ name: "attempt_completion", input: { result: "done" } }] },
+      ],
+    })
+    await writeFile(join(cwd, "README.md"), "a sample\n")
+    const replay = await startReplayServer({ script })
+    servers.push(replay)
+    const args = ["run", "--no-mcp", "--cwd", cwd, "--base-url", replay.urls.anthropic, "--trace", "t", "go"]
+    const r = await runCli(args, { cwd, env: ENV })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^It is the entry point\.\ncache #1: first: 0% cached$/m)
+    expect(r.stdout).toMatch(/^Done\ncache #2: /m)
+  })
+
   it("goes on when the trace cannot be written, and says so once", async () => {
     const { cwd, replay } = await setup()
     await writeFile(join(cwd, "taken"), "a file, not a folder\n")
