@@ -51,7 +51,14 @@ export function contextOptions(): Option[] {
     new Option("--provider <name>", "who serves the model (default: guessed from the id)"),
     new Option("--variant <id>", "force a prompt variant instead of matching one"),
     new Option("--tool-calling <dialect>", "override the variant's tool-calling dialect").choices(["native", "xml"]),
-    new Option("--placement <where>", "where project facts go").choices(["system", "context-message"]),
+    new Option(
+      "--placement <where>",
+      [
+        "where project instructions and volatile facts (date, git status) go (default: context-message)",
+        "system: in the system prompt",
+        "context-message: in the first user message, so the system prompt is the same in every project",
+      ].join("\n"),
+    ).choices(["system", "context-message"]),
     new Option("--trust", "also start the project's MCP servers without asking"),
     new Option("--no-trust", "skip project-level files and project MCP servers"),
     new Option("--no-mcp", "do not start or connect to MCP servers"),

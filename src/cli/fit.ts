@@ -96,7 +96,17 @@ export const fitCommand: CommandFactory = (io, setExit) =>
     .requiredOption("--model <id>", "the model id (resolved against the catalog)")
     .option("--json", "print the result as JSON")
     .addOption(
-      new Option("--strategy <strategy>", "truncation strategy")
+      new Option(
+        "--strategy <strategy>",
+        [
+          "how to cut a history over the budget; the first exchange and the last message always stay",
+          "auto: one cut, deep enough that the rest fills at most 30% of the budget, so the cached prefix rarely moves",
+          "half: each cut removes about half of the messages in between, until the history fits",
+          "quarter: each cut keeps about a quarter of them",
+          "lastTwo: keeps the last two messages only",
+          'none: keeps none of them, the most any strategy cuts (it does not mean "no truncation")',
+        ].join("\n"),
+      )
         .choices(["auto", "half", "quarter", "lastTwo", "none"])
         .default("auto", "auto"),
     )

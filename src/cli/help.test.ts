@@ -42,6 +42,29 @@ describe("the CLI's manners", () => {
     )
   })
 
+  it("says what each value of a choice means, one value a line", async () => {
+    const explained: [string, string][] = [
+      ["fit", "--strategy"],
+      ["run", "--approve"],
+      ["run", "--compaction"],
+      ["prompt", "--placement"],
+    ]
+    for (const [command, flag] of explained) {
+      const help = (await runCli([command, "--help"], { columns: 100 })).stdout
+      const start = help.indexOf(`  ${flag} `)
+      const rest = help.slice(start + 1)
+      const block = rest.slice(0, rest.search(/\n {2}-/))
+      const choices = [...(/\(choices: ([^)]*)/.exec(block.replace(/\s+/g, " "))?.[1] ?? "").matchAll(/"([^"]+)"/g)]
+      expect(choices.length, `${command} ${flag}`).toBeGreaterThan(1)
+      for (const [, choice] of choices)
+        expect(block, `${command} ${flag} ${choice}`).toMatch(new RegExp(`\\n +${choice}: \\S`))
+    }
+    // The strategy named none is the one that cuts the most: the help says so.
+    expect((await runCli(["fit", "--help"])).stdout.replace(/\s+/g, " ")).toContain(
+      'none: keeps none of them, the most any strategy cuts (it does not mean "no truncation")',
+    )
+  })
+
   it("offers options only where they do something", async () => {
     const help = (await runCli(["variants", "--help"])).stdout
     for (const flag of ["--variant", "--tool-calling", "--placement", "--trust", "--no-mcp"])

@@ -36,7 +36,12 @@ export const runCommand: CommandFactory = (io, setExit) => {
     .addOption(
       new Option(
         "--approve <policy>",
-        "which tool calls run without asking (default: ask at a terminal, reads without one, all with --replay)",
+        [
+          "which tool calls run without asking (default: ask at a terminal, reads without one, all with --replay)",
+          "ask: every call is put to you first (refused when nobody is at a terminal)",
+          "reads: calls that only read run; the others are put to you (refused without a terminal)",
+          "all: every call runs",
+        ].join("\n"),
       ).choices(["ask", "reads", "all"]),
     )
     .addOption(new Option("--max-turns <n>", "stop after this many model turns").default("40", "40"))
@@ -47,7 +52,12 @@ export const runCommand: CommandFactory = (io, setExit) => {
     .addOption(
       new Option(
         "--compaction <strategy>",
-        "how a long session stays in the window: mask old results, then summarize; truncate only; or let the provider compact (Anthropic, OpenAI Responses; staged elsewhere)",
+        [
+          "how a long session stays in the window",
+          "staged: mask old tool results, then summarize, then cut old messages",
+          "truncate: cut old messages only",
+          "provider: let the provider compact (Anthropic, OpenAI Responses; staged elsewhere)",
+        ].join("\n"),
       )
         .choices(["staged", "truncate", "provider"])
         .default("staged"),
