@@ -19,8 +19,11 @@ export const WINDOW_COLORS: Record<WindowPartId, string> = {
   free: "var(--line)",
 }
 
-/** The whole window as one bar (each part as wide as its share) with a legend of tokens and shares. */
-export function windowBar(report: Pick<InspectReport, "window">): string {
+/**
+ * The whole window: its heading, what it holds (`holds`, HTML: the prompt alone, with a conversation, or a request
+ * as sent), then one bar (each part as wide as its share) with a legend of tokens and shares.
+ */
+export function windowBar(report: Pick<InspectReport, "window">, holds: string): string {
   const view = report.window
   const segments = view.parts.map((p) => {
     const label = `${p.label}: ${num(p.tokens)} tokens (${pct(p.share)})`
@@ -30,16 +33,21 @@ export function windowBar(report: Pick<InspectReport, "window">): string {
     (p) =>
       `<li data-part="${p.id}"><span class="swatch part-${p.id}" style="background:${WINDOW_COLORS[p.id]}"></span>${e(p.label)} ${num(p.tokens)} (${pct(p.share)})</li>`,
   )
-  const history = view.history
-    ? ` The conversation (<code>--history</code>): ${num(view.history.messages)} messages, ${num(view.history.tokens)} tokens.`
-    : " No conversation given (<code>--history FILE</code> adds one)."
   const over = view.over > 0 ? ` <strong class="level-warning">${num(view.over)} tokens over the budget.</strong>` : ""
   return [
     `<h2>Context window: ${num(view.used)} of ${num(view.window)} tokens used, ${num(view.free)} free</h2>`,
-    `<p>The prompt${view.history ? " and the conversation" : ""}, then the ${num(view.reserve)} tokens held back for the answer, then free space.${history}${over}</p>`,
+    `<p>${holds}, then the ${num(view.reserve)} tokens held back for the answer, then free space.${over}</p>`,
     `<div class="bar window" id="window-bar">${segments.join("")}</div>`,
     `<ul class="legend">${legend.join("")}</ul>`,
   ].join("\n")
+}
+
+/** What an inspect report's window holds: the prompt, and the conversation given with `--history` if any. */
+export function promptWindowHolds(report: Pick<InspectReport, "window">): string {
+  const history = report.window.history
+  return history
+    ? `The prompt and the conversation (<code>--history</code>: ${num(history.messages)} messages, ${num(history.tokens)} tokens)`
+    : "The prompt (no conversation given: <code>--history FILE</code> adds one)"
 }
 
 const cellOf = (text: string | undefined, cls = "") => `<td${cls ? ` class="${cls}"` : ""}>${e(text ?? "")}</td>`

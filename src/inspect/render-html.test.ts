@@ -121,6 +121,20 @@ describe("renderHtml", () => {
     for (const [, width, , share] of segs) expect(Number(width)).toBeCloseTo(Number(share) * 100, 3)
   })
 
+  it("heads the window once and says what it holds: the prompt alone, or with the conversation given", () => {
+    const alone = renderHtml(report(basicContext()))
+    expect(alone.match(/Context window/g)).toHaveLength(1)
+    expect(alone).toContain("The prompt (no conversation given: <code>--history FILE</code> adds one)")
+    const history = [
+      { id: "m1", role: "user" as const, ts: 1, content: [{ type: "text" as const, text: "fix the test" }] },
+      { id: "m2", role: "assistant" as const, ts: 2, content: [{ type: "text" as const, text: "done" }] },
+    ]
+    const given = renderHtml(report(basicContext(), { history }))
+    expect(given.match(/Context window/g)).toHaveLength(1)
+    expect(given).not.toContain("no conversation given")
+    expect(given).toMatch(/The prompt and the conversation \(<code>--history<\/code>: 2 messages, [\d,]+ tokens\)/)
+  })
+
   it("lists every warning once, in one list", () => {
     const warning = { level: "warning" as const, code: "rule-invalid", message: "bad front matter", path: "x.mdc" }
     const html = renderHtml(report(basicContext(), { diagnostics: [warning] }))

@@ -7,7 +7,7 @@ import type { Diagnostic } from "../diagnostics.js"
 import type { BuildDiff, SectionChange } from "./build-diff.js"
 import { calibrationLine, exactRows } from "./calibration-text.js"
 import { escapeHtml as e, htmlPage, segmentColor } from "./html-assets.js"
-import { serversTable, skillsTable, toolGroups, windowBar } from "./render-html-parts.js"
+import { promptWindowHolds, serversTable, skillsTable, toolGroups, windowBar } from "./render-html-parts.js"
 import type { ExactCount, InspectReport, InstructionLine } from "./report.js"
 import { num, pct, signed } from "./text.js"
 import { warningList } from "./warning-list.js"
@@ -172,7 +172,7 @@ export function renderHtml(report: InspectReport, compare?: HtmlComparison): str
     `<header><h1>${e(title)}</h1><p class="meta">${e(`${model.provider} · ${model.family} family · variant ${report.variant} · ${report.toolCalling} tool calls · ${model.wireFormat} wire format · placement ${report.placement}`)}</p><p class="meta">Tokens ${e(report.counting.description)}.</p>${calibration ? `<p class="meta">${e(calibration)}.</p>` : ""}</header>`,
     "<main>",
     `<section id="overview"><h2>${num(totals.total)} tokens, ${pct(totals.windowShare)} of the ${num(totals.window)}-token window</h2><p>${e(parts.join(" + "))}</p>${bar(report, "bar", true)}</section>`,
-    `<section id="window">${windowBar(report)}</section>`,
+    `<section id="window">${windowBar(report, promptWindowHolds(report))}</section>`,
     ...(report.exact ? [`<section id="exact">${exactSection(report.exact)}</section>`] : []),
     `<section id="warnings"><h2>Warnings (${problems.length})</h2>${diagnostics([...problems, ...notes], "No warnings.")}</section>`,
     `<section id="sections"><h2>Sections</h2><div class="toolbar"><button type="button" data-action="expand" data-scope="sections">Expand all</button><button type="button" data-action="collapse" data-scope="sections">Collapse all</button></div>${sections(report)}</section>`,

@@ -61,7 +61,7 @@ export function renderTraceHtml(report: TraceReport): string {
   const body = [
     `<header><h1>${e(title)}</h1><p class="meta">${e(`${report.clientApi} client → ${report.upstream} · ${report.file}`)}</p>${report.calibration ? `<p class="meta">${e(`Calibration: ${describeCalibration(report.calibration)}`)}.</p>` : ""}</header>`,
     "<main>",
-    `<section id="window"><h2>Context window: ${num(report.window.used)} of ${num(report.window.window)} tokens used</h2>${windowBar(report)}${report.messagesFrom === "layout" ? '<p class="note">Message kinds read from the wire units (this format has no request decoder yet).</p>' : ""}</section>`,
+    `<section id="window">${windowBar(report, "The request as sent: its prompt and its conversation")}${report.messagesFrom === "layout" ? '<p class="note">Message kinds read from the wire units (this format has no request decoder yet).</p>' : ""}</section>`,
     `<section id="verdict"><h2>Cache verdict</h2><p class="verdict-${v.verdict}" id="verdict-text">${e(report.cache.summary)}</p></section>`,
     `<section id="timeline"><h2>Conversation: ${report.requests} requests</h2>${timeline(report.timeline, report.request)}</section>`,
     `<section id="sections"><h2>System prompt sections (${report.sections.length})</h2>${rows(report.sections)}</section>`,

@@ -15,7 +15,9 @@ export function renderTraceText(report: TraceReport, options: { color: boolean; 
     ...wrap(`${report.clientApi} client → ${report.upstream} · ${report.file}`, width, "  "),
   )
   if (report.calibration) out.push(...wrap(`Calibration: ${describeCalibration(report.calibration)}`, width, "  "))
-  heading(`Context window: ${num(report.window.used)} of ${num(report.window.window)} tokens used`)
+  heading(
+    `Context window: ${num(report.window.used)} of ${num(report.window.window)} tokens used, ${num(report.window.free)} free`,
+  )
   out.push(...windowLines(report.window, width, paint))
   if (report.messagesFrom === "layout")
     out.push(...wrap("Message kinds read from the wire units (this format has no request decoder yet).", width, "  "))

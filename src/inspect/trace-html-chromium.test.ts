@@ -59,6 +59,16 @@ describe.skipIf(!existsSync(CHROMIUM))("the trace report in Chromium", () => {
     expect(problems).toEqual([])
   })
 
+  it("heads the window once and never says a conversation is missing under one", async () => {
+    await page.goto(pathToFileURL(file).href)
+    await expect(page.locator("h2", { hasText: "Context window" }).count()).resolves.toBe(1)
+    const text = (await page.locator("#window").textContent()) ?? ""
+    expect(text).toContain("The request as sent: its prompt and its conversation")
+    expect(text.toLowerCase()).not.toContain("no conversation")
+    const conversation = await page.locator('#window-bar .seg[data-part="user"]').count()
+    expect(conversation).toBe(1)
+  })
+
   it("draws one timeline bar per request, as tall as its tokens, stacked cached / written / uncached", async () => {
     await page.goto(pathToFileURL(file).href)
     const bars = await page.locator("#timeline-bars .req").all()
