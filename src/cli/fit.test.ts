@@ -4,6 +4,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generateHistory } from "../../test/fixtures/history/generate.js"
+import { SOUND_EDITS, UNSOUND_EDITS } from "../../test/fixtures/history/unsound-edits.js"
 import { runCli } from "./test-helpers/run.js"
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "../../test/fixtures/history")
@@ -141,6 +142,22 @@ describe("promptline fit", () => {
       "--json",
     ])
     expect(JSON.parse(again.stdout).edits).toEqual([])
+  })
+
+  it("refuses a change log that does not fit the history (exit 1, each unsound edit named), as run --resume does", async () => {
+    const history = join(fixtures, "small-history.json")
+    const log = join(dir, "unsound.json")
+    for (const { edit, why } of UNSOUND_EDITS) {
+      await writeFile(log, JSON.stringify({ schema: 1, edits: [edit] }))
+      const r = await runCli(["fit", "--history", history, "--model", "gpt-4o", "--change-log", log])
+      expect({ code: r.code, stdout: r.stdout }, JSON.stringify(edit)).toEqual({ code: 1, stdout: "" })
+      expect(r.stderr).toContain("unsound.json: the change log does not fit this history: edit 1")
+      expect(r.stderr).toContain(why)
+    }
+    await writeFile(log, JSON.stringify({ schema: 1, edits: SOUND_EDITS }))
+    const fine = await runCli(["fit", "--history", history, "--model", "gpt-4o", "--change-log", log, "--json"])
+    expect(fine.code).toBe(0)
+    expect(JSON.parse(fine.stdout).messages.map((m: { id: string }) => m.id)).toEqual(["m0", "m1", "m6", "m7", "m8"])
   })
 
   it("warns about an unknown model and reports a bad history with its line", async () => {

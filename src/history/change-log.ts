@@ -3,6 +3,7 @@ import { writeFileAtomic } from "../atomic-write.js"
 import { PromptlineError } from "../errors.js"
 import { parseJsonDocument } from "../json.js"
 import { migrateChangeLog } from "./change-log-migrate.js"
+import { checkEdits } from "./edit-check.js"
 import {
   applyMessageEdits,
   type CompactionEdit,
@@ -27,10 +28,10 @@ export interface ChangeLogFile {
   edits: Edit[]
 }
 
-/** The change log could not be read or is not a change log. */
-export class ChangeLogError extends PromptlineError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("change-log-invalid", message, options)
+/** The change log could not be read, is not a change log, or does not fit the history it is loaded for. */
+export class ChangeLogError extends PromptlineError<"change-log-invalid" | "change-log-mismatch"> {
+  constructor(message: string, options?: { cause?: unknown; code?: "change-log-invalid" | "change-log-mismatch" }) {
+    super(options?.code ?? "change-log-invalid", message, options?.cause === undefined ? {} : { cause: options.cause })
   }
 }
 
@@ -358,9 +359,21 @@ export class ChangeLog {
     return { schema: CHANGE_LOG_SCHEMA, edits: this.list }
   }
 
-  /** Reads a persisted change log of any known schema; older schemas need the history to migrate. */
+  /**
+   * Reads a persisted change log of any known schema; older schemas need the history to migrate. Given the
+   * history, the edits are checked against it (edit-check.ts) and a log that does not fit is refused with a
+   * `change-log-mismatch` error naming each unsound edit, instead of hiding the task or orphaning tool calls.
+   */
   static fromJSON(data: unknown, history?: readonly Message[]): ChangeLog {
-    return new ChangeLog(migrateChangeLog(data, history))
+    const edits = migrateChangeLog(data, history)
+    if (history) {
+      const problems = checkEdits(edits, history)
+      if (problems.length > 0)
+        throw new ChangeLogError(`the change log does not fit this history: ${problems.join("; ")}`, {
+          code: "change-log-mismatch",
+        })
+    }
+    return new ChangeLog(edits)
   }
 
   /** Writes the change log atomically (temporary file, fsync, rename, fsync of the folder). */
@@ -368,7 +381,7 @@ export class ChangeLog {
     await writeFileAtomic(path, `${JSON.stringify(this.toJSON(), null, 1)}\n`)
   }
 
-  /** Loads a change log file; a missing file is an empty log. */
+  /** Loads a change log file (a missing file is an empty log); given the history, it must fit it (see fromJSON). */
   static async load(path: string, history?: readonly Message[]): Promise<ChangeLog> {
     let raw: string
     try {
@@ -381,7 +394,11 @@ export class ChangeLog {
     try {
       return ChangeLog.fromJSON(data, history)
     } catch (error) {
-      if (error instanceof PromptlineError) throw new ChangeLogError(`${path}: ${error.message}`, { cause: error })
+      if (error instanceof PromptlineError)
+        throw new ChangeLogError(`${path}: ${error.message}`, {
+          cause: error,
+          code: error.code === "change-log-mismatch" ? "change-log-mismatch" : "change-log-invalid",
+        })
       throw error
     }
   }
