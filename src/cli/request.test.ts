@@ -79,6 +79,26 @@ describe("promptline request", () => {
     expect(result.diagnostics.map((d: { code: string }) => d.code)).toContain("tool-id-rewritten")
   })
 
+  it("reads promptline's own history that opens with an assistant's tool call (not as an Anthropic body)", async () => {
+    const own = join(dir, "own.json")
+    await writeFile(
+      own,
+      JSON.stringify([
+        { id: "a1", role: "assistant", ts: 1, content: [{ type: "tool_use", id: "c1", name: "read_file", input: {} }] },
+        { id: "u1", role: "user", ts: 2, content: [{ type: "tool_result", toolUseId: "c1", content: "x" }] },
+      ]),
+    )
+    for (const command of [
+      ["request", "--context", contextFile, "--history", own, "--format", "anthropic"],
+      ["fit", "--history", own, "--model", "claude-sonnet-5-5", "--json"],
+    ]) {
+      const r = await runCli(command)
+      expect({ code: r.code, stderr: r.stderr }, command[0]).toEqual({ code: 0, stderr: "" })
+    }
+    const body = JSON.parse((await runCli(["request", "--context", contextFile, "--history", own])).stdout)
+    expect(body.messages.at(-1).content[0]).toMatchObject({ type: "tool_result", tool_use_id: "c1" })
+  })
+
   it("reports a bad option or a bad history file in one line", async () => {
     const bad = await runCli(["request", "--context", contextFile, "--max-tokens", "lots"])
     expect(bad.code).toBe(1)

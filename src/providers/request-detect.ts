@@ -32,7 +32,9 @@ const RESPONSES_ITEMS = new Set([
   "compaction",
 ])
 const RESPONSES_PARTS = new Set(["input_text", "output_text", "input_image", "input_file"])
-const ANTHROPIC_BLOCKS = new Set(["tool_use", "tool_result", "redacted_thinking", "document", "server_tool_use"])
+// Anthropic's own blocks; `tool_use`, `text` and `redacted_thinking` are left out: promptline's blocks of those types
+// are written the same way, so they mark neither format.
+const ANTHROPIC_BLOCKS = new Set(["tool_result", "document", "server_tool_use"])
 const CHAT_PARTS = new Set(["image_url", "input_audio", "file"])
 
 /** The mark of a message array, or undefined when it has none (plain role/content text). */
@@ -40,6 +42,10 @@ function arrayMark(items: readonly unknown[]): { format: ConversationFormat; evi
   for (const [i, item] of items.entries()) {
     if (!isObject(item)) continue
     const at = `element [${i}]`
+    // No provider's message has both: checked first, so promptline's history is read as its own whatever its
+    // first block is (an assistant's tool call reads the same in Anthropic's format).
+    if (typeof item.id === "string" && typeof item.ts === "number")
+      return { format: "internal", evidence: `${at} has an id and a time` }
     if (Array.isArray(item.parts) || item.role === "model") return { format: "gemini", evidence: `${at} has "parts"` }
     if (typeof item.type === "string" && RESPONSES_ITEMS.has(item.type))
       return { format: "openai-responses", evidence: `${at} is a "${item.type}" item` }
@@ -49,13 +55,16 @@ function arrayMark(items: readonly unknown[]): { format: ConversationFormat; evi
       if (typeof b.type !== "string") continue
       if (RESPONSES_PARTS.has(b.type)) return { format: "openai-responses", evidence: `${at} has an "${b.type}" part` }
       if (CHAT_PARTS.has(b.type)) return { format: "openai-chat", evidence: `${at} has an "${b.type}" part` }
-      if ("toolUseId" in b || "mediaType" in b || (b.type === "thinking" && "text" in b))
+      if (
+        "toolUseId" in b ||
+        "mediaType" in b ||
+        (b.type === "thinking" && "text" in b) ||
+        (b.type === "tool_use" && ("signature" in b || "model" in b))
+      )
         return { format: "internal", evidence: `${at} is a promptline block` }
       if (ANTHROPIC_BLOCKS.has(b.type) || "source" in b || "tool_use_id" in b)
         return { format: "anthropic", evidence: `${at} has an Anthropic "${b.type}" block` }
     }
-    if (typeof item.id === "string" && typeof item.ts === "number")
-      return { format: "internal", evidence: `${at} has an id and a time` }
   }
   return undefined
 }
