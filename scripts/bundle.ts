@@ -2,7 +2,7 @@
 // by esbuild from src/. tsc writes the declarations (`tsc -p tsconfig.build.json`, declarations only) before this
 // runs. Packages stay external (they load from node_modules as before), and each `import()` in the source stays a
 // separate chunk, so what a command or a call loads on first use is still loaded only then (docs/decisions.md,
-// "Startup: one file per entry").
+// "dist/ is bundled by esbuild").
 
 import { readdir, rm } from "node:fs/promises"
 import { dirname, join } from "node:path"

@@ -5,8 +5,8 @@ import ts from "typescript"
 import { describe, expect, it } from "vitest"
 
 /**
- * What importing a public entry or starting the CLI loads (docs/decisions.md, "Lazy loading" and "Startup and
- * first builds"): the static value imports reachable from the entry reach none of the packages that only some
+ * What importing a public entry or starting the CLI loads (docs/decisions.md, "Lazy loading: an import
+ * runs nothing heavy"): the static value imports reachable from the entry reach none of the packages that only some
  * calls need. Those are loaded on first use (`lazyModule`, or `import()` inside the function that needs them).
  */
 

@@ -6,8 +6,8 @@ import { fileURLToPath } from "node:url"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 
 /**
- * What `promptline prompt --no-mcp` loads in a real process (docs/decisions.md, "Startup: one file per entry"):
- * the command validates a config file only when there is one, so without one it loads no zod.
+ * What `promptline prompt --no-mcp` loads in a real process (docs/decisions.md, "Lazy loading: an import runs
+ * nothing heavy"): the command validates a config file only when there is one, so without one it loads no zod.
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..")

@@ -1,6 +1,6 @@
 /**
  * A PromptContext check that needs no zod, for the contexts gather and the CLI make (docs/decisions.md,
- * "Startup: one file per entry"): loading zod and building the schema cost a command more than the rest of its
+ * "A quick context check without zod"): loading zod and building the schema cost a command more than the rest of its
  * work. It vouches only for plain JSON-like values made of the common fields and returns what the zod schema
  * would (defaults filled in, keys in the schema's order); for anything else (an unusual field, a doubtful value,
  * an error to report) it returns undefined and the caller asks zod, so errors read as before.

@@ -88,8 +88,8 @@ export function ignoredByGit(dir: string, paths: readonly string[]): Set<string>
 
 /**
  * Whether a tree (path → text, POSIX) holds the one case left to the `ignore` package's way of asking (see
- * decisions.md, "Gather, eighth pass"): a .gitignore with a rule holding a slash, and below its folder another
- * .gitignore with a negation that may take back a folder the first one excludes. There the package answers for
+ * decisions.md, "A slash rule with a negation below it"): a .gitignore with a rule holding a slash, and below its
+ * folder another .gitignore with a negation that may take back a folder the first one excludes. There the package answers for
  * the folder's entries with its own verdict on the folder; git asks about each entry on its own.
  */
 export function slashRuleTakenBack(files: Readonly<Record<string, string>>): boolean {
