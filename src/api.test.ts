@@ -94,11 +94,12 @@ describe("the public API", () => {
     await expect(report()).toMatchFileSnapshot("../docs/api-report.txt")
   })
 
-  it("the root entry exports named symbols only, at most 120, each with a line in docs/api.md", () => {
+  // 122: tpl() and data() joined the 120 in issue 31; a component cannot mark external text as data without them.
+  it("the root entry exports named symbols only, at most 122, each with a line in docs/api.md", () => {
     const index = readFileSync(ENTRIES.get("promptline")!, "utf8")
     expect(index).not.toMatch(/^export \*/m)
     const names = NAMES.get("promptline")!
-    expect(names.length).toBeLessThanOrEqual(120)
+    expect(names.length).toBeLessThanOrEqual(122)
     const doc = readFileSync(join(ROOT, "docs", "api.md"), "utf8")
     const undocumented = names.filter((n) => !new RegExp(`^- \`${n}\``, "m").test(doc))
     expect(undocumented).toEqual([])

@@ -69,7 +69,7 @@ export {
   explain,
   PromptBuilder,
 } from "./prompt/builder.js"
-export { type Component, defineComponent } from "./prompt/component.js"
+export { type Component, data, defineComponent, tpl } from "./prompt/component.js"
 export { BUILTIN_COMPONENTS } from "./prompt/components/index.js"
 export { defineVariant, type Variant } from "./prompt/variant.js"
 export { BUILTIN_VARIANTS } from "./prompt/variants/index.js"
