@@ -12,7 +12,12 @@ import type { CliIO } from "./io.js"
 /** Why project MCP servers did or did not start, for doctor and the diagnostics. */
 export interface McpTrust {
   start: boolean
+  /** The one word for it: trusted (they may start), declined (a no, given or recorded), or not trusted (no answer yet, or --no-trust). */
+  verdict: "trusted" | "declined" | "not trusted"
+  /** What decided it, without repeating the verdict. */
   why: string
+  /** The user's config file that holds the answer, when one is recorded there. */
+  recordedIn?: string
 }
 
 /** Project MCP servers that a gather left out because the workspace is not trusted to start them. */
@@ -33,15 +38,20 @@ async function resolveMcpTrust(
   workspace: string,
   servers: string[],
 ): Promise<{ trust: McpTrust; diagnostics: Diagnostic[] }> {
-  if (flags.trust === true) return { trust: { start: true, why: "--trust" }, diagnostics: [] }
-  if (flags.trust === false) return { trust: { start: false, why: "--no-trust" }, diagnostics: [] }
+  if (flags.trust === true) return { trust: { start: true, verdict: "trusted", why: "--trust" }, diagnostics: [] }
+  if (flags.trust === false)
+    return { trust: { start: false, verdict: "not trusted", why: "--no-trust" }, diagnostics: [] }
   const known = trustOf(config, workspace)
-  if (known.state === "trusted")
-    return { trust: { start: true, why: `trusted folder ${known.folder} in ${config.userFile}` }, diagnostics: [] }
-  if (known.state === "declined")
-    return { trust: { start: false, why: `declined for ${known.folder} in ${config.userFile}` }, diagnostics: [] }
+  if (known.state === "trusted") {
+    const why = `${known.folder} is a trusted folder`
+    return { trust: { start: true, verdict: "trusted", why, recordedIn: config.userFile }, diagnostics: [] }
+  }
+  if (known.state === "declined") {
+    const why = `for ${known.folder}`
+    return { trust: { start: false, verdict: "declined", why, recordedIn: config.userFile }, diagnostics: [] }
+  }
   if (servers.length === 0 || !io.question) {
-    const why = `not trusted: pass --trust, or add the folder to "trustedFolders" in ${config.userFile}`
+    const how = `pass --trust, or add the folder to "trustedFolders" in ${config.userFile}`
     const diagnostics =
       servers.length === 0
         ? []
@@ -49,10 +59,10 @@ async function resolveMcpTrust(
             diagnostic(
               "warning",
               "mcp-untrusted",
-              `${servers.length} project MCP server${servers.length === 1 ? "" : "s"} (${servers.join(", ")}) not started: ${why}`,
+              `${servers.length} project MCP server${servers.length === 1 ? "" : "s"} (${servers.join(", ")}) not started: not trusted: ${how}`,
             ),
           ]
-    return { trust: { start: false, why }, diagnostics }
+    return { trust: { start: false, verdict: "not trusted", why: how }, diagnostics }
   }
   const answer = await io.question(
     `This workspace defines MCP servers (${servers.join(", ")}): commands it chose, which promptline would start.\nStart them, now and from now on in ${workspace}? [y/N] `,
@@ -65,7 +75,12 @@ async function resolveMcpTrust(
     const message = `cannot record the answer in ${config.userFile} (${(error as Error).message}); you will be asked again`
     diagnostics.push(diagnostic("warning", "trust-unrecorded", message))
   }
-  return { trust: { start: yes, why: yes ? "you answered yes (recorded)" : "you answered no (recorded)" }, diagnostics }
+  const trust: McpTrust = {
+    start: yes,
+    verdict: yes ? "trusted" : "declined",
+    why: `you answered ${yes ? "yes" : "no"}`,
+  }
+  return { trust: diagnostics.length === 0 ? { ...trust, recordedIn: config.userFile } : trust, diagnostics }
 }
 
 function applyFlags(base: PromptContext, flags: ContextFlags): PromptContext {
@@ -97,6 +112,8 @@ export async function contextFrom(
   report?: GatherResult["report"]
   mcpConfigs?: GatherResult["mcpConfigs"]
   mcpTrust?: McpTrust
+  /** The project config file that chose who serves the model, when no flag and not the user's own file did. */
+  providerChosenBy?: string
 }> {
   const given = workspaceOptions(flags, io)
   const options = { ...given, cwd: await realpath(given.cwd).catch(() => given.cwd) }
@@ -110,6 +127,8 @@ export async function contextFrom(
     return { context, diagnostics: configDiagnostics, config }
   }
   const id = flags.model ?? config.model ?? DEFAULT_MODEL
+  const chosenBy =
+    flags.model || flags.provider || config.providerFile === config.userFile ? undefined : config.providerFile
   const provider = flags.provider ?? (flags.model ? undefined : config.provider) ?? providerOf(id) ?? "anthropic"
   const run = (trustMcp: boolean) =>
     gather({
@@ -124,7 +143,8 @@ export async function contextFrom(
   let gathered = await run(
     decidedEarly ? flags.trust === true || trustOf(config, options.cwd).state === "trusted" : false,
   )
-  const servers = decidedEarly ? [] : untrustedServers(gathered.report)
+  // With --no-mcp nothing starts whatever the answer: no question is asked.
+  const servers = decidedEarly || flags.mcp === false ? [] : untrustedServers(gathered.report)
   const { trust, diagnostics } = await resolveMcpTrust(flags, io, config, gathered.context.cwd, servers)
   if (trust.start && !decidedEarly && servers.length > 0) gathered = await run(true)
   return {
@@ -132,5 +152,6 @@ export async function contextFrom(
     diagnostics: [...configDiagnostics, ...diagnostics, ...gathered.diagnostics],
     config,
     mcpTrust: trust,
+    ...(chosenBy ? { providerChosenBy: chosenBy } : {}),
   }
 }

@@ -44,7 +44,7 @@ describe("promptline doctor", () => {
     const code = await main(["doctor", "--trust"], io)
     const out = io.out()
     expect(out).toMatch(
-      /^Workspace .+ \(git root .+, branch main\); trusted\n {2}Project MCP servers may start: --trust\.\n/,
+      /^Workspace .+ \(git root .+, branch main\); trusted \(--trust\)\n {2}Project files are read and project MCP servers may start\.\n/,
     )
     expect(out).toMatch(/Instruction files \(29 considered\)/)
     expect(out).toMatch(/ {2}loaded {6}AGENTS\.md +agents-md · \d+ bytes/)
@@ -69,11 +69,13 @@ describe("promptline doctor", () => {
     await main(["doctor"], io)
     const out = io.out()
     expect(out).toMatch(
-      /Project MCP servers do not start: not trusted: pass --trust, or add the folder to "trustedFolders"/,
+      /; not trusted\n {2}Project files are read; project MCP servers are not started: pass --trust, or add the folder to "trustedFolders"/,
     )
     expect(out).toMatch(/ {2}loaded {6}AGENTS\.md/)
     expect(out).toMatch(/MCP servers \(1 considered\)\n {2}skipped +down/)
-    expect(out).toContain("[mcp-untrusted]")
+    // One verdict: the first lines say it, so the warning that says it again for other commands is left out.
+    expect(out).not.toMatch(/; trusted/)
+    expect(out).not.toContain("[mcp-untrusted]")
   })
 
   it("at a terminal asks once, records the answer in the user's config, and does not ask again", async () => {
@@ -93,18 +95,63 @@ describe("promptline doctor", () => {
       await main(["doctor"], ask)
       expect(questions).toHaveLength(1)
       expect(questions[0]).toContain("(down)")
-      expect(ask.out()).toMatch(/Project MCP servers may start: you answered yes \(recorded\)/)
+      expect(ask.out()).toMatch(/; trusted \(you answered yes, recorded in .+promptline\.config\.json\)\n/)
       expect(ask.out()).toMatch(/ {2}failed +down/)
       const config = JSON.parse(await readFile(join(asker, ".config", "promptline", "promptline.config.json"), "utf8"))
       expect(config.trustedFolders).toHaveLength(1)
       const again = { ...bufferIO(ws), env: { HOME: asker }, question: reply("n") }
       await main(["doctor"], again)
       expect(questions).toHaveLength(1)
-      expect(again.out()).toMatch(/Project MCP servers may start: trusted folder .+ in .+promptline\.config\.json/)
+      expect(again.out()).toMatch(/; trusted \(.+ is a trusted folder, recorded in .+promptline\.config\.json\)\n/)
     } finally {
       await cleanup(ws)
       await cleanup(asker)
     }
+  })
+
+  it("after a refusal says declined once, in the first line, then and on every later report", async () => {
+    const ws = await monorepo()
+    const asker = await tempDir("promptline-home-refuser-")
+    try {
+      await writeTree(ws, {
+        ".mcp.json": JSON.stringify({ mcpServers: { down: { command: "promptline-no-such-command" } } }),
+      })
+      const questions: string[] = []
+      const no = async (q: string) => {
+        questions.push(q)
+        return "n"
+      }
+      const reports: string[] = []
+      for (let i = 0; i < 2; i++) {
+        const io = { ...bufferIO(ws), env: { HOME: asker }, question: no }
+        await main(["doctor"], io)
+        reports.push(io.out())
+      }
+      expect(questions).toHaveLength(1)
+      for (const out of reports) {
+        expect(out.match(/declined/g)).toHaveLength(1)
+        expect(out.split("\n")[0]).toMatch(/; declined \((you answered no|for .+), recorded in .+\.json\)$/)
+        expect(out).toMatch(/--trust starts them; to be asked again, take the folder out of that file/)
+        expect(out).not.toMatch(/; trusted|\[mcp-untrusted\]/)
+      }
+    } finally {
+      await cleanup(ws)
+      await cleanup(asker)
+    }
+  })
+
+  it("asks nothing with --no-mcp, since nothing would start", async () => {
+    const questions: string[] = []
+    const io = {
+      ...bufferIO(repo),
+      question: async (q: string) => {
+        questions.push(q)
+        return "y"
+      },
+    }
+    await main(["doctor", "--no-mcp"], io)
+    expect(questions).toEqual([])
+    expect(io.out().split("\n")[0]).toMatch(/; not trusted$/)
   })
 
   it("shows an untrusted workspace: everything listed as skipped, nothing started", async () => {
@@ -112,6 +159,7 @@ describe("promptline doctor", () => {
     const code = await main(["doctor", "--no-trust", "--json"], io)
     const report = JSON.parse(io.out())
     expect(report.trusted).toBe(false)
+    expect(report.projectFiles).toBe("listed")
     const project = report.report.instructions.filter((e: { scope: string }) => e.scope === "project")
     expect(project.every((e: { status: string }) => e.status === "skipped")).toBe(true)
     expect(report.report.mcpServers).toEqual([expect.objectContaining({ path: "down", status: "skipped" })])

@@ -51,22 +51,40 @@ function counts(entries: readonly GatherEntry[]): string {
   return [...by].map(([status, n]) => `${n} ${status}`).join(", ") || "none"
 }
 
-/** Renders the doctor report as text: the workspace, each group of entries, diagnostics, a summary. */
+/**
+ * The workspace's trust, said once: the verdict and what decided it on the first line, what it means for project
+ * files and project MCP servers on the second. `connect` false: MCP servers are switched off (--no-mcp).
+ */
+export function trustLines(trust: McpTrust, connect = true): [string, string] {
+  const off = connect ? "" : " (none is started now: --no-mcp)"
+  const why = `${trust.why}${trust.recordedIn ? `, recorded in ${trust.recordedIn}` : ""}`
+  if (trust.why === "--no-trust")
+    return ["not trusted (--no-trust)", "Project files and project MCP servers are listed, none is used."]
+  if (trust.verdict === "trusted")
+    return [`trusted (${why})`, `Project files are read and project MCP servers may start${off}.`]
+  if (trust.verdict === "declined") {
+    const again = trust.recordedIn ? "; to be asked again, take the folder out of that file" : ""
+    return [
+      `declined (${why})`,
+      `Project files are read; project MCP servers are not started (--trust starts them${again}).`,
+    ]
+  }
+  return ["not trusted", `Project files are read; project MCP servers are not started: ${trust.why}.`]
+}
+
+/** Renders the doctor report as text: the workspace and its trust, each group of entries, diagnostics, a summary. */
 export function renderDoctor(
   result: GatherResult,
-  trusted: boolean,
+  trust: McpTrust,
   diagnostics: readonly Diagnostic[],
-  mcpTrust?: McpTrust,
+  connect = true,
 ): string {
   const { context, report } = result
   const git = context.git
     ? `git root ${context.git.root}${context.git.branch ? `, branch ${context.git.branch}` : ""}`
     : "not a git repository"
-  const lines = [`Workspace ${context.cwd} (${git}); ${trusted ? "trusted" : "NOT trusted"}`]
-  if (!trusted)
-    lines.push("  Project files and project MCP servers were listed but not used; pass --trust to use them.")
-  else if (mcpTrust)
-    lines.push(`  Project MCP servers ${mcpTrust.start ? "may start" : "do not start"}: ${mcpTrust.why}.`)
+  const [verdict, meaning] = trustLines(trust, connect)
+  const lines = [`Workspace ${context.cwd} (${git}); ${verdict}`, `  ${meaning}`]
   lines.push("", ...section("Instruction files", report.instructions))
   lines.push("", ...section("Skills", report.skills))
   lines.push("", ...section("MCP servers", report.mcpServers))
@@ -90,7 +108,6 @@ export const doctorCommand: CommandFactory = (io: CliIO, setExit) =>
     .option("--no-mcp", "list MCP servers without starting or connecting to them")
     .option("--json", "print the report as JSON")
     .action(async (flags: DoctorFlags) => {
-      const trusted = flags.trust !== false
       const { contextFrom } = await import("./context-source.js")
       const got = await contextFrom({ ...flags, model: NO_MODEL.id, provider: NO_MODEL.provider }, io)
       const result: GatherResult = {
@@ -100,12 +117,23 @@ export const doctorCommand: CommandFactory = (io: CliIO, setExit) =>
         mcpConfigs: got.mcpConfigs ?? [],
       }
       const missing = missingInstructions(result)
-      const diagnostics = missing ? [...result.diagnostics, missing] : result.diagnostics
+      // The report's first lines give the trust verdict; the warning that says it again for other commands is left out.
+      const diagnostics = [...result.diagnostics, ...(missing ? [missing] : [])].filter(
+        (d) => d.code !== "mcp-untrusted",
+      )
+      const trust = got.mcpTrust ?? { start: false, verdict: "not trusted" as const, why: "--no-trust" }
       if (flags.json) {
         const { context, report } = result
-        const mcp = got.mcpTrust ?? null
-        const out = { cwd: context.cwd, trusted, mcpTrust: mcp, git: context.git ?? null, report, diagnostics }
+        const out = {
+          cwd: context.cwd,
+          trusted: trust.verdict === "trusted",
+          projectFiles: flags.trust === false ? "listed" : "read",
+          mcpTrust: trust,
+          git: context.git ?? null,
+          report,
+          diagnostics,
+        }
         io.stdout(`${JSON.stringify(out, null, 2)}\n`)
-      } else io.stdout(renderDoctor(result, trusted, diagnostics, got.mcpTrust))
+      } else io.stdout(renderDoctor(result, trust, diagnostics, flags.mcp !== false))
       setExit(diagnostics.some((d) => d.level === "error") ? 1 : 0)
     })
