@@ -23,10 +23,11 @@ import { type InspectFlags, reportWidth, useColor } from "./inspect.js"
 import { exactCount } from "./inspect-exact.js"
 import type { CliIO } from "./io.js"
 import { printJson } from "./print.js"
+import { projectServerRefusal } from "./project-endpoint.js"
 
 /** Builds, reports and prints for `promptline inspect`; returns the exit code. */
 export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<number> {
-  const { context, diagnostics, report: gathered, config } = await contextFrom(flags, io)
+  const { context, diagnostics, report: gathered, config, providerChosenBy } = await contextFrom(flags, io)
   const history = flags.history ? (await readHistoryFlag(io, flags.history, flags.from)).messages : undefined
   const counter = await TokenCounter.create()
   const builder = new PromptBuilder({ models: config.models })
@@ -73,6 +74,8 @@ export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<num
     }
   }
   if (flags.exact) {
+    const refused =
+      flags.baseUrl === undefined ? projectServerRefusal(providerChosenBy, built.model.provider) : undefined
     const manager = new ContextManager(counter, { models: config.models })
     const counted = await exactCount({
       built,
@@ -80,6 +83,7 @@ export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<num
       manager,
       env: io.env,
       ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+      ...(refused !== undefined ? { refused } : {}),
     })
     report.exact = counted.exact
     if (counted.exact.status === "unavailable")

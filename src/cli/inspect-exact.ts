@@ -22,6 +22,8 @@ export interface ExactCountInput {
   env: Readonly<Record<string, string | undefined>>
   /** Overrides the provider's base URL (a proxy, the replay server). */
   baseUrl?: string
+  /** Why the provider may not be asked (a project config chose a server on this machine); the estimate stands in. */
+  refused?: string
 }
 
 /** The exact count and, when the endpoint answered, the calibration it gives the manager for the model. */
@@ -58,6 +60,7 @@ export async function exactCount(input: ExactCountInput): Promise<ExactCountResu
   const unavailable = (code: string, reason: string): ExactCountResult => ({
     exact: { status: "unavailable", code, reason: `${reason}; the figures are our estimate`, estimated },
   })
+  if (input.refused !== undefined) return unavailable("config-provider-untrusted", input.refused)
   if (!COUNTING_FORMATS.includes(format))
     return unavailable("count-unsupported", `the ${format} wire format has no token-counting endpoint`)
   let endpoint: Endpoint

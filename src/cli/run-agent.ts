@@ -24,6 +24,7 @@ import { loadReplayScript, scriptWorkspace } from "../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { contextFrom } from "./context-source.js"
 import type { CliIO } from "./io.js"
+import { projectServerRefusal } from "./project-endpoint.js"
 import type { RunFlags } from "./run.js"
 import { RunRenderer } from "./run-render.js"
 
@@ -96,6 +97,9 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
     const builder = new PromptBuilder({ models: gathered.config.models })
     const built = builder.build(context)
     const format = flags.format ?? built.wireFormat
+    const refused =
+      replay || flags.baseUrl ? undefined : projectServerRefusal(gathered.providerChosenBy, context.model.provider)
+    if (refused) throw new PromptlineError("config-provider-untrusted", refused)
     const endpoint = endpointFor({
       provider: context.model.provider,
       format,

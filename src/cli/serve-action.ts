@@ -1,8 +1,10 @@
 // The action of `promptline serve`, loaded only when the command runs (see serve.ts for its flags).
 import { readFile } from "node:fs/promises"
-import { dirname, isAbsolute, resolve } from "node:path"
+import { isAbsolute, resolve } from "node:path"
 import { completeModelRows, loadConfig, parseConfig, type TracesConfig } from "../config/config.js"
 import type { GatewayConfig } from "../config/gateway.js"
+import { resolvedTraces } from "../config/user-only.js"
+import { type Diagnostic, formatDiagnostic } from "../diagnostics.js"
 import { FileError, PromptlineError } from "../errors.js"
 import { logJson, logLine } from "../gateway/log.js"
 import { startGateway } from "../gateway/server.js"
@@ -27,10 +29,21 @@ function clientLines(urls: {
   ]
 }
 
-async function configOf(
-  flags: ServeFlags,
-  io: CliIO,
-): Promise<{ gateway?: GatewayConfig; models: ModelInfo[]; file?: string; traces?: TracesConfig }> {
+/** The settings `serve` runs with, the config files they came from, and the warnings about them. */
+interface ServeConfig {
+  gateway?: GatewayConfig
+  models: ModelInfo[]
+  traces?: TracesConfig
+  /** Each file in effect with what it is (`--config`, `user`, `project`). */
+  files: { file: string; role: string }[]
+  diagnostics: Diagnostic[]
+}
+
+/**
+ * The settings: the file given with `--config` alone (the user named it), else the user's file and the project's,
+ * where a project may set the gateway's limits and model rows but not where keys and prompts go (config/user-only.ts).
+ */
+async function configOf(flags: ServeFlags, io: CliIO): Promise<ServeConfig> {
   if (flags.config !== undefined) {
     const file = isAbsolute(flags.config) ? flags.config : resolve(io.cwd, flags.config)
     let text: string
@@ -44,22 +57,22 @@ async function configOf(
       )
     }
     const content = parseConfig(text, file)
-    const traces = content.traces?.dir
-      ? { ...content.traces, dir: resolve(dirname(file), content.traces.dir) }
-      : content.traces
+    const traces = resolvedTraces(content.traces, file)
     return {
       ...(content.gateway ? { gateway: content.gateway } : {}),
       models: completeModelRows(content.models ?? [], file),
-      file,
       ...(traces ? { traces } : {}),
+      files: [{ file, role: "--config" }],
+      diagnostics: [],
     }
   }
-  const { config } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
+  const { config, diagnostics } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
   return {
     ...(config.gateway ? { gateway: config.gateway } : {}),
     models: config.models,
-    ...(config.gatewayFile ? { file: config.gatewayFile } : {}),
     ...(config.traces ? { traces: config.traces } : {}),
+    files: config.files.map((file) => ({ file, role: file === config.userFile ? "user" : "project" })),
+    diagnostics,
   }
 }
 
@@ -74,7 +87,8 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
         `--port must be a whole number from 0 to 65535 (got ${JSON.stringify(flags.port)})`,
       )
   }
-  const { gateway: config, models, file, traces } = await configOf(flags, io)
+  const { gateway: config, models, traces, files, diagnostics } = await configOf(flags, io)
+  for (const d of diagnostics) if (d.level !== "info") io.stderr(`${formatDiagnostic(d)}\n`)
   const traceDir = flags.trace !== undefined ? resolve(io.cwd, flags.trace) : traces?.dir
   let tracing: GatewayTracing | undefined
   if (traceDir !== undefined) {
@@ -107,10 +121,13 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
   const routes = config?.routes ?? []
   if (flags.json) {
     io.stdout(
-      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, config: file ?? null, routes: routes.length })}\n`,
+      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, configFiles: files, routes: routes.length })}\n`,
     )
   } else {
-    io.stdout(`promptline gateway on ${gateway.url}${file ? ` (config: ${file})` : ""}\n`)
+    io.stdout(`promptline gateway on ${gateway.url}\n`)
+    io.stdout(
+      `  ${"config".padEnd(14)}${files.length === 0 ? "none (defaults)" : files.map((f) => `${f.file} (${f.role})`).join(", ")}\n`,
+    )
     for (const [api, setting, who] of clientLines(gateway.urls))
       io.stdout(`  ${api.padEnd(14)}${setting.padEnd(50)}${who}\n`)
     io.stdout(

@@ -78,17 +78,19 @@ describe("the gateway section", () => {
 })
 
 describe("loadConfig", () => {
-  it("takes the project's gateway section over the user's, naming its file", async () => {
-    await writeFile(userFile(), JSON.stringify({ gateway: { port: 1 } }))
+  it("takes the gateway's limits from the project over the user's, and its port from the user's file only", async () => {
+    await writeFile(userFile(), JSON.stringify({ gateway: { port: 1, bodyLimit: 10 } }))
     expect((await loadConfig({ cwd: project, home, env: {} })).config).toMatchObject({
-      gateway: { port: 1 },
-      gatewayFile: userFile(),
+      gateway: { port: 1, bodyLimit: 10 },
+      gatewayFiles: [userFile()],
     })
-    await writeFile(join(project, CONFIG_FILE), JSON.stringify({ gateway: { port: 2 } }))
-    expect((await loadConfig({ cwd: project, home, env: {} })).config).toMatchObject({
-      gateway: { port: 2 },
-      gatewayFile: join(project, CONFIG_FILE),
+    await writeFile(join(project, CONFIG_FILE), JSON.stringify({ gateway: { port: 2, bodyLimit: 20 } }))
+    const { config, diagnostics } = await loadConfig({ cwd: project, home, env: {} })
+    expect(config).toMatchObject({
+      gateway: { port: 1, bodyLimit: 20 },
+      gatewayFiles: [userFile(), join(project, CONFIG_FILE)],
     })
+    expect(diagnostics.map((d) => [d.code, d.path])).toEqual([["config-user-only", join(project, CONFIG_FILE)]])
   })
 
   it("puts the project's values over the user's and completes model rows", async () => {
@@ -109,15 +111,16 @@ describe("loadConfig", () => {
     })
   })
 
-  it("merges the traces section field by field and resolves its folder from the file's folder", async () => {
+  it("reads the traces section from the user's file only and resolves its folder from that file's folder", async () => {
     await writeFile(userFile(), JSON.stringify({ traces: { dir: "traces", maxConversations: 50, maxAgeDays: 7 } }))
     await writeFile(join(project, CONFIG_FILE), JSON.stringify({ traces: { maxAgeDays: 2 } }))
-    const { config } = await loadConfig({ cwd: join(project, "src"), home, env: {} })
+    const { config, diagnostics } = await loadConfig({ cwd: join(project, "src"), home, env: {} })
     expect(config.traces).toEqual({
       dir: join(home, ".config", "promptline", "traces"),
       maxConversations: 50,
-      maxAgeDays: 2,
+      maxAgeDays: 7,
     })
+    expect(diagnostics[0]?.message).toMatch(/^"traces\.maxAgeDays" ignored/)
     expect(() => parseConfig('{ "traces": { "maxBytes": -1 } }', "c.json")).toThrow(/traces\.maxBytes/)
     expect(() => parseConfig('{ "traces": { "keep": 3 } }', "c.json")).toThrow(/field "traces\.keep"/)
   })

@@ -1,8 +1,8 @@
 /**
  * `promptline.config.json`: the user's and the project's settings (JSON with comments). The user file lives
  * in promptline's user folder; the project file is the nearest one in the working folder or above it (not
- * above the home folder). Project values win over the user's, except trust, which only the user file holds:
- * a project cannot vouch for itself.
+ * above the home folder). Project values win over the user's, except trust, which only the user file holds (a
+ * project cannot vouch for itself), and where keys and prompts go (user-only.ts).
  */
 import { readFile } from "node:fs/promises"
 import { dirname, isAbsolute, join, resolve } from "node:path"
@@ -16,6 +16,7 @@ import { lazyModule, lazyValue } from "../lazy-module.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { type GatewayConfig, gatewaySchema } from "./gateway.js"
+import { applyUserOnly } from "./user-only.js"
 
 /** zod's CommonJS build, the one the context and history schemas load on first use: one zod per process. */
 const zod = lazyModule<typeof Zod>("zod")
@@ -108,12 +109,14 @@ export interface PromptlineConfig {
   models: ModelInfo[]
   trustedFolders: string[]
   declinedFolders: string[]
-  /** Trace folder (absolute) and retention; project values win field by field. */
+  /** Trace folder (absolute) and retention: the user's file only. */
   traces?: TracesConfig
-  /** The gateway section: the project's when it has one, else the user's. */
+  /** The gateway section: upstreams, routes, host, port and token from the user's file, limits from either. */
   gateway?: GatewayConfig
-  /** The file the gateway section came from. */
-  gatewayFile?: string
+  /** The files the gateway section came from, user first. */
+  gatewayFiles: string[]
+  /** The file that decides who serves the default model: the one `provider` came from, else the one `model` came from. */
+  providerFile?: string
   /** The files read, user first. */
   files: string[]
   /** Where the user file is (read or not), for messages and for recording trust answers. */
@@ -201,19 +204,6 @@ function completeRow(row: Zod.infer<Schemas["modelRow"]>, file: string): ModelIn
   return out
 }
 
-/** The traces section in force: the project's fields over the user's, each `dir` resolved from its file's folder. */
-function tracesOf(
-  user: TracesConfig | undefined,
-  userFile: string,
-  project: TracesConfig | undefined,
-  projectFile: string | undefined,
-): { traces?: TracesConfig } {
-  if (!user && !project) return {}
-  const resolved = (section: TracesConfig | undefined, file: string | undefined) =>
-    section?.dir && file ? { ...section, dir: resolve(dirname(file), section.dir) } : section
-  return { traces: { ...resolved(user, userFile), ...resolved(project, projectFile) } }
-}
-
 /** The model rows of one config file, completed into catalog rows naming the file as their source. */
 export function completeModelRows(rows: readonly Zod.infer<Schemas["modelRow"]>[], file: string): ModelInfo[] {
   return rows.map((row) => completeRow(row, file))
@@ -254,8 +244,9 @@ export function userConfigFile(home: string, env: Record<string, string | undefi
 }
 
 /**
- * Loads the settings in force for a folder. Trust entries in a project file are ignored with a warning; a
- * relative trusted folder in the user file is refused with a warning (it would depend on where you stand).
+ * Loads the settings in force for a folder. Trust entries in a project file are ignored with a warning, and so
+ * are the fields that decide where keys and prompts go (user-only.ts); a relative trusted folder in the user
+ * file is refused with a warning (it would depend on where you stand).
  */
 export async function loadConfig(at: ConfigLocation): Promise<{ config: PromptlineConfig; diagnostics: Diagnostic[] }> {
   const userFile = userConfigFile(at.home, at.env)
@@ -297,20 +288,21 @@ export async function loadConfig(at: ConfigLocation): Promise<{ config: Promptli
     ],
     trustedFolders: absolute(user?.trustedFolders, "trustedFolders"),
     declinedFolders: absolute(user?.declinedFolders, "declinedFolders"),
-    ...tracesOf(user?.traces, userFile, project?.traces, projectFile),
     files,
     userFile,
+    gatewayFiles: [],
   }
-  if (project?.gateway && projectFile) {
-    config.gateway = project.gateway
-    config.gatewayFile = projectFile
-  } else if (user?.gateway) {
-    config.gateway = user.gateway
-    config.gatewayFile = userFile
-  }
+  const split = applyUserOnly({ user, userFile, project, projectFile })
+  diagnostics.push(...split.diagnostics)
+  config.gatewayFiles = split.gatewayFiles
+  if (split.gateway) config.gateway = split.gateway
+  if (split.traces) config.traces = split.traces
   const model = project?.model ?? user?.model
   if (model) config.model = model
   const provider = project?.model ? project.provider : (project?.provider ?? user?.provider)
   if (provider) config.provider = provider
+  const fileOf = (key: "model" | "provider") => (project?.[key] ? projectFile : user?.[key] ? userFile : undefined)
+  const providerFile = provider ? fileOf("provider") : model ? fileOf("model") : undefined
+  if (providerFile) config.providerFile = providerFile
   return { config, diagnostics }
 }
