@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   // MCP servers
   "mcp-connect",
   "mcp-unknown-server",
+  "mcp-server-timeout",
   // Replay
   "replay-incomplete",
   "replay-script-not-json",

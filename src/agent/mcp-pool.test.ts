@@ -174,3 +174,22 @@ describe.runIf(process.platform === "linux")("McpPool and the processes and envi
     }
   })
 })
+
+describe("McpPool and a server that does not answer", () => {
+  it("waits the server's own timeout, then names the setting and its file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "pl-mcp-pool-slow-"))
+    const silent = stdioConfig("slow", process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
+      timeoutMs: 300,
+      timeoutSource: ".promptline/mcp.json",
+    })
+    const pool = new McpPool([silent], dir)
+    cleanup.push(() => pool.close())
+    const error = await pool
+      .callTool("slow", "anything", {}, { signal: new AbortController().signal })
+      .catch((e: unknown) => e as Error & { code?: string })
+    expect(error).toMatchObject({ code: "mcp-server-timeout" })
+    expect((error as Error).message).toBe(
+      "MCP server `slow`: no answer within 0.3 s. Raise its `timeout` setting (seconds) in .promptline/mcp.json.",
+    )
+  })
+})

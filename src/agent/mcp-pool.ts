@@ -1,10 +1,11 @@
-import { isMcpConnectionClosed, isMcpError, McpConnection } from "../context/mcp/client.js"
+import { isMcpConnectionClosed, isMcpError, isMcpTimeout, McpConnection } from "../context/mcp/client.js"
 import type { McpServerConfig } from "../context/mcp/config.js"
+import { timeoutAdvice } from "../context/mcp/timeout-advice.js"
 import { PromptlineError } from "../errors.js"
 import { agentSecretPolicy, type SecretEnvOptions } from "./child-env.js"
 import type { McpCaller, McpContent, McpResourceContents } from "./executors/index.js"
 
-/** How long a server gets to connect when a call first needs it. */
+/** How long a server gets to connect when a call first needs it, unless its config sets `timeout`. */
 const CONNECT_TIMEOUT_MS = 10_000
 
 /** The SDK refused to send because the transport had already closed: nothing reached the server. */
@@ -45,7 +46,14 @@ export class McpPool implements McpCaller {
       const config = this.#configs.get(server)
       if (!config) throw new PromptlineError("mcp-unknown-server", `no connected MCP server named "${server}"`)
       const secretEnv = agentSecretPolicy(this.#options)
-      pending = McpConnection.open(config, { cwd: this.cwd, signal, timeout: CONNECT_TIMEOUT_MS, secretEnv })
+      const limit = config.timeoutMs ?? CONNECT_TIMEOUT_MS
+      pending = McpConnection.open(config, { cwd: this.cwd, signal, timeout: limit, secretEnv }).catch((error) => {
+        if (!isMcpTimeout(error)) throw error
+        const { said, advice } = timeoutAdvice(config, limit)
+        throw new PromptlineError("mcp-server-timeout", `MCP server \`${config.name}\`: ${said}. ${advice}`, {
+          cause: error,
+        })
+      })
       // A failed connection is forgotten, so the next call tries again.
       pending.catch(() => this.#open.delete(server))
       this.#open.set(server, pending)

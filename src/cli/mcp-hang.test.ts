@@ -28,7 +28,9 @@ describe.runIf(process.platform === "linux")("the CLI with an MCP server that ne
       const { cwd, home } = await hangingWorkspace("sleep 328 &\nsetsid sleep 329 &\nsleep 330")
       const env = { PATH: process.env.PATH, HOME: home, SHELL: "/bin/sh" }
       const result = await runCli([command, "--cwd", cwd, "--trust"], { cwd, env })
-      expect(`${result.stdout}${result.stderr}`).toContain("MCP server `hang`: no answer within 500 ms")
+      expect(`${result.stdout}${result.stderr}`).toContain(
+        "MCP server `hang`: no answer within 0.5 s. Raise its `timeout` setting (seconds) in .promptline/mcp.json.",
+      )
       for (const sleep of ["sleep 328", "sleep 329", "sleep 330"]) expect(processesRunning(sleep)).toEqual([])
     })
   }

@@ -11,11 +11,13 @@ import type { Message } from "../history/message.js"
 import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
+import { isErrorLevel } from "../providers/completeness.js"
 import { StreamDecoder } from "../providers/decode.js"
 import { providerErrorFromEvent } from "../providers/errors.js"
 import { formatModule, type SpokenFormat } from "../providers/formats.js"
-import type { StreamEvent } from "../providers/stream.js"
+import type { StreamErrorEvent, StreamEvent } from "../providers/stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute, StreamEncodeOptions } from "../providers/types.js"
+import { lastGeneration, RestartGuard } from "./answer-guard.js"
 import type { ConversationChangeLogs } from "./change-logs.js"
 import { GatewayError } from "./errors.js"
 import type { Exchange } from "./exchange.js"
@@ -106,10 +108,12 @@ export interface Translation {
   /** The options of the client format's stream encoder (the model name the client sees, `created`, ...). */
   encodeOptions: StreamEncodeOptions
   /**
-   * Reads the upstream's answer to its end, handing each decoded batch of events to `each`; a cut or a failed
-   * connection becomes an error event, never a throw. Usage, stop and error are noted on the call.
+   * Reads the upstream's answer to its end, handing each decoded batch of events to `each` (`streamed`, the
+   * default: as they come, a restart after content ending the answer with an error; `whole`: once, at the end,
+   * the generation the upstream finished). A cut or a failed connection becomes an error event, never a throw.
+   * Usage, stop and error are noted on the call.
    */
-  read(each: (batch: StreamEvent[]) => void): Promise<void>
+  read(each: (batch: StreamEvent[]) => void, mode?: "streamed" | "whole"): Promise<void>
 }
 
 /**
@@ -173,33 +177,49 @@ export async function openTranslation(
   if (inputTokens !== undefined) encodeOptions.inputTokens = inputTokens
   const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
   const sealer = new SignatureSealer(plan.model)
-  const note = (batch: readonly StreamEvent[]) => {
-    for (const e of batch)
+  // The record holds the usage the upstream reported, and the stop and errors of the answer the client was given
+  // (warnings such as arguments that are not JSON leave an answer whole).
+  const note = (decoded: readonly StreamEvent[], shown: readonly StreamEvent[]) => {
+    for (const e of decoded)
       if (e.type === "usage")
         call.usage = { input: e.input, output: e.output, cacheRead: e.cacheRead, cacheWrite: e.cacheWrite }
-      else if (e.type === "stop") call.stop = e.reason
-      else if (e.type === "error") call.error = { kind: e.kind ?? "server", message: e.message }
+    for (const e of shown)
+      if (e.type === "stop") call.stop = e.reason
+      else if (e.type === "error" && isErrorLevel(e)) call.error = { kind: e.kind ?? "server", message: e.message }
   }
-  const read = async (each: (batch: StreamEvent[]) => void) => {
+  const read = async (each: (batch: StreamEvent[]) => void, mode: "streamed" | "whole" = "streamed") => {
+    // Streamed: each batch as it is decoded, guarded against a restart after content. Whole: once, at the end,
+    // the generation the upstream finished.
+    const guard = mode === "streamed" ? new RestartGuard() : undefined
+    const held: StreamEvent[] = []
+    const pass = (out: StreamEvent[]) => {
+      if (!guard) return void held.push(...out)
+      const shown = guard.push(out)
+      note(out, shown)
+      each(sealer.push(shown))
+    }
     try {
       for await (const chunk of answer.body as AsyncIterable<Buffer>) {
         const out: StreamEvent[] = []
         decoder.feed(chunk, out)
-        note(out)
-        each(sealer.push(out))
-        if (call.abort.signal.aborted) return
+        pass(out)
+        if (call.abort.signal.aborted) break
       }
-      const out: StreamEvent[] = []
-      decoder.end(out)
-      note(out)
-      each(sealer.push(out))
+      if (!call.abort.signal.aborted) {
+        const out: StreamEvent[] = []
+        decoder.end(out)
+        pass(out)
+      }
     } catch (error) {
       const cut = answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${(error as Error).message}`
       const out: StreamEvent[] = []
       decoder.fail({ type: "error", kind: "network", message: cut }, out)
-      note(out)
-      each(sealer.push(out))
+      pass(out)
     }
+    if (guard) return
+    const last = lastGeneration(held)
+    note(held, last)
+    each(sealer.push(last))
   }
   return { encodeOptions, read }
 }
@@ -215,10 +235,11 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
   }
   if (!clientStream) {
     const events: StreamEvent[] = []
-    await read((batch) => events.push(...batch))
-    const failed = events.find((e) => e.type === "error")
-    const produced = events.some((e) => e.type === "text" || e.type === "tool_call_start" || e.type === "thinking")
-    if (failed && !produced) throw providerErrorFromEvent(failed)
+    await read((batch) => events.push(...batch), "whole")
+    // A whole answer is written only once the upstream ended: one that failed, even after content, is an error
+    // status in the client's shape, never a 200 holding part of an answer.
+    const failed = events.find((e): e is StreamErrorEvent => e.type === "error" && isErrorLevel(e))
+    if (failed) throw wholeAnswerError(failed)
     ex.markFirstByte()
     ex.res.writeHead(200, { "content-type": "application/json", ...dropped })
     ex.res.end(JSON.stringify(client.encodeResponse(events, encodeOptions)))
@@ -237,4 +258,20 @@ export async function translate(ex: Exchange, decoded: DecodedRequest, input: Tr
     if (text !== "") ex.res.write(text)
   })
   ex.res.end(encoder.end())
+}
+
+/**
+ * The error a whole answer that failed is given as: the upstream's own kind, and a body that ended before its
+ * answer did (`truncated`) as the upstream connection failing, which clients answer with a retry.
+ */
+function wholeAnswerError(failed: StreamErrorEvent) {
+  return providerErrorFromEvent(failed.kind === "truncated" ? { ...failed, kind: "network" } : failed)
+}
+
+/** A sealer whose batches come out with every secret redacted from their errors (a key an upstream quoted). */
+function redactingSealer(
+  sealer: SignatureSealer,
+  secrets: readonly (string | undefined)[],
+): Pick<SignatureSealer, "push"> {
+  return { push: (events) => redactEvents(sealer.push(events), secrets) }
 }

@@ -64,6 +64,12 @@ export function isMcpConnectionClosed(error: unknown): boolean {
   return isMcpError(error) && error.code === loadedSdk?.types.ErrorCode.ConnectionClosed
 }
 
+/** Whether `error` (or the error a failed connection wraps) is the SDK's request timeout. */
+export function isMcpTimeout(error: unknown): boolean {
+  const inner = error instanceof McpConnectError ? error.cause : error
+  return isMcpError(inner) && inner.code === loadedSdk?.types.ErrorCode.RequestTimeout
+}
+
 /** Whether a transport is our own stdio transport (which can stop the server's whole process tree). */
 const isProcessTransport = (transport: Transport): transport is ProcessTransport =>
   loadedSdk !== undefined && transport instanceof loadedSdk.ProcessTransport

@@ -82,6 +82,19 @@ describe("parseMcpConfig", () => {
     expect(server).toMatchObject({ timeoutMs: 2500, cwd: "/srv/app/tools" })
   })
 
+  it("takes a `timeout`-only entry of promptline's own file as the time for a server declared elsewhere", () => {
+    const raw = `{ "mcpServers": { "docs": { "timeout": 90 }, "odd": { "timeout": 5, "args": [] } } }`
+    const own = parseMcpConfig(raw, source("promptline"), vars)
+    expect(own.servers).toEqual([])
+    expect(own.timeouts).toEqual(new Map([["docs", 90_000]]))
+    // Anything beside `timeout` without a command or url is still a server missing both.
+    expect(own.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/^server `odd`: needs a `command`/)])
+    // Other tools' files keep their meaning: an entry there needs a command or url.
+    const other = parseMcpConfig(raw, source("claude"), vars)
+    expect(other.timeouts).toBeUndefined()
+    expect(other.diagnostics).toHaveLength(2)
+  })
+
   it("reports each bad server with its line and keeps the good ones", () => {
     const raw = [
       "{",

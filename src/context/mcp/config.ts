@@ -33,6 +33,8 @@ export interface McpServerConfig {
   disabled: boolean
   /** Connection timeout for this server, from promptline's own config. */
   timeoutMs?: number
+  /** The config file `timeoutMs` was set in (its own entry, or a `timeout`-only entry in promptline's own file). */
+  timeoutSource?: string
 }
 
 /** A config file to read. */
@@ -110,12 +112,15 @@ function lineOf(raw: string, offset: number): number {
   return raw.slice(0, offset).split("\n").length
 }
 
-/** Parses one config file's text into server configs; each bad server or field is a diagnostic. */
+/**
+ * Parses one config file's text into server configs; each bad server or field is a diagnostic. `timeouts`: the
+ * `timeout`-only entries of promptline's own file (milliseconds by server name), for servers declared elsewhere.
+ */
 export function parseMcpConfig(
   raw: string,
   source: McpConfigSource & { path: string },
   vars: ExpandVars,
-): { servers: McpServerConfig[]; diagnostics: Diagnostic[] } {
+): { servers: McpServerConfig[]; diagnostics: Diagnostic[]; timeouts?: Map<string, number> } {
   const diagnostics: Diagnostic[] = []
   const at = (offset: number) => ({ path: source.path, line: lineOf(raw, offset) })
   const errors: ParseError[] = []
@@ -135,6 +140,7 @@ export function parseMcpConfig(
     return { servers: [], diagnostics }
   }
   const servers: McpServerConfig[] = []
+  const timeouts = new Map<string, number>()
   for (const property of map.children ?? []) {
     const [key, valueNode] = property.children ?? []
     if (!key || !valueNode) continue
@@ -149,6 +155,11 @@ export function parseMcpConfig(
       continue
     }
     const s = parsed.data
+    // In promptline's own file an entry with only `timeout` sets the time of a server declared in another file.
+    if (source.format === "promptline" && s.timeout !== undefined && Object.keys(s).length === 1) {
+      timeouts.set(name, s.timeout * 1000)
+      continue
+    }
     const declared = s.type ?? s.transportType
     let transport: McpServerConfig["transport"] | undefined = declared ? TRANSPORTS[declared] : undefined
     if (declared && !transport) {
@@ -186,14 +197,17 @@ export function parseMcpConfig(
     if (s.command) config.command = x(s.command)
     if (s.url) config.url = x(s.url)
     if (s.cwd) config.cwd = resolve(vars.workspace, x(s.cwd))
-    if (s.timeout !== undefined && source.format === "promptline") config.timeoutMs = s.timeout * 1000
+    if (s.timeout !== undefined && source.format === "promptline") {
+      config.timeoutMs = s.timeout * 1000
+      config.timeoutSource = source.path
+    }
     for (const m of [...missing].sort()) {
       const message = `server \`${name}\`: environment variable ${m} is not set; it expands to ""`
       diagnostics.push(diagnostic("warning", "mcp-env-missing", message, at(key.offset)))
     }
     servers.push(config)
   }
-  return { servers, diagnostics }
+  return { servers, diagnostics, ...(timeouts.size > 0 ? { timeouts } : {}) }
 }
 
 /**
@@ -205,7 +219,7 @@ export async function readMcpConfig(
   source: McpConfigSource & { path: string },
   vars: ExpandVars,
   links: LinkGuard = new LinkGuard(vars.workspace, vars.home, vars.env),
-): Promise<{ servers: McpServerConfig[]; diagnostics: Diagnostic[]; found: boolean }> {
+): Promise<{ servers: McpServerConfig[]; diagnostics: Diagnostic[]; timeouts?: Map<string, number>; found: boolean }> {
   const link = await links.check(source.abs, source.scope)
   if (!link.ok) return { servers: [], diagnostics: [linkDiagnostic(link, source.path)], found: true }
   if (link.missing) return { servers: [], diagnostics: [], found: false }

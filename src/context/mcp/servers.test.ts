@@ -67,6 +67,33 @@ describe("gather with MCP servers", () => {
   })
 })
 
+describe("gather with a `timeout`-only entry in promptline's own file", () => {
+  it("gives a server another file declares that time, and says so in its report line and its timeout", async () => {
+    const dir = await tempDir()
+    try {
+      const silent = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] }
+      await writeTree(dir, {
+        ".promptline/mcp.json": JSON.stringify({ mcpServers: { everything: { timeout: 20 }, slow: { timeout: 0.5 } } }),
+        ".mcp.json": JSON.stringify({
+          mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] }, slow: silent },
+        }),
+      })
+      const { report, diagnostics } = await gather({ cwd: dir, home, env: {}, trust: true, model })
+      const line = (name: string) => report.mcpServers.find((e) => e.path === name)
+      expect(line("everything")).toMatchObject({ status: "loaded", convention: "claude" })
+      expect(line("everything")?.detail).toMatch(/; from \.mcp\.json; timeout 20 s from \.promptline\/mcp\.json$/)
+      expect(line("slow")?.status).toBe("failed")
+      expect(diagnostics.find((d) => d.code === "mcp-server-timeout")?.message).toBe(
+        "MCP server `slow`: no answer within 0.5 s. Raise its `timeout` setting (seconds) in .promptline/mcp.json.",
+      )
+      // No server named after the entries: they only set a time.
+      expect(report.mcpServers.filter((e) => e.scope === "project" && e.convention === "promptline")).toEqual([])
+    } finally {
+      await cleanup(dir)
+    }
+  })
+})
+
 describe("gather with a server that lists a tool the context would reject", () => {
   it("still gathers: the bad tool is left out, a server with an empty name refused, each with a diagnostic", async () => {
     const dir = await tempDir()

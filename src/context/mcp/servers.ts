@@ -37,6 +37,13 @@ export async function readMcpServers(input: McpInput): Promise<{ items: McpItem[
   const items: McpItem[] = []
   const diagnostics: Diagnostic[] = []
   const taken = new Map<string, string>()
+  // `timeout`-only entries of promptline's own files, most specific first; an untrusted project's are not read.
+  const timeouts = new Map<string, { ms: number; source: string }>()
+  read.forEach((r, i) => {
+    const source = sources[i]!
+    if (source.scope === "project" && !input.trust) return
+    for (const [name, ms] of r.timeouts ?? []) if (!timeouts.has(name)) timeouts.set(name, { ms, source: source.path })
+  })
   for (const r of read) {
     diagnostics.push(...r.diagnostics)
     for (const config of r.servers) {
@@ -63,11 +70,13 @@ export async function readMcpServers(input: McpInput): Promise<{ items: McpItem[
         continue
       }
       taken.set(config.name, config.source)
+      const timeout = config.timeoutMs === undefined ? timeouts.get(config.name) : undefined
+      if (timeout) entry.detail = `${entry.detail}; timeout ${timeout.ms / 1000} s from ${timeout.source}`
       if (!input.connect) {
         items.push({ entry: { ...entry, reason: "MCP connections are switched off" } })
         continue
       }
-      items.push({ config })
+      items.push({ config: timeout ? { ...config, timeoutMs: timeout.ms, timeoutSource: timeout.source } : config })
     }
   }
   return { items, diagnostics }

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises"
+import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { cleanup, EVERYTHING_SERVER, tempDir } from "../test-helpers/workspace.js"
@@ -50,7 +50,9 @@ describe("snapshotServers", () => {
       ["mcp-server-failed", "error", ".mcp.json"],
       ["mcp-server-failed", "error", ".mcp.json"],
     ])
-    expect(result.diagnostics[0]?.message).toBe("MCP server `hang`: no answer within 1500 ms")
+    expect(result.diagnostics[0]?.message).toBe(
+      "MCP server `hang`: no answer within 1.5 s. Raise its `timeout` setting (seconds) in .mcp.json.",
+    )
     expect(result.diagnostics[2]?.message).toContain("token expired")
   })
 
@@ -62,10 +64,28 @@ describe("snapshotServers", () => {
     expect(await eventually(() => !alive(pid))).toBe(true)
   })
 
-  it("honours a per-server timeout from promptline's own config", async () => {
+  it("honours a per-server timeout from promptline's own config, and says where it is set", async () => {
     const hang = silent("hang")
-    const result = await snapshotServers([{ ...hang.config, timeoutMs: 300 }], { cwd: dir, timeoutMs: 60_000 })
-    expect(result.diagnostics[0]?.message).toBe("MCP server `hang`: no answer within 300 ms")
+    const own = { ...hang.config, timeoutMs: 300, timeoutSource: ".promptline/mcp.json" }
+    const result = await snapshotServers([own], { cwd: dir, timeoutMs: 60_000 })
+    expect(result.diagnostics[0]?.message).toBe(
+      "MCP server `hang`: no answer within 0.3 s. Raise its `timeout` setting (seconds) in .promptline/mcp.json.",
+    )
+  })
+
+  it("at the default time, names the per-server timeout setting, its file, and a package runner's first download", async () => {
+    // A package runner that never answers: `npx` here is a script on PATH-less absolute path.
+    const npx = join(dir, "npx")
+    await writeFile(npx, "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 })
+    const config = stdioConfig("docs", npx, ["-y", "some-mcp-server"])
+    const result = await snapshotServers([config], { cwd: dir, timeoutMs: 400 })
+    const message = result.diagnostics[0]?.message ?? ""
+    expect(result.diagnostics[0]?.code).toBe("mcp-server-timeout")
+    expect(message).toMatch(/^MCP server `docs`: no answer within 0\.4 s\. /)
+    expect(message).toContain("The first start through `npx -y` downloads the package")
+    expect(message).toContain(
+      'per-server `timeout` setting (seconds), read from promptline\'s own file: add { "mcpServers": { "docs": { "timeout": 60 } } } to .promptline/mcp.json; the server stays as .mcp.json declares it.',
+    )
   })
 
   it("leaves out a tool the context would reject, with a warning, and keeps the server's other tools", async () => {

@@ -4,6 +4,7 @@ import type { McpServerInfo } from "../prompt-context.js"
 import type { GatherEntry } from "../report.js"
 import { McpConnectError, McpConnection } from "./client.js"
 import type { McpServerConfig } from "./config.js"
+import { timeoutAdvice } from "./timeout-advice.js"
 import { checkSnapshot } from "./validate.js"
 
 /** The default time each MCP server gets to connect and list everything: 10 s. */
@@ -29,11 +30,12 @@ async function snapshotOne(
   cwd: string,
 ): Promise<{ info?: McpServerInfo; error?: string; timedOut?: boolean }> {
   const limit = config.timeoutMs ?? timeoutMs
+  const { said, advice } = timeoutAdvice(config, limit)
   const controller = new AbortController()
   let timedOut = false
   const timer = setTimeout(() => {
     timedOut = true
-    controller.abort(new Error(`no answer within ${limit} ms`))
+    controller.abort(new Error(said))
   }, limit)
   let connection: McpConnection | undefined
   try {
@@ -42,9 +44,11 @@ async function snapshotOne(
     const info = await connection.snapshot({ signal: controller.signal, timeout: limit })
     return { info }
   } catch (error) {
-    const message = timedOut ? `no answer within ${limit} ms` : ((error as Error)?.message ?? String(error))
+    const message = timedOut ? said : ((error as Error)?.message ?? String(error))
     const tail = error instanceof McpConnectError ? error.stderr : connection?.stderrTail
-    return { error: tail ? `${message} (stderr: ${tail.split("\n").slice(-3).join(" | ")})` : message, timedOut }
+    const told = tail ? `${message} (stderr: ${tail.split("\n").slice(-3).join(" | ")})` : message
+    // A timeout says how to give the server more time, after what it wrote.
+    return { error: timedOut ? `${told}.${advice ? ` ${advice}` : ""}` : told, timedOut }
   } finally {
     clearTimeout(timer)
     await connection?.close({ now: timedOut })
@@ -88,7 +92,11 @@ export async function snapshotServers(
       const s = checked.info
       const parts = [counted(s.tools.length, "tool"), counted(s.resources.length, "resource")]
       parts.push(counted(s.resourceTemplates.length, "resource template"))
-      entry.detail = `${parts.join(", ")}; from ${config.source}`
+      const timeout =
+        config.timeoutSource && config.timeoutSource !== config.source
+          ? `; timeout ${config.timeoutMs! / 1000} s from ${config.timeoutSource}`
+          : ""
+      entry.detail = `${parts.join(", ")}; from ${config.source}${timeout}`
       out.servers.push(s)
       out.configs.push(config)
     } else {

@@ -3,7 +3,8 @@
  * call part, and a last chunk with the finish reason and the usage (the shape Gemini streams have). The framing
  * (server-sent events or one JSON array) and the whole-answer merge are the callers' (stream-encode.ts).
  */
-import type { StreamEvent, Usage } from "../stream.js"
+import { isErrorLevel } from "../completeness.js"
+import type { StreamErrorEvent, StreamEvent, Usage } from "../stream.js"
 import type { StreamEncodeOptions } from "../types.js"
 import { geminiErrorBody } from "./errors.js"
 
@@ -127,25 +128,29 @@ export class AnswerChunks {
         this.#finish(event)
         return
       case "error":
-        // A call's bad arguments were already replaced by `{}` in its end event; other errors end the answer.
-        if (event.kind === "invalid-arguments") return
-        this.#flushSignature()
-        this.#closed = true
-        this.#emit(
-          geminiErrorBody({
-            kind: errorKind(event.kind),
-            message: event.message,
-            ...(event.retryAfterMs === undefined ? {} : { retryAfterMs: event.retryAfterMs }),
-          }),
-        )
+        // Warnings (a call's bad arguments, already `{}` in its end event; a skipped payload; a call the upstream
+        // abandoned) leave the answer whole; other errors end it.
+        if (!isErrorLevel(event)) return
+        this.#fail(event)
     }
   }
 
-  /** The events ended: a signature still waiting is written, and the answer is over. */
+  /** The events ended: a signature still waiting is written; an answer that never stopped was cut short, an error. */
   end(): void {
     if (this.#closed) return
+    this.#fail({ type: "error", kind: "truncated", message: "the response ended before it was complete" })
+  }
+
+  #fail(event: StreamErrorEvent): void {
     this.#flushSignature()
     this.#closed = true
+    this.#emit(
+      geminiErrorBody({
+        kind: errorKind(event.kind),
+        message: event.message,
+        ...(event.retryAfterMs === undefined ? {} : { retryAfterMs: event.retryAfterMs }),
+      }),
+    )
   }
 
   #signed(part: AnswerPart): AnswerPart {

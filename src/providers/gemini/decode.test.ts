@@ -99,6 +99,20 @@ describe("Gemini decoder", () => {
     expect(response.stopReason).toBe("error")
   })
 
+  it("restarts when another response's chunk arrives before this one finished (a spliced stream)", () => {
+    const lines = readFileSync(new URL("google-text.chunks.txt", recorded), "utf8").split("\n").filter(Boolean)
+    const whole = assemble(decodePayloadLines("gemini", lines.join("\n")).events)
+    const again = lines.map((l) => l.replace('"responseId":"', '"responseId":"retry-'))
+    const { events, stats } = decodePayloadLines("gemini", [lines[0]!, ...again].join("\n"))
+    expect(stats.restarts).toBe(1)
+    expect(events.filter((e) => e.type === "start").map((e) => (e as { id?: string }).id)).toEqual([
+      "bH6LaZW8Fp_3nsEPqtaSwQ4",
+      "retry-bH6LaZW8Fp_3nsEPqtaSwQ4",
+    ])
+    const spliced = assemble(events)
+    expect([spliced.message.content, spliced.complete]).toEqual([whole.message.content, true])
+  })
+
   it("normalizes usage: cached tokens out of input, thoughts into output", () => {
     expect(
       geminiUsage({

@@ -127,9 +127,13 @@ export class GeminiDecoder implements PayloadDecoder {
       this.#failed = true
       return
     }
+    const responseId = str(chunk.responseId)
+    // Another response's chunk before this one finished: an upstream retry spliced in, the open one abandoned.
+    if (this.#started && responseId && this.#responseId && responseId !== this.#responseId && !this.#finish)
+      this.#restart(out)
     if (!this.#started) {
       this.#started = true
-      this.#responseId = str(chunk.responseId)
+      this.#responseId = responseId
       const start: StreamEvent = { type: "start" }
       if (this.#responseId) start.id = this.#responseId
       const model = str(chunk.modelVersion)
@@ -198,6 +202,18 @@ export class GeminiDecoder implements PayloadDecoder {
     out.push(error)
     this.#failed = true
     this.end(out)
+  }
+
+  /** Abandons the open response (its unfinished call reported cut off); the next chunk starts the new one. */
+  #restart(out: StreamEvent[]): void {
+    this.stats.restarts++
+    if (this.#call) partialToolCall(this.#call.id, this.#call.name, JSON.stringify(this.#call.args), out)
+    this.#call = undefined
+    this.#started = false
+    this.#calls = 0
+    this.#inThought = false
+    this.#usage = undefined
+    this.#failed = false
   }
 
   #part(part: Record<string, unknown>, out: StreamEvent[]): void {

@@ -189,6 +189,71 @@ describe("Gemini serving half with the official SDK (@google/genai)", () => {
     expect(chunks.at(-1)?.candidates?.[0]?.finishReason).toBe("STOP")
   })
 
+  describe("an answer that fails mid-stream raises in the SDK, never ends as if whole", () => {
+    const cut: StreamEvent[] = [
+      ...events.slice(0, 5),
+      { type: "error", kind: "network", message: "the upstream connection failed mid-answer" },
+      { type: "stop", reason: "error" },
+    ]
+    /** The SSE text of the cut answer, split before the bare error body that ends it. */
+    const answer = () => {
+      const encoder = geminiFormat.createStreamEncoder({ model: "gemini-2.5-pro", id: "resp-7", sse: true })
+      const text = cut.map((e) => encoder.push(e)).join("") + encoder.end()
+      const bare = text.slice(text.lastIndexOf("\r\n\r\n") + 4)
+      return { before: text.slice(0, text.length - bare.length), bare }
+    }
+    /** Serves the cut answer; `hold` keeps the bare body back until the promise it returns resolves. */
+    async function serveCut(hold?: Promise<void>): Promise<string> {
+      const server = createServer((req, res) => {
+        req.resume()
+        req.on("end", () => {
+          const { before, bare } = answer()
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          if (!hold) return void res.end(before + bare)
+          res.write(before)
+          void hold.then(() => res.end(bare))
+        })
+      })
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+      served = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: [] }
+      return served.url
+    }
+    /** Reads the stream; calls `onEmpty` at the first chunk with no candidates (the data: error event). */
+    async function read(url: string, onEmpty?: () => void): Promise<{ text: string; failure: unknown }> {
+      let text = ""
+      try {
+        const stream = await client(url).models.generateContentStream({ model: "gemini-2.5-pro", contents: "x" })
+        for await (const chunk of stream) {
+          if (!chunk.candidates) onEmpty?.()
+          text += chunk.candidates?.[0]?.content?.parts?.map((p) => (p.thought ? "" : (p.text ?? ""))).join("") ?? ""
+        }
+      } catch (failure) {
+        return { text, failure }
+      }
+      return { text, failure: undefined }
+    }
+
+    it("the bare body read on its own: an ApiError with the error's status", async () => {
+      let release = () => {}
+      const url = await serveCut(new Promise<void>((resolve) => (release = resolve)))
+      const { text, failure } = await read(url, release)
+      expect(failure).toBeInstanceOf(ApiError)
+      expect((failure as ApiError).status).toBe(503)
+      expect((failure as ApiError).message).toContain("the upstream connection failed mid-answer")
+      expect(text).toBe("Reading both.")
+    })
+
+    it("the whole answer in one read: the SDK raises on the unterminated body it is left with", async () => {
+      const { failure } = await read(await serveCut())
+      expect(failure).toBeInstanceOf(Error)
+      const known =
+        failure instanceof ApiError
+          ? failure.status === 503
+          : /Incomplete JSON segment at the end/.test((failure as Error).message)
+      expect(known).toBe(true)
+    })
+  })
+
   it("a rate limit reaches the SDK as Google's 429 with the wait, an overflow in Gemini's own words", async () => {
     const { url } = await serve({ kind: "rate-limit", message: "Too many requests.", retryAfterMs: 7000 })
     const failure = await client(url)

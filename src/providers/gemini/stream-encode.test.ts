@@ -240,8 +240,15 @@ describe("Gemini stream encoding", () => {
     }
   })
 
-  it("writes an empty array and no SSE frame for an answer with no events", () => {
-    expect(encode([], false).join("")).toBe("[]")
-    expect(encode([], true).join("")).toBe("")
+  it("ends an answer that never stopped with Google's error: in the array, and in SSE as an event then the bare body", () => {
+    const [error] = JSON.parse(encode([], false).join("")) as Record<string, unknown>[]
+    expect(error).toEqual({ error: expect.objectContaining({ code: 503, status: "UNAVAILABLE" }) })
+    const body = JSON.stringify(error)
+    const sse = encode([{ type: "start" }, { type: "text", delta: "Hel" }], true).join("")
+    // The last bytes: the error as a data event, then the same body bare, with nothing after it.
+    expect(sse.endsWith(`data: ${body}\r\n\r\n${body}`)).toBe(true)
+    const decoded = decodeSse(new TextEncoder().encode(sse), [])
+    expect(decoded.filter((e) => e.type === "error")).toHaveLength(1)
+    expect(decoded.at(-1)).toEqual({ type: "stop", reason: "error" })
   })
 })

@@ -2,6 +2,14 @@
  * Gemini answers written from normalized events: a streamed answer as server-sent events (`alt=sse`: one
  * `data:` line per chunk) or as the JSON array Gemini streams without it (`[` + chunks joined by `,\r\n` + `]`,
  * written progressively), and a whole `generateContent` answer with the parts of the stream merged.
+ *
+ * An error inside a server-sent stream is written twice, as the last bytes of the answer: as a `data:` event
+ * (what SSE readers such as the AI SDK's see) and then as the bare JSON body with no `data:` prefix and no blank
+ * line after it. `@google/genai` (and Gemini CLI, which reads through it) reads a `data:` error as an empty chunk;
+ * it raises only on a read that is a whole JSON object with an `error` whose `code` is 4xx/5xx (an `ApiError` with
+ * that status), or, when the bare body arrives in the same read as the bytes before it, on the unterminated text
+ * it is left holding at the end ("Incomplete JSON segment at the end"). SSE readers drop an unterminated last
+ * line, so they see the error once.
  */
 import type { StreamEvent } from "../stream.js"
 import type { StreamEncodeOptions, StreamEncoder } from "../types.js"
@@ -14,7 +22,8 @@ export function createGeminiStreamEncoder(options: StreamEncodeOptions): StreamE
   const sse = options.sse === true
   const chunks = new AnswerChunks(options, (chunk) => {
     const json = JSON.stringify(chunk)
-    if (sse) out += `data: ${json}\r\n\r\n`
+    // An error is the last chunk (AnswerChunks writes nothing after it).
+    if (sse) out += chunk.error === undefined ? `data: ${json}\r\n\r\n` : `data: ${json}\r\n\r\n${json}`
     else out += `${count === 0 ? "[" : ",\r\n"}${json}`
     count++
   })

@@ -100,6 +100,28 @@ describe("OpenAI Chat Completions decoder", () => {
     expect(response.message.content).toEqual([{ type: "text", text: "Hi" }])
   })
 
+  it("restarts at a new completion spliced in (a new id opening with the role alone), and only then", () => {
+    const lines = readFileSync(new URL("openai-text.chunks.txt", recorded), "utf8").split("\n").filter(Boolean)
+    const whole = assemble(decodePayloadLines("openai-chat", lines.join("\n")).events)
+    const again = lines.map((l) => l.replaceAll('"id":"chatcmpl-', '"id":"chatcmpl-retry-'))
+    const { events, stats } = decodePayloadLines("openai-chat", [...lines.slice(0, 12), ...again].join("\n"))
+    expect(stats.restarts).toBe(1)
+    expect(events.filter((e) => e.type === "start")).toHaveLength(2)
+    const spliced = assemble(events)
+    expect([spliced.message.content, spliced.complete]).toEqual([whole.message.content, true])
+    // Servers that repeat the role on every chunk, or change the id on every chunk, are not restarting.
+    const chunk = (id: string, delta: Record<string, unknown>, finish: string | null = null) =>
+      JSON.stringify({ id, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
+    const chatty = [
+      chunk("a", { role: "assistant", content: "" }),
+      chunk("b", { role: "assistant", content: "Hel" }),
+      chunk("c", { role: "assistant", content: "lo" }),
+      chunk("d", {}, "stop"),
+    ]
+    const read = decodePayloadLines("openai-chat", chatty.join("\n"))
+    expect([read.stats.restarts, assemble(read.events).message.content]).toEqual([0, [{ type: "text", text: "Hello" }]])
+  })
+
   it("treats refusals as text with a refusal stop", () => {
     const lines = [
       '{"id":"c2","choices":[{"index":0,"delta":{"refusal":"I can\'t help with that."}}]}',

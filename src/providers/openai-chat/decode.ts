@@ -98,6 +98,7 @@ export class OpenAIChatDecoder implements PayloadDecoder {
     }
     const id = str(p.id)
     if (!this.#started && id) this.#start(p, out)
+    else if (id && this.#id && id !== this.#id && opensCompletion(p)) this.#restart(p, out)
     const choices = Array.isArray(p.choices) ? p.choices : []
     for (const c of choices) {
       const choice = obj(c)
@@ -152,6 +153,22 @@ export class OpenAIChatDecoder implements PayloadDecoder {
     const model = str(p.model)
     if (model) start.model = model
     out.push(start)
+  }
+
+  /**
+   * A new completion spliced into the stream (an upstream retry joined to the broken answer): the open one is
+   * abandoned, its unfinished calls reported cut off, and the new one decoded from its start.
+   */
+  #restart(p: Record<string, unknown>, out: StreamEvent[]): void {
+    this.stats.restarts++
+    for (const call of this.#calls) if (!call.ended) partialToolCall(call.id, call.name, call.args, out)
+    this.#calls = []
+    this.#byIndex = new Map()
+    this.#finish = undefined
+    this.#refusal = false
+    this.#usage = undefined
+    this.#failed = false
+    this.#start(p, out)
   }
 
   #delta(delta: Record<string, unknown>, out: StreamEvent[]): void {
@@ -254,6 +271,20 @@ export class OpenAIChatDecoder implements PayloadDecoder {
       usage: this.#usage,
     })
   }
+}
+
+/**
+ * Whether a chunk opens a completion: its first choice's delta names the role and carries nothing yet (no text, no
+ * reasoning, no call, no finish), the way every completion's first chunk does. Told apart from servers that repeat
+ * the role on every chunk, a chunk with another id that opens a completion is a new one spliced in.
+ */
+function opensCompletion(p: Record<string, unknown>): boolean {
+  const choice = obj(Array.isArray(p.choices) ? p.choices[0] : undefined)
+  const delta = obj(choice?.delta)
+  if (!choice || !delta || str(delta.role) === undefined || str(choice.finish_reason)) return false
+  const empty = (v: unknown) => v === undefined || v === null || v === ""
+  const calls = Array.isArray(delta.tool_calls) && delta.tool_calls.length > 0
+  return empty(delta.content) && empty(delta.reasoning_content) && empty(delta.reasoning) && !calls
 }
 
 /**

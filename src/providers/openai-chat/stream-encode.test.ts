@@ -174,6 +174,18 @@ describe("Chat stream encoding", () => {
     ])
     expect(decoded.at(-1)).toMatchObject({ reason: "tool_use" })
   })
+
+  it.each(["openai-chat", "deepseek"] as const)(
+    "%s: events that end without a stop are an error payload, never a finish reason",
+    (flavour) => {
+      const text = encode(flavour, [{ type: "start" }, { type: "text", delta: "Hel" }], true)
+      expect(text).not.toContain('finish_reason":"')
+      expect(text).not.toContain("[DONE]")
+      const decoded = decode(flavour, text, [], true)
+      expect(decoded.find((e) => e.type === "error")).toMatchObject({ message: expect.stringMatching(/ended before/) })
+      expect(decoded.at(-1)).toEqual({ type: "stop", reason: "error" })
+    },
+  )
 })
 
 const FIXTURES = new URL("../../../test/fixtures/streams/", import.meta.url)

@@ -143,12 +143,11 @@ export class ChatStreamEncoder implements StreamEncoder {
     }
   }
 
+  /** Ends the answer; one that never stopped was cut short: an error payload, never a finish reason. */
   end(): string {
     if (this.#failed) return ""
-    let out = ""
-    if (!this.#finished) out += this.#stop("end")
-    out += this.#usageChunk()
-    return `${out}data: [DONE]\n\n`
+    if (!this.#finished) return this.#fail("the response ended before it was complete", "server")
+    return `${this.#usageChunk()}data: [DONE]\n\n`
   }
 
   get #deepseek(): boolean {

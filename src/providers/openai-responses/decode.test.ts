@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Accumulator } from "../accumulate.js"
 import { decodePayloadLines, StreamDecoder } from "../decode.js"
@@ -136,6 +137,114 @@ describe("OpenAI Responses decoder", () => {
       { type: "tool_use", id: "call_1", name: "read_file", input: { path: "x" } },
     ])
     expect(response!.stopReason).toBe("tool_use")
+  })
+
+  describe("freeform calls (custom tools, apply_patch): their arguments are JSON like every call's", () => {
+    /** Each call's argument deltas joined, and its final input. */
+    const callsOf = (events: readonly StreamEvent[]) => {
+      const calls = new Map<string, { args: string; input?: unknown }>()
+      for (const e of events)
+        if (e.type === "tool_call_start") calls.set(e.id, { args: "" })
+        else if (e.type === "tool_call_delta") calls.get(e.id)!.args += e.argsDelta
+        else if (e.type === "tool_call_end") calls.get(e.id)!.input = e.input
+      return [...calls.values()]
+    }
+    const completed = (file: string) => {
+      const last = lines(file)
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; response?: unknown })
+        .find((p) => p.type === "response.completed")!
+      return last.response
+    }
+    const WANT: Record<string, unknown> = {
+      "openai-custom-tool.1.chunks.txt": { input: "SELECT * FROM users WHERE age > 25" },
+      "openai-apply-patch-tool.1.chunks.txt": {
+        input: patchEnvelope({
+          type: "create_file",
+          path: "shopping-checklist.md",
+          diff: "+## Shopping Checklist\n+\n+- [ ] Milk\n+- [ ] Bread\n+- [ ] Eggs\n+- [ ] Fresh fruit\n+- [ ] Coffee\n",
+        }),
+      },
+    }
+
+    it("streamed under any split of the bytes, and whole: the joined deltas parse to the final input (property)", () => {
+      for (const [file, input] of Object.entries(WANT)) {
+        const bytes = new TextEncoder().encode(
+          lines(file)
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => `data: ${l}\n\n`)
+            .join(""),
+        )
+        fc.assert(
+          fc.property(fc.array(fc.nat(bytes.length), { maxLength: 12 }), (cuts) => {
+            const decoder = new StreamDecoder("openai-responses")
+            const out: StreamEvent[] = []
+            let from = 0
+            for (const at of [...new Set(cuts)].sort((a, b) => a - b)) {
+              decoder.feed(bytes.subarray(from, at), out)
+              from = at
+            }
+            decoder.feed(bytes.subarray(from), out)
+            decoder.end(out)
+            expect(callsOf(out).map((c) => [JSON.parse(c.args), c.input])).toEqual([[input, input]])
+          }),
+          { numRuns: 30 },
+        )
+        const whole = callsOf(responsesResponseEvents(completed(file)))
+        expect(
+          whole.map((c) => [JSON.parse(c.args), c.input]),
+          file,
+        ).toEqual([[input, input]])
+      }
+    })
+
+    it("a patch deleting a file streams no diff; one announced without its operation streams whole at its end", () => {
+      const item = (operation?: Record<string, unknown>) => ({
+        type: "apply_patch_call",
+        id: "apc_1",
+        call_id: "call_1",
+        status: "in_progress",
+        ...(operation ? { operation } : {}),
+      })
+      const run = (added: Record<string, unknown>, done: Record<string, unknown>, deltas: string[]) => {
+        const payloads = [
+          { type: "response.created", response: { id: "resp_1" } },
+          { type: "response.output_item.added", output_index: 0, item: added },
+          ...deltas.map((delta) => ({
+            type: "response.apply_patch_call_operation_diff.delta",
+            output_index: 0,
+            delta,
+          })),
+          { type: "response.output_item.done", output_index: 0, item: { ...done, status: "completed" } },
+          { type: "response.completed", response: { id: "resp_1", status: "completed" } },
+        ]
+        return callsOf(decodePayloadLines("openai-responses", payloads.map((p) => JSON.stringify(p)).join("\n")).events)
+      }
+      const deleting = { type: "delete_file", path: "old.ts", diff: "" }
+      const [deleted] = run(item(deleting), item(deleting), ["-gone\n"])
+      expect([JSON.parse(deleted!.args), deleted!.input]).toEqual([
+        { input: "*** Begin Patch\n*** Delete File: old.ts\n*** End Patch" },
+        { input: "*** Begin Patch\n*** Delete File: old.ts\n*** End Patch" },
+      ])
+      const update = { type: "update_file", path: "a.ts", diff: "@@\n-x\n+y" }
+      const [late] = run(item(), item(update), ["@@\n", "-x\n+y"])
+      expect([JSON.parse(late!.args), late!.input]).toEqual([
+        { input: patchEnvelope(update) },
+        { input: patchEnvelope(update) },
+      ])
+    })
+
+    it("a freeform call cut off is reported cut, never ended", () => {
+      const text = lines("openai-custom-tool.1.chunks.txt").split("\n").slice(0, 4).join("\n")
+      const { events } = decodePayloadLines("openai-responses", text)
+      expect(events.some((e) => e.type === "tool_call_end")).toBe(false)
+      expect(events.filter((e) => e.type === "error").map((e) => (e as { kind?: string }).kind)).toEqual([
+        "partial-call",
+        "truncated",
+      ])
+    })
   })
 
   it("builds apply_patch envelopes for each operation", () => {

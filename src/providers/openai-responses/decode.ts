@@ -23,7 +23,18 @@ type Parts = Map<string, string>
 type Item =
   | { kind: "message"; parts: Parts }
   | { kind: "reasoning"; parts: Parts; done: boolean }
-  | { kind: "call"; call: CallKind; id: string; name: string; args: string; deferred: boolean; ended: boolean }
+  | {
+      kind: "call"
+      call: CallKind
+      id: string
+      name: string
+      /** The argument text received: JSON for a function call, the input of a custom call, a patch's diff. */
+      args: string
+      deferred: boolean
+      ended: boolean
+      /** A freeform call (custom, apply_patch): its `input` as streamed so far, and the patch header it began with. */
+      freeform?: { sent: string; opened: boolean; head?: string; deleting?: boolean }
+    }
   | { kind: "ignored" }
   | { kind: "compaction" }
 
@@ -58,8 +69,9 @@ const PARALLEL_WRAPPERS = new Set(["multi_tool_use.parallel", "parallel"])
  * block: its summary parts joined by blank lines, `signature` = the item's `encrypted_content` (from
  * `output_item.done`, the complete one), `id` = the item's id, so it can be sent back. Custom (freeform) tool calls decode to
  * `{ input: <text> }`; built-in `apply_patch_call` items decode to an `apply_patch` call whose
- * `input` is the `*** Begin Patch` envelope. Usage: `input_tokens` includes cached tokens, which
- * are subtracted.
+ * `input` is the `*** Begin Patch` envelope. A freeform call's argument deltas are that input as JSON text
+ * (`{"input":"…"}` streamed piece by piece, its raw text escaped), as for every other call: their concatenation
+ * is the JSON of the call's final input. Usage: `input_tokens` includes cached tokens, which are subtracted.
  */
 export class OpenAIResponsesDecoder implements PayloadDecoder {
   readonly stats: DecodeStats = emptyStats()
@@ -224,7 +236,31 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
     const delta = final ? missingTail(item.args, text, this.stats) : text
     if (!delta) return
     item.args += delta
-    if (!item.deferred) out.push({ type: "tool_call_delta", id: item.id, argsDelta: delta })
+    if (item.freeform) {
+      // A patch's diff streams once its header went out (a file being deleted has no diff to show).
+      const streams = item.call === "custom" || (item.freeform.head !== undefined && !item.freeform.deleting)
+      if (streams) this.#freeform(item, delta, out)
+    } else if (!item.deferred) out.push({ type: "tool_call_delta", id: item.id, argsDelta: delta })
+  }
+
+  /** Streams raw input text of a freeform call as the next piece of its `{"input":"…"}` JSON. */
+  #freeform(item: Extract<Item, { kind: "call" }>, raw: string, out: StreamEvent[], close = false): void {
+    const state = item.freeform!
+    let piece = state.opened ? "" : '{"input":"'
+    state.opened = true
+    state.sent += raw
+    piece += JSON.stringify(raw).slice(1, -1)
+    if (close) piece += '"}'
+    if (piece !== "") out.push({ type: "tool_call_delta", id: item.id, argsDelta: piece })
+  }
+
+  /** Ends a freeform call whose whole input is `input` (what was streamed is its beginning). */
+  #endFreeform(item: Extract<Item, { kind: "call" }>, input: string, out: StreamEvent[]): void {
+    const sent = item.freeform!.sent
+    const final = input.startsWith(sent) ? input : sent
+    if (final !== input) count(this.stats.unknown, "final input that differs from its deltas")
+    this.#freeform(item, final.slice(sent.length), out, true)
+    out.push({ type: "tool_call_end", id: item.id, input: { input: final } })
   }
 
   /** Records text for a part and returns what is new (for a final text: the tail the deltas missed). */
@@ -247,9 +283,24 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
       const name = call === "patch" ? "apply_patch" : (str(item.name) ?? "")
       const args = call === "function" ? (str(item.arguments) ?? "") : call === "custom" ? (str(item.input) ?? "") : ""
       const deferred = call === "function" && PARALLEL_WRAPPERS.has(name)
-      this.#items.set(index, { kind: "call", call, id, name, args, deferred, ended: false })
+      const state: Extract<Item, { kind: "call" }> = { kind: "call", call, id, name, args, deferred, ended: false }
+      this.#items.set(index, state)
       this.#calls++
-      if (!deferred) {
+      if (call !== "function") {
+        state.freeform = { sent: "", opened: false }
+        out.push({ type: "tool_call_start", id, name })
+        const operation = obj(item.operation)
+        if (call === "custom" && args) this.#freeform(state, args, out)
+        else if (call === "patch" && operation && str(operation.path) !== undefined) {
+          // The header names the operation and the file: known from the start, the diff streams after it.
+          const head = patchHead(operation)
+          state.freeform.head = head
+          state.freeform.deleting = operation.type === "delete_file"
+          this.#freeform(state, head, out)
+          const diff = str(operation.diff) ?? ""
+          if (diff) this.#argsDelta({ output_index: index }, diff, out)
+        }
+      } else if (!deferred) {
         out.push({ type: "tool_call_start", id, name })
         if (args) out.push({ type: "tool_call_delta", id, argsDelta: args })
       }
@@ -313,9 +364,15 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
       endToolCall(state.id, state.args, out)
     } else if (state.call === "custom") {
       this.#argsDelta({ output_index: index }, str(item.input) ?? "", out, true)
-      out.push({ type: "tool_call_end", id: state.id, input: { input: state.args } })
+      this.#endFreeform(state, state.args, out)
     } else {
-      out.push({ type: "tool_call_end", id: state.id, input: { input: patchEnvelope(obj(item.operation) ?? {}) } })
+      const operation = obj(item.operation) ?? {}
+      this.#argsDelta({ output_index: index }, str(operation.diff) ?? "", out, true)
+      // The envelope of the header that was streamed (else the final one) and the whole diff.
+      const streamed = state.freeform?.head
+      const head = streamed ?? patchHead(operation)
+      const type = streamed === undefined ? operation.type : state.freeform?.deleting ? "delete_file" : undefined
+      this.#endFreeform(state, `${head}${patchBody(type, state.args)}${PATCH_END}`, out)
     }
   }
 
@@ -352,10 +409,16 @@ export class OpenAIResponsesDecoder implements PayloadDecoder {
   #finish(type: string, response: Record<string, unknown> | undefined, out: StreamEvent[]): void {
     if (this.#done) return
     const output = Array.isArray(response?.output) ? response.output : []
+    // A failed response's unfinished items were abandoned: a call is reported cut off, never ended.
+    const failing = type === "response.failed" || this.#failed
     for (const [index, item] of this.#items) {
-      if (item.kind === "call" && !item.ended) this.#itemDone(index, { type: "" }, out)
+      if (item.kind === "call" && !item.ended) {
+        if (!failing) this.#itemDone(index, { type: "" }, out)
+        else if (!item.deferred) partialToolCall(item.id, item.name, item.args, out)
+        item.ended = true
+      }
       // A reasoning item whose output_item.done was lost: its final form is in the response.
-      if (item.kind === "reasoning" && !item.done) this.#itemDone(index, obj(output[index]) ?? {}, out)
+      if (item.kind === "reasoning" && !item.done && !failing) this.#itemDone(index, obj(output[index]) ?? {}, out)
     }
     const usage = obj(response?.usage)
     let reason: StopReason = this.#calls > 0 ? "tool_use" : this.#refusal ? "refusal" : "end"
@@ -412,18 +475,24 @@ export function responsesUsage(usage: Record<string, unknown>): Usage {
   return result
 }
 
+const PATCH_END = "*** End Patch"
+
+/** The opening of an `apply_patch_call` operation's envelope: `*** Begin Patch` and the line naming the file. */
+function patchHead(operation: Record<string, unknown>): string {
+  const path = str(operation.path) ?? ""
+  const verb = operation.type === "create_file" ? "Add" : operation.type === "delete_file" ? "Delete" : "Update"
+  return `*** Begin Patch\n*** ${verb} File: ${path}\n`
+}
+
+/** The diff lines of an envelope: none for a deleted file, else the diff ending with a newline. */
+function patchBody(type: unknown, diff: string): string {
+  if (type === "delete_file") return ""
+  return diff === "" || diff.endsWith("\n") ? diff : `${diff}\n`
+}
+
 /** An `apply_patch_call` operation as the `*** Begin Patch` envelope our apply_patch tool takes. */
 export function patchEnvelope(operation: Record<string, unknown>): string {
-  const path = str(operation.path) ?? ""
-  const diff = str(operation.diff) ?? ""
-  const body = diff === "" || diff.endsWith("\n") ? diff : `${diff}\n`
-  const head =
-    operation.type === "create_file"
-      ? `*** Add File: ${path}\n${body}`
-      : operation.type === "delete_file"
-        ? `*** Delete File: ${path}\n`
-        : `*** Update File: ${path}\n${body}`
-  return `*** Begin Patch\n${head}*** End Patch`
+  return `${patchHead(operation)}${patchBody(operation.type, str(operation.diff) ?? "")}${PATCH_END}`
 }
 
 /** Turns a non-streaming Responses body into the same events a stream would give. */

@@ -182,15 +182,60 @@ const responseEvents = fc.tuple(fc.array(block, { maxLength: 5 }), usage, ending
   return events
 })
 
+/**
+ * The blocks a client reads back: when the response failed, the item still being written at the error was never
+ * closed, so a reasoning block that was not signed yet keeps only its streamed text (its id came with the close).
+ */
+function readBack(events: readonly StreamEvent[]): Block[] {
+  const expected = blocks(events)
+  const at = expected.findIndex((b) => b.kind === "error")
+  const open = at > 0 ? expected[at - 1] : undefined
+  if (open?.kind !== "thinking" || open.signature !== undefined) return expected
+  const { id: _id, ...kept } = open
+  return [...expected.slice(0, at - 1), ...(kept.text === "" ? [] : [kept]), ...expected.slice(at)]
+}
+
 describe("OpenAI Responses stream encoder", () => {
   it("decodes back to the events it was given, however the bytes are split", () => {
     fc.assert(
       fc.property(responseEvents, fc.array(fc.nat(4000), { maxLength: 8 }), (events, cuts) => {
-        const expected = blocks(events)
+        const expected = readBack(events)
         const actual = decode(encode(events), cuts)
         expect(actual[0]).toEqual({ type: "start", id: "resp_test", model: "gpt-5" })
         expect(withoutDerivedIds(blocks(actual), expected)).toEqual(expected)
         for (const e of actual) if (e.type === "error") expect(e.message).toMatch(/the upstream failed|context window/)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("closes only whole items: a failure at any point leaves the item being written open (property)", () => {
+    const doneItems = (encoder: ResponsesStreamEncoder) =>
+      new Map(
+        encoder.payloads
+          .filter((p) => p.type === "response.output_item.done")
+          .map((p) => [p.output_index as number, p.item]),
+      )
+    const finished = responseEvents.filter((events) => events.at(-2)?.type !== "error")
+    fc.assert(
+      fc.property(finished, fc.nat(), (events, at) => {
+        const whole = new ResponsesStreamEncoder(options)
+        for (const e of events) whole.push(e)
+        whole.end()
+        // The same answer failing after `cut` of its events (never after its stop).
+        const cut = 1 + (at % (events.length - 1))
+        const failing = new ResponsesStreamEncoder(options)
+        for (const e of events.slice(0, cut)) failing.push(e)
+        failing.push({ type: "error", kind: "network", message: "the upstream connection failed mid-answer" })
+        failing.push({ type: "stop", reason: "error" })
+        failing.end()
+        const closed = doneItems(failing)
+        for (const [index, item] of closed) expect(item).toEqual(doneItems(whole).get(index))
+        // Nothing follows the error but the failed response, which lists the unclosed items as incomplete.
+        const types = failing.payloads.map((p) => p.type)
+        expect(types.slice(types.indexOf("error"))).toEqual(["error", "response.failed"])
+        const output = (failing.final?.output ?? []) as { status?: string }[]
+        expect(output.filter((o) => o.status === "incomplete")).toHaveLength(output.length - closed.size)
       }),
       { numRuns: 300 },
     )
@@ -236,10 +281,14 @@ describe("OpenAI Responses stream encoder", () => {
     )
   })
 
-  it("ends a response whose events stopped without a stop: completed, or failed after an error", () => {
+  it("ends a response whose events stopped without a stop as failed, its partial item left open", () => {
     const encoder = new ResponsesStreamEncoder(options)
     encoder.push({ type: "text", delta: "partial" })
-    expect(encoder.end()).toContain("event: response.completed")
+    const ending = encoder.end()
+    expect(ending).toContain("event: error")
+    expect(ending).toContain("event: response.failed")
+    expect(ending).not.toContain("response.output_item.done")
+    expect(encoder.final?.output).toEqual([expect.objectContaining({ type: "message", status: "incomplete" })])
     const failing = new ResponsesStreamEncoder(options)
     failing.push({ type: "error", kind: "truncated", message: "cut" })
     expect(failing.end()).toContain('"status":"failed"')

@@ -2,7 +2,14 @@
  * Normalized stream events written as the Responses API streams them: `response.created` and `in_progress`,
  * one output item per reasoning block, text block and tool call (added, deltas, done), and `response.completed`
  * (or `incomplete` / `failed`) with the usage, every event numbered by `sequence_number`, as server-sent events.
+ *
+ * An item is closed (`output_item.done`) only when it is whole. When the response fails, the items still being
+ * written are not closed: the `error` event and `response.failed` follow, and the failed response lists them with
+ * `status: "incomplete"`. Clients such as Codex keep every item an `output_item.done` carries as finished, whatever
+ * its status says, so a partial message or call must never arrive in one. A response that stops early
+ * (`incomplete`: the output limit, a refusal) closes its open items as `incomplete`, as OpenAI does.
  */
+import { isErrorLevel } from "../completeness.js"
 import type { StreamEvent, Usage } from "../stream.js"
 import type { StreamEncodeOptions, StreamEncoder } from "../types.js"
 import { openAIErrorFields } from "./errors.js"
@@ -68,23 +75,32 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return this.#written.join("")
   }
 
+  /** Ends the response; one that never stopped was cut short, and fails. */
   end(): string {
     this.#written = []
     if (!this.#done) {
       this.#start(undefined)
-      this.#finish(this.#error ? "failed" : "completed")
+      if (!this.#error)
+        this.#event({ type: "error", kind: "truncated", message: "the response ended before it was complete" })
+      this.#finish("failed")
     }
     return this.#written.join("")
   }
 
   #event(event: Exclude<StreamEvent, { type: "start" }>): void {
+    // After a failure only the usage and the stop still count: nothing more of the answer is written.
+    if (this.#error && event.type !== "usage" && event.type !== "stop") return
     switch (event.type) {
       case "text":
         if (event.delta !== "" || this.#open?.kind === "message") this.#delta("message", event.delta, event.index)
         return
       case "thinking": {
         const item = this.#delta("reasoning", event.delta, event.index, event.id)
-        if (event.signature !== undefined) item.signature = event.signature
+        // A signature ends its block (nothing extends a signed block): the item is whole.
+        if (event.signature !== undefined) {
+          item.signature = event.signature
+          this.#closeOpen()
+        }
         return
       }
       case "redacted_thinking": {
@@ -134,16 +150,19 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }
       case "stop":
         // A refusal is reported as OpenAI reports a filtered answer: incomplete, `content_filter`.
-        if (event.reason === "error" || this.#error) this.#finish("failed")
-        else if (event.reason === "length") this.#finish("incomplete", "max_output_tokens")
+        if (event.reason === "error" || this.#error) {
+          if (!this.#error)
+            this.#event({ type: "error", kind: "server", message: event.message ?? "the response failed" })
+          this.#finish("failed")
+        } else if (event.reason === "length") this.#finish("incomplete", "max_output_tokens")
         else if (event.reason === "refusal") this.#finish("incomplete", "content_filter")
         else this.#finish("completed")
         return
       case "error": {
-        // A call's arguments that are not JSON reach the client as the text they are.
-        if (event.kind === "invalid-arguments" || event.toolCallId !== undefined || this.#error) return
-        // The items written so far end before the error, as in OpenAI's own failed streams.
-        this.#closeAll()
+        // Warnings (a call's arguments that are not JSON, a skipped payload) leave the response whole.
+        if (!isErrorLevel(event) || this.#error) return
+        // The items being written are left open: a partial item is never closed as if it were whole.
+        this.#abandon()
         const fields = openAIErrorFields(event.kind ?? "server", event.message, { retryAfterMs: event.retryAfterMs })
         this.#error = { code: fields.code ?? fields.type, message: fields.message }
         this.#emit({ type: "error", error: fields })
@@ -205,7 +224,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return item
   }
 
-  #closeOpen(): void {
+  /** Closes the text or reasoning item being written (`incomplete`: the response stopped early). */
+  #closeOpen(status: "completed" | "incomplete" = "completed"): void {
     const item = this.#open
     if (!item) return
     this.#open = undefined
@@ -213,14 +233,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       const at = this.#at(item, "content")
       this.#emit({ type: "response.output_text.done", ...at, text: item.text, logprobs: [] })
       this.#emit({ type: "response.content_part.done", ...at, part: textPart(item.text) })
-      const done = {
-        id: item.id,
-        type: "message",
-        status: "completed",
-        content: [textPart(item.text)],
-        role: "assistant",
-      }
-      this.#item(item.index, done)
+      this.#item(item.index, messageItem(item.id, item.text, status))
       return
     }
     if (item.text !== "") {
@@ -237,7 +250,21 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     // it there) rather than renaming the item.
     const done = reasoningItem(item.id, item.text)
     if (item.signature !== undefined) done.encrypted_content = item.signature
+    if (status === "incomplete") done.status = status
     this.#item(item.index, done)
+  }
+
+  /**
+   * The response failed: the items being written stay open (no `output_item.done`), and the failed response lists
+   * them as they stood, `incomplete`.
+   */
+  #abandon(): void {
+    const item = this.#open
+    this.#open = undefined
+    if (item?.kind === "message") this.#output[item.index] = messageItem(item.id, item.text, "incomplete")
+    else if (item) this.#output[item.index] = { ...reasoningItem(item.id, item.text), status: "incomplete" }
+    for (const call of this.#calls.values()) this.#output[call.index] = this.#callItem(call, "incomplete")
+    this.#calls.clear()
   }
 
   #callStart(callId: string, name: string): Call {
@@ -254,7 +281,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   #callItem(call: Call, status: string): Record<string, unknown> {
-    const args = status === "completed" ? call.args : ""
+    const args = status === "in_progress" ? "" : call.args
     return { id: call.itemId, type: "function_call", status, arguments: args, call_id: call.callId, name: call.name }
   }
 
@@ -264,10 +291,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     this.#output[index] = item
   }
 
-  /** Closes everything open and writes the terminal event; `incomplete` names why a response stopped early. */
   /** Ends every open item: the text or reasoning being written and the calls not ended yet. */
-  #closeAll(): void {
-    this.#closeOpen()
+  #closeAll(status: "completed" | "incomplete"): void {
+    this.#closeOpen(status)
     for (const call of [...this.#calls.values()]) {
       this.#emit({
         type: "response.function_call_arguments.done",
@@ -275,13 +301,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         output_index: call.index,
         arguments: call.args,
       })
-      this.#item(call.index, this.#callItem(call, "completed"))
+      this.#item(call.index, this.#callItem(call, status))
     }
     this.#calls.clear()
   }
 
+  /** Writes the terminal event: open items closed (or, for a failure, left open); `incomplete` names why it stopped early. */
   #finish(status: "completed" | "incomplete" | "failed", incomplete?: string): void {
-    this.#closeAll()
+    if (status === "failed") this.#abandon()
+    else this.#closeAll(status)
     const output = this.#output.filter((item) => item !== undefined)
     const usage = this.#usage ? responsesUsageObject(this.#usage) : null
     const state: ResponseState = { status, output, usage }
@@ -318,6 +346,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
 function textPart(text: string): Record<string, unknown> {
   return { type: "output_text", annotations: [], logprobs: [], text }
+}
+
+function messageItem(id: string, text: string, status: string): Record<string, unknown> {
+  return { id, type: "message", status, content: [textPart(text)], role: "assistant" }
 }
 
 function reasoningItem(id: string, text: string): Record<string, unknown> {
