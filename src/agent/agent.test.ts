@@ -1,3 +1,4 @@
+import { mkdtempSync } from "node:fs"
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -13,6 +14,9 @@ import { Agent, type AgentConfig, type RunResult } from "./loop.js"
 import { Session } from "./session.js"
 import { endpointFor } from "./transport/endpoints.js"
 import { send } from "./transport/http.js"
+
+/** Sessions of these tests are kept in a temporary state folder. */
+const place = { env: { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), "pl-agent-state-")) } }
 
 const servers: ReplayServer[] = []
 afterEach(async () => {
@@ -66,14 +70,18 @@ async function runAgent(
   const endpoint = endpointFor({ provider: "anthropic", env: {}, baseUrl: server.urls.anthropic, apiKey: "replay" })
   const session =
     setup.session ??
-    (await Session.create(setup.cwd, {
-      id: `s${Date.now()}`,
-      created: 0,
-      cwd: setup.cwd,
-      model: "m",
-      provider: "anthropic",
-      task: "Do the task.",
-    }))
+    (await Session.create(
+      setup.cwd,
+      {
+        id: `s${Date.now()}`,
+        created: 0,
+        cwd: setup.cwd,
+        model: "m",
+        provider: "anthropic",
+        task: "Do the task.",
+      },
+      place,
+    ))
   const events: AgentEvent[] = []
   const controller = new AbortController()
   let clock = 1_000
@@ -235,7 +243,7 @@ describe("the agent loop", () => {
       turns: [{ toolCalls: [{ name: "list_files", input: { path: "." } }] }],
     })
     expect(first.result.reason).toBe("max_turns")
-    const resumed = await Session.resume(cwd, first.session.id)
+    const resumed = await Session.resume(cwd, first.session.id, place)
     const second = await runAgent({
       cwd,
       maxTurns: 1,
@@ -253,7 +261,7 @@ describe("the agent loop", () => {
       turns: [{ toolCalls: [{ name: "list_files", input: { path: "." } }] }],
       abortOn: (e) => e.type === "tool_result",
     })
-    const resumed = await Session.resume(cwd, first.session.id)
+    const resumed = await Session.resume(cwd, first.session.id, place)
     const second = await runAgent({
       cwd,
       session: resumed.session,
@@ -337,7 +345,7 @@ describe("the agent loop", () => {
     })
     expect(first.result.reason).toBe("aborted")
     expect(first.session.meta.status).toBe("interrupted")
-    const resumed = await Session.resume(cwd, first.session.id)
+    const resumed = await Session.resume(cwd, first.session.id, place)
     expect(resumed.history.map((m) => m.role)).toEqual(["user", "assistant", "user"])
     const second = await runAgent({
       cwd,
@@ -347,7 +355,7 @@ describe("the agent loop", () => {
     })
     expect(second.server.divergences).toEqual([])
     expect(second.result.reason).toBe("completed")
-    const final = await Session.resume(cwd, first.session.id)
+    const final = await Session.resume(cwd, first.session.id, place)
     expect(final.session.meta.status).toBe("completed")
     expect(final.history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"])
   })

@@ -1,8 +1,11 @@
 import { randomBytes } from "node:crypto"
-import { mkdir, open, readFile, truncate } from "node:fs/promises"
-import { join } from "node:path"
+import { realpathSync } from "node:fs"
+import { cp, lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, truncate } from "node:fs/promises"
+import { homedir } from "node:os"
+import { dirname, join, resolve } from "node:path"
 import { z } from "zod"
 import { removeStaleTemps, writeFileAtomic } from "../atomic-write.js"
+import { promptlineStateDir, workspaceKey } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
 import type { ChangeLog } from "../history/change-log.js"
@@ -15,7 +18,8 @@ import { parseJsonDocument } from "../json.js"
 import type { AgentEvent } from "./events.js"
 
 /**
- * A session on disk, under `.promptline/sessions/<id>/` in the workspace:
+ * A session on disk, in the user's state folder (never in the workspace), under
+ * `<state>/sessions/<workspace key>/<id>/` (see `sessionsDir`):
  * - `session.json`: what the session is (model, task, status), rewritten atomically;
  * - `history.jsonl`: every message, one per line, append-only (the full history, never edited);
  * - `events.jsonl`: every agent event, one per line, append-only (tool calls, results, usage);
@@ -62,13 +66,74 @@ export class SessionError extends PromptlineError<"session-id-invalid" | "sessio
   }
 }
 
-/** The folder sessions live in, for a workspace. */
-export const sessionsDir = (workspace: string): string => join(workspace, ".promptline", "sessions")
+/**
+ * Where a workspace's sessions are kept. By default the user's state folder (`promptlineStateDir`) found from
+ * `home` and `env` (defaults: the user's home and the process's environment); `dir` names the folder outright.
+ */
+export interface SessionPlace {
+  /** The folder this workspace's sessions live in; wins over `home`, `env` and `platform`. */
+  dir?: string
+  home?: string
+  env?: Record<string, string | undefined>
+  platform?: NodeJS.Platform
+}
+
+/** The folder a workspace is known by: its real path when it exists (a link and its target share sessions). */
+function realWorkspace(workspace: string): string {
+  const absolute = resolve(workspace)
+  try {
+    return realpathSync.native(absolute)
+  } catch {
+    return absolute
+  }
+}
+
+/**
+ * The folder a workspace's sessions live in: `<state>/sessions/<workspace key>` (its folder name and a hash of
+ * its real path, `workspaceKey`), e.g. `~/.local/state/promptline/sessions/shop-3f2a9c…` on Linux.
+ */
+export function sessionsDir(workspace: string, place: SessionPlace = {}): string {
+  if (place.dir !== undefined) return place.dir
+  const state = promptlineStateDir(place.home ?? homedir(), place.env ?? process.env, place.platform)
+  return join(state, "sessions", workspaceKey(realWorkspace(workspace)))
+}
+
+/** Where an older promptline kept a workspace's sessions: `.promptline/sessions` in the workspace itself. */
+export const legacySessionsDir = (workspace: string): string => join(workspace, ".promptline", "sessions")
+
+/** The files of a session folder; each must be a regular file when it exists. */
+const SESSION_FILES = ["session.json", "history.jsonl", "events.jsonl", "change-log.json", "files.json"] as const
 
 /** A new session id: the UTC time and four random bytes (`20261129-225501-1a2b3c4d`). */
 export function newSessionId(now: number): string {
   const iso = new Date(now).toISOString()
   return `${iso.slice(0, 10).replace(/-/g, "")}-${iso.slice(11, 19).replace(/:/g, "")}-${randomBytes(4).toString("hex")}`
+}
+
+/** The session error for a session file that cannot be read or repaired, naming the file and the cause. */
+function unreadable(path: string, error: unknown, what = "cannot be read"): SessionError {
+  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+  return new SessionError("session-invalid", `${path}: ${what} (${code}); the session cannot be resumed`, {
+    cause: error,
+  })
+}
+
+/**
+ * Checks that every file of a session folder is a regular file (or missing): a folder, a link, a FIFO or a
+ * device in its place would fail or hang a read or a write later, with no word on which file.
+ */
+async function checkSessionFiles(dir: string): Promise<void> {
+  for (const name of SESSION_FILES) {
+    const path = join(dir, name)
+    const info = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined
+      throw unreadable(path, error)
+    })
+    if (info && !info.isFile()) {
+      const kind = info.isDirectory() ? "a folder" : info.isSymbolicLink() ? "a symbolic link" : "not a regular file"
+      throw new SessionError("session-invalid", `${path} is ${kind}; the session cannot be resumed`)
+    }
+  }
 }
 
 /**
@@ -85,10 +150,15 @@ async function readLines<T>(
     raw = await readFile(path, "utf8")
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return []
-    throw error
+    throw unreadable(path, error)
   }
-  if (raw !== "" && !raw.endsWith("\n"))
-    await truncate(path, Buffer.byteLength(raw.slice(0, raw.lastIndexOf("\n") + 1)))
+  if (raw !== "" && !raw.endsWith("\n")) {
+    try {
+      await truncate(path, Buffer.byteLength(raw.slice(0, raw.lastIndexOf("\n") + 1)))
+    } catch (error) {
+      throw unreadable(path, error, "its torn last line cannot be cut off")
+    }
+  }
   const out: T[] = []
   const lines = raw.split("\n")
   for (const [i, line] of lines.entries()) {
@@ -169,19 +239,71 @@ async function readSeenFiles(path: string, diagnostics: Diagnostic[]): Promise<S
   return parsed.files
 }
 
-/** Reads what a session is (its `session.json`) without opening it: nothing is changed on disk. */
-export async function readSessionMeta(workspace: string, id: string): Promise<SessionMeta> {
+/**
+ * The folder of session `id`: in the state folder, else (a session an older promptline saved) in the workspace's
+ * `.promptline/sessions`; a `session-not-found` error names both places.
+ */
+async function findSession(
+  workspace: string,
+  id: string,
+  place: SessionPlace,
+): Promise<{ dir: string; legacy: boolean }> {
   if (!/^[\w.-]+$/.test(id)) throw new SessionError("session-id-invalid", `"${id}" is not a session id`)
-  const file = join(sessionsDir(workspace), id, "session.json")
+  const dir = join(sessionsDir(workspace, place), id)
+  const legacy = join(legacySessionsDir(workspace), id)
+  for (const [candidate, old] of [
+    [dir, false],
+    [legacy, true],
+  ] as const) {
+    const info = await lstat(join(candidate, "session.json")).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined
+      throw unreadable(join(candidate, "session.json"), error)
+    })
+    if (info) return { dir: candidate, legacy: old }
+  }
+  throw new SessionError(
+    "session-not-found",
+    `no session "${id}" for ${workspace} (looked in ${sessionsDir(workspace, place)} and ${legacySessionsDir(workspace)})`,
+  )
+}
+
+/** Reads and checks a session folder's `session.json`. */
+async function readMeta(dir: string): Promise<SessionMeta> {
+  const file = join(dir, "session.json")
   let raw: string
   try {
     raw = await readFile(file, "utf8")
-  } catch (cause) {
-    throw new SessionError("session-not-found", `no session "${id}" in ${sessionsDir(workspace)}`, { cause })
+  } catch (error) {
+    throw unreadable(file, error)
   }
   const parsed = metaSchema.safeParse(parseJsonDocument(raw, file, "session-invalid"))
   if (!parsed.success) throw new SessionError("session-invalid", `${file}: ${parsed.error.message}`)
   return parsed.data
+}
+
+/** Reads what a session is (its `session.json`) without opening it: nothing is changed on disk. */
+export async function readSessionMeta(workspace: string, id: string, place: SessionPlace = {}): Promise<SessionMeta> {
+  return readMeta((await findSession(workspace, id, place)).dir)
+}
+
+/**
+ * Moves a session an older promptline kept in the workspace to the state folder, and removes the
+ * workspace's `.promptline/sessions` (and `.promptline`) when nothing else is left in them.
+ */
+async function moveLegacySession(from: string, to: string, workspace: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true })
+  try {
+    await rename(from, to)
+  } catch (error) {
+    // Another file system (a home on its own partition): copy, then remove the old folder.
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error
+    await cp(from, to, { recursive: true, errorOnExist: true, force: false })
+    await rm(from, { recursive: true })
+  }
+  for (const dir of [legacySessionsDir(workspace), join(workspace, ".promptline")]) {
+    if ((await readdir(dir).catch(() => ["?"])).length > 0) break
+    await rmdir(dir).catch(() => undefined)
+  }
 }
 
 /** One session's files. Appends are serialized, so lines never interleave. */
@@ -204,22 +326,27 @@ export class Session {
     return this.#meta
   }
 
-  /** Creates a session folder and its meta file. */
+  /** Creates a session folder and its meta file, in the state folder (see `sessionsDir`), never in the workspace. */
   static async create(
     workspace: string,
     meta: Omit<SessionMeta, "version" | "status" | "instructionsGiven">,
+    place: SessionPlace = {},
   ): Promise<Session> {
-    const dir = join(sessionsDir(workspace), meta.id)
+    const dir = join(sessionsDir(workspace, place), meta.id)
     await mkdir(dir, { recursive: true })
     const session = new Session(dir, { ...meta, version: 1, status: "running", instructionsGiven: [] })
     await session.saveMeta()
     return session
   }
 
-  /** Opens an existing session with its history, change log and seen files. */
+  /**
+   * Opens an existing session with its history, change log and seen files. A session an older promptline
+   * kept in the workspace (`.promptline/sessions/<id>`) is moved to the state folder first, with a notice.
+   */
   static async resume(
     workspace: string,
     id: string,
+    place: SessionPlace = {},
   ): Promise<{
     session: Session
     history: Message[]
@@ -227,9 +354,25 @@ export class Session {
     files: SeenFile[]
     diagnostics: Diagnostic[]
   }> {
-    const meta = await readSessionMeta(workspace, id)
-    const dir = join(sessionsDir(workspace), id)
+    const found = await findSession(workspace, id, place)
     const diagnostics: Diagnostic[] = []
+    let dir = found.dir
+    if (found.legacy) {
+      dir = join(sessionsDir(workspace, place), id)
+      try {
+        await moveLegacySession(found.dir, dir, workspace)
+        const message = `moved from the workspace (${found.dir}) to promptline's state folder; sessions are no longer kept in the workspace`
+        diagnostics.push(diagnostic("info", "session-moved", message, { path: dir }))
+      } catch (error) {
+        // The old place still works: the session is resumed there.
+        dir = found.dir
+        const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+        const message = `cannot be moved to ${sessionsDir(workspace, place)} (${why}); resumed where it is`
+        diagnostics.push(diagnostic("warning", "session-not-moved", message, { path: found.dir }))
+      }
+    }
+    await checkSessionFiles(dir)
+    const meta = await readMeta(dir)
     // A save killed between writing its temporary file and the rename leaves the temporary file behind.
     for (const name of await removeStaleTemps(dir))
       diagnostics.push(

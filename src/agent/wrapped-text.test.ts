@@ -84,14 +84,18 @@ async function run(toolCalling: "native" | "xml") {
   const server = await startReplayServer({ script })
   servers.push(server)
   const endpoint = endpointFor({ provider: "anthropic", env: {}, baseUrl: server.urls.anthropic, apiKey: "replay" })
-  const session = await Session.create(cwd, {
-    id: `wrap-${toolCalling}`,
-    created: 0,
+  const session = await Session.create(
     cwd,
-    model: "m",
-    provider: "anthropic",
-    task: "Do the task.",
-  })
+    {
+      id: `wrap-${toolCalling}`,
+      created: 0,
+      cwd,
+      model: "m",
+      provider: "anthropic",
+      task: "Do the task.",
+    },
+    { dir: await mkdtemp(join(tmpdir(), "pl-wrap-sessions-")) },
+  )
   let clock = 1_000
   const agent = new Agent({
     context: gathered.context,

@@ -63,7 +63,7 @@ export async function inspectAction(flags: InspectFlags, io: CliIO): Promise<num
   }
   const calibrations: CalibrationReport[] = []
   if (flags.session) {
-    const meta = await readSessionMeta(workspace, flags.session)
+    const meta = await readSessionMeta(workspace, flags.session, { home: io.env.HOME ?? homedir(), env: io.env })
     const kept = meta.calibration?.[built.model.id]
     if (kept) calibrations.push({ model: built.model.id, ...kept, source: "session", from: meta.id })
     else {

@@ -6,7 +6,7 @@ import type { InspectReport } from "../inspect/report-types.js"
 import type { TraceReport } from "../inspect/trace-report.js"
 import { parseReplayScript } from "../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
-import { runCli } from "./test-helpers/run.js"
+import { runCli, testSessionsDir } from "./test-helpers/run.js"
 
 const servers: ReplayServer[] = []
 afterEach(async () => {
@@ -41,7 +41,7 @@ async function tracedRun(): Promise<{ cwd: string; id: string; stdout: string; h
 }
 
 const sessionMeta = async (cwd: string, id: string) =>
-  JSON.parse(await readFile(join(cwd, ".promptline", "sessions", id, "session.json"), "utf8")) as {
+  JSON.parse(await readFile(join(testSessionsDir(cwd), id, "session.json"), "utf8")) as {
     calibration?: Record<string, { ratio: number; samples: number }>
   }
 
@@ -54,7 +54,7 @@ describe("the calibration of the token estimate, from run to inspect", () => {
     expect(stdout).toContain(
       `token estimate for ${MODEL}: reported ÷ counted ${kept.ratio.toFixed(3)} over 2 requests (kept in the session)`,
     )
-    const events = (await readFile(join(cwd, ".promptline", "sessions", id, "events.jsonl"), "utf8"))
+    const events = (await readFile(join(testSessionsDir(cwd), id, "events.jsonl"), "utf8"))
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l))

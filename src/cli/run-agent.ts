@@ -22,6 +22,7 @@ import type { WireFormat } from "../models/types.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { loadReplayScript, scriptWorkspace } from "../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
+import { homeOf } from "./context-options.js"
 import { contextFrom } from "./context-source.js"
 import type { CliIO } from "./io.js"
 import { projectServerRefusal } from "./project-endpoint.js"
@@ -77,7 +78,9 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
   try {
     const interactive = io.question !== undefined && !flags.json && !flags.auto
     // A resumed session goes on with the model it was started with, unless --model says otherwise.
-    const resumed = flags.resume ? await Session.resume(resolve(io.cwd, cwd), flags.resume) : undefined
+    // Sessions are kept in the user's state folder, by workspace (never in the workspace itself).
+    const place = { home: homeOf(io), env: io.env }
+    const resumed = flags.resume ? await Session.resume(resolve(io.cwd, cwd), flags.resume, place) : undefined
     const started = resumed?.session.meta
     const modelFlags =
       started && !flags.model ? { model: started.model, provider: flags.provider ?? started.provider } : {}
@@ -105,7 +108,7 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
       format,
       env: io.env,
       ...(replay ? { baseUrl: replayBase(replay.server, format), apiKey: "replay" } : {}),
-      ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
+      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
     })
     if (flags.websocket && format !== "openai-responses")
       throw new PromptlineError("websocket-format", "--websocket needs the openai-responses wire format")
@@ -148,18 +151,23 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
       history = resumed.history
       manager.changeLog.add(resumed.changeLog.edits)
       files = new FileTracker(context.cwd, resumed.files)
-      for (const d of resumed.diagnostics) if (d.level !== "info") io.stderr(`${formatDiagnostic(d)}\n`)
+      for (const d of resumed.diagnostics)
+        if (d.level !== "info" || d.code === "session-moved") io.stderr(`${formatDiagnostic(d)}\n`)
     } else {
       const task = taskArg || replay?.task
       if (!task) throw new PromptlineError("no-task", 'give a task: promptline run "what to do" (or --replay SCRIPT)')
-      session = await Session.create(context.cwd, {
-        id: newSessionId(now()),
-        created: now(),
-        cwd: context.cwd,
-        model: context.model.id,
-        provider: context.model.provider,
-        task,
-      })
+      session = await Session.create(
+        context.cwd,
+        {
+          id: newSessionId(now()),
+          created: now(),
+          cwd: context.cwd,
+          model: context.model.id,
+          provider: context.model.provider,
+          task,
+        },
+        place,
+      )
     }
 
     const renderer = new RunRenderer(io.stdout, { simulated: replay !== undefined })

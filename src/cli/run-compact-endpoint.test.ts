@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { Session } from "../agent/session.js"
 import { parseReplayScript } from "../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
-import { runCli } from "./test-helpers/run.js"
+import { runCli, testSessionsDir } from "./test-helpers/run.js"
 
 const servers: ReplayServer[] = []
 afterEach(async () => {
@@ -84,7 +84,7 @@ describe("promptline run --compaction provider on OpenAI Responses: the compact 
     expect(before.every((i) => (i.type ?? "message") === "message" && i.role === "user")).toBe(true)
     expect(events(r2.stdout).some((e) => e.message?.includes("compact endpoint condensed the conversation"))).toBe(true)
     // The session keeps the item as the provider's turn.
-    const { history } = await Session.resume(cwd, id)
+    const { history } = await Session.resume(cwd, id, { dir: testSessionsDir(cwd) })
     const kept = history.flatMap((m) => m.content.map((b) => ({ role: m.role, b })))
     expect(kept).toContainEqual({
       role: "assistant",

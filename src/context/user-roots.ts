@@ -1,4 +1,5 @@
-import { dirname, isAbsolute, join } from "node:path"
+import { createHash } from "node:crypto"
+import { basename, dirname, isAbsolute, join } from "node:path"
 
 /** A family of user-level files (instructions, skills, MCP config) that can be switched on or off. */
 export type UserRoot = "promptline" | "claude" | "codex" | "gemini" | "cline" | "cursor"
@@ -50,4 +51,32 @@ export function promptlineCacheDir(
   if (platform === "darwin") return join(home, "Library", "Caches", "promptline")
   if (platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "promptline", "Cache")
   return join(home, ".cache", "promptline")
+}
+
+/**
+ * promptline's state folder, for what it keeps between runs that is neither config nor cache (sessions of
+ * `promptline run`): `$XDG_STATE_HOME/promptline`, else `~/Library/Application Support/promptline` on macOS,
+ * `%LOCALAPPDATA%\\promptline\\State` on Windows and `~/.local/state/promptline` elsewhere.
+ */
+export function promptlineStateDir(
+  home: string,
+  env: Record<string, string | undefined>,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const xdg = env.XDG_STATE_HOME
+  if (xdg && isAbsolute(xdg)) return join(xdg, "promptline")
+  if (platform === "darwin") return join(home, "Library", "Application Support", "promptline")
+  if (platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "promptline", "State")
+  return join(home, ".local", "state", "promptline")
+}
+
+/**
+ * A stable, readable name for a workspace in promptline's own folders: the folder's name (characters other
+ * than letters, digits, `.`, `_` and `-` replaced) and 16 hex digits of the sha256 of its path, e.g.
+ * `shop-3f2a…`. The same path always gives the same name; two folders of one name get two.
+ */
+export function workspaceKey(workspace: string): string {
+  const hash = createHash("sha256").update(workspace).digest("hex").slice(0, 16)
+  const name = basename(workspace).replace(/[^A-Za-z0-9._-]/g, "_") || "root"
+  return `${name}-${hash}`
 }

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto"
 import { mkdir, readFile } from "node:fs/promises"
-import { basename, dirname, join } from "node:path"
+import { dirname, join } from "node:path"
 import { writeFileAtomic } from "../atomic-write.js"
+import { workspaceKey } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 
 /**
@@ -26,9 +26,7 @@ export interface LastRuns {
 
 /** The file that keeps a workspace's last runs: `<cache>/inspect/<folder name>-<hash of its path>.json`. */
 export function lastRunFile(cacheDir: string, workspace: string): string {
-  const key = createHash("sha256").update(workspace).digest("hex").slice(0, 16)
-  const name = basename(workspace).replace(/[^A-Za-z0-9._-]/g, "_") || "root"
-  return join(cacheDir, "inspect", `${name}-${key}.json`)
+  return join(cacheDir, "inspect", `${workspaceKey(workspace)}.json`)
 }
 
 /** How the tools of this run compare with the last run's. */

@@ -15,8 +15,9 @@ const ignore = lazyModule<typeof ignoreFactory>("ignore")
 export const SKIPPED_FOLDERS: readonly string[] = Object.freeze([".git", "node_modules"])
 
 /**
- * Folders of the workspace (relative to its root, POSIX form) that no listing or search ever shows: the
- * agent's own session storage, whose histories would otherwise be read back to the model.
+ * Folders of the workspace (relative to its root, POSIX form) that no listing or search ever shows: where an
+ * older promptline kept the agent's sessions (now in the user's state folder), whose histories would otherwise
+ * be read back to the model.
  */
 export const PRIVATE_FOLDERS: readonly string[] = Object.freeze([".promptline/sessions"])
 

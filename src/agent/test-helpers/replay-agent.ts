@@ -1,3 +1,6 @@
+import { mkdtemp } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { PromptContext } from "../../context/prompt-context.js"
 import { ContextManager } from "../../history/context-manager.js"
 import type { PromptBuilder } from "../../prompt/builder.js"
@@ -34,7 +37,7 @@ export async function runReplayAgent(input: {
     builder,
     manager: await ContextManager.create(),
     send: sendTo(endpoint),
-    session: await Session.create(cwd, meta),
+    session: await Session.create(cwd, meta, { dir: await mkdtemp(join(tmpdir(), "pl-replay-sessions-")) }),
     approve: "all",
     maxTurns: input.maxTurns,
     now: () => ++clock,

@@ -1,4 +1,18 @@
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { sessionsDir } from "../../agent/session.js"
 import { main } from "../main.js"
+
+/**
+ * The state folder every CLI test run gets unless its environment names one (`XDG_STATE_HOME`): sessions of
+ * `promptline run` go there, never into the real user's state folder.
+ */
+export const TEST_STATE_HOME = mkdtempSync(join(tmpdir(), "pl-cli-state-"))
+
+/** Where `promptline run` keeps a workspace's sessions in CLI tests (see TEST_STATE_HOME). */
+export const testSessionsDir = (workspace: string): string =>
+  sessionsDir(workspace, { env: { XDG_STATE_HOME: TEST_STATE_HOME } })
 
 /** Runs the CLI in-process with captured output. */
 export async function runCli(
@@ -21,7 +35,7 @@ export async function runCli(
       stderr += t
     },
     cwd: options.cwd ?? process.cwd(),
-    env: options.env ?? { PATH: process.env.PATH, SHELL: "/bin/bash" },
+    env: { XDG_STATE_HOME: TEST_STATE_HOME, ...(options.env ?? { PATH: process.env.PATH, SHELL: "/bin/bash" }) },
     today: () => options.today ?? "2026-11-29",
     ...(options.columns !== undefined ? { isTTY: true, columns: options.columns } : {}),
   })
