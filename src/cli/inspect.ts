@@ -7,6 +7,7 @@ import { type ContextFlags, contextOptions } from "./context-options.js"
 import { fromOption, HISTORY_HELP } from "./conversation-option.js"
 import type { CliIO } from "./io.js"
 import type { CommandFactory } from "./main.js"
+import { urlOption } from "./url-option.js"
 
 /** Flags of `promptline inspect`. */
 export interface InspectFlags extends ContextFlags {
@@ -100,7 +101,7 @@ export const inspectCommand: CommandFactory = (io, setExit) => {
       "--exact",
       "also count the request with the provider's token-counting endpoint (needs its API key) and show both counts",
     )
-    .option("--base-url <url>", "with --exact: the provider's base URL (a proxy, a local replay server)")
+    .addOption(urlOption("--base-url <url>", "with --exact: the provider's base URL (a proxy, a local replay server)"))
     .option("--session <id>", "show the calibration of the token estimate kept by this session of promptline run")
     .option("--trace <file>", "report on a request recorded in this trace file (from traffic alone)")
     .addOption(

@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs"
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
 import { parseReplayScript } from "../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
-import { runCli } from "./test-helpers/run.js"
+import { runCli, testSessionsDir } from "./test-helpers/run.js"
 
 const servers: ReplayServer[] = []
 afterEach(async () => {
@@ -39,15 +39,29 @@ describe("promptline run, options", () => {
     })
   }
 
-  it("--base-url that is not a URL fails at once, before any request or retry", async () => {
-    const r = await runCli(
-      ["run", "--no-mcp", "--cwd", await workspace(), "--provider", "openai", "--base-url", "not a url", "do it"],
-      { env: ENV },
-    )
-    expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^promptline: the base URL "not a url" is not an http:\/\/ or https:\/\/ URL/)
-    expect(r.stdout).not.toMatch(/retry/)
-  })
+  for (const [value, why] of [
+    ["not a url", 'got "not a url"'],
+    ["ftp://example.test", 'got "ftp://example.test"'],
+    ["", "got an empty value"],
+    ["  ", "got an empty value"],
+  ]) {
+    it(`--base-url ${JSON.stringify(value)} fails at once, naming the option, before any request (run and inspect)`, async () => {
+      const cwd = await workspace()
+      for (const args of [
+        ["run", "--no-mcp", "--cwd", cwd, "--provider", "openai", "--base-url", value!, "do it"],
+        ["inspect", "--no-mcp", "--cwd", cwd, "--exact", "--base-url", value!],
+      ]) {
+        const r = await runCli(args, { env: ENV })
+        expect(r.code, args[0]).toBe(1)
+        expect(r.stderr).toMatch(
+          /option '--base-url <url>' argument .* is invalid\. expected an http:\/\/ or https:\/\/ URL/,
+        )
+        expect(r.stderr).toContain(why)
+        expect(r.stdout).toBe("")
+      }
+      expect(await readdir(cwd)).toEqual(["README.md"])
+    })
+  }
 
   it("sends the session id as OpenAI prompt_cache_key and shows that an unknown model got the default window", async () => {
     const replay = await server([complete, complete])
@@ -71,7 +85,7 @@ describe("promptline run, options", () => {
     const first = await runCli([...base, "--model", "claude-opus-4-1", "first task"], { env })
     expect(first.code).toBe(0)
     const id = /^session (\S+)/m.exec(first.stdout)![1]!
-    const dir = join(cwd, ".promptline", "sessions", id)
+    const dir = join(testSessionsDir(cwd), id)
     await writeFile(join(dir, "change-log.json"), "{ damaged")
     const second = await runCli([...base, "--resume", id, "second task"], { env })
     expect(second.code).toBe(0)
@@ -89,6 +103,44 @@ describe("promptline run, options", () => {
     expect(marked).toEqual([true, false, true])
   })
 
+  it("writes nothing into the workspace; --resume finds the session in the state folder, or an old one in the workspace", async () => {
+    const replay = await server([complete, complete, complete])
+    const cwd = await workspace()
+    const env = { ...ENV, ANTHROPIC_API_KEY: "k" }
+    const base = ["run", "--no-mcp", "--cwd", cwd, "--base-url", replay.urls.anthropic, "--model", "claude-sonnet-5-5"]
+    const first = await runCli([...base, "first task"], { env })
+    expect(first.code).toBe(0)
+    expect(await readdir(cwd)).toEqual(["README.md"])
+    const id = /^session (\S+)/m.exec(first.stdout)![1]!
+    expect(await readdir(join(testSessionsDir(cwd), id))).toContain("history.jsonl")
+    // A session kept in the workspace by an older promptline: moved out on resume, with a note.
+    await mkdir(join(cwd, ".promptline", "sessions"), { recursive: true })
+    await rename(join(testSessionsDir(cwd), id), join(cwd, ".promptline", "sessions", id))
+    const second = await runCli([...base, "--resume", id, "second task"], { env })
+    expect(second.code).toBe(0)
+    expect(second.stderr).toMatch(/^info .*: moved from the workspace .* \[session-moved\]$/m)
+    expect(await readdir(cwd)).toEqual(["README.md"])
+    const missing = await runCli([...base, "--resume", "20261129-000000-00000000", "go on"], { env })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(
+      /^promptline: no session "20261129-000000-00000000" for .* \(looked in .* and .*\)\n$/,
+    )
+  })
+
+  it("--resume of a session whose history.jsonl is a folder says so in one line, no stack trace", async () => {
+    const replay = await server([complete, complete])
+    const cwd = await workspace()
+    const env = { ...ENV, ANTHROPIC_API_KEY: "k" }
+    const base = ["run", "--no-mcp", "--cwd", cwd, "--base-url", replay.urls.anthropic, "--model", "claude-sonnet-5-5"]
+    const id = /^session (\S+)/m.exec((await runCli([...base, "first task"], { env })).stdout)![1]!
+    const history = join(testSessionsDir(cwd), id, "history.jsonl")
+    await rm(history)
+    await mkdir(history)
+    const r = await runCli([...base, "--resume", id, "go on"], { env })
+    expect(r).toMatchObject({ code: 1, stdout: "" })
+    expect(r.stderr).toBe(`promptline: ${history} is a folder; the session cannot be resumed\n`)
+  })
+
   it("--resume with an explicit --model says so and records the new model", async () => {
     const replay = await server([complete, complete])
     const cwd = await workspace()
@@ -102,7 +154,7 @@ describe("promptline run, options", () => {
       `note: session ${id} was started with claude-opus-4-1 (anthropic); continuing with claude-sonnet-4-5 (anthropic) as --model asks\n`,
     )
     expect((replay.requests[1]!.body as { model: string }).model).toBe("claude-sonnet-4-5")
-    const meta = JSON.parse(await readFile(join(cwd, ".promptline", "sessions", id, "session.json"), "utf8"))
+    const meta = JSON.parse(await readFile(join(testSessionsDir(cwd), id, "session.json"), "utf8"))
     expect(meta.model).toBe("claude-sonnet-4-5")
   })
 

@@ -4,6 +4,7 @@ import type { WireFormat } from "../models/types.js"
 import { WIRE_FORMATS } from "../models/types.js"
 import { type ContextFlags, contextOptions } from "./context-options.js"
 import type { CommandFactory } from "./main.js"
+import { urlOption } from "./url-option.js"
 
 /** Flags of `promptline run`. */
 export interface RunFlags extends ContextFlags {
@@ -29,7 +30,7 @@ export const runCommand: CommandFactory = (io, setExit) => {
     .argument("[task...]", "what to do (default: the replay script's task)")
   for (const option of contextOptions()) command.addOption(option)
   command
-    .option("--base-url <url>", "the provider's base URL (OpenAI-compatible servers, proxies)")
+    .addOption(urlOption("--base-url <url>", "the provider's base URL (OpenAI-compatible servers, proxies)"))
     .addOption(new Option("--format <wire>", "the wire format to speak").choices([...WIRE_FORMATS]))
     .option("--websocket", "OpenAI Responses over one WebSocket kept open across turns")
     .option("--replay <script>", "answer from a replay script on a local server, in a copy of its sample workspace")
