@@ -1,5 +1,6 @@
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { chmod, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises"
+import { hostname } from "node:os"
 import { basename, dirname, join } from "node:path"
 
 /**
@@ -40,7 +41,7 @@ export async function stageFile(
 ): Promise<string> {
   const dir = dirname(target)
   if (options.createFolders) await mkdir(dir, { recursive: true })
-  const temp = join(dir, `.${basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
+  const temp = join(dir, stagedName(basename(target)))
   try {
     const handle = await open(temp, "wx", 0o644)
     try {
@@ -67,6 +68,7 @@ export async function commitFile(temp: string, target: string, options: WriteOpt
     throw error
   }
   if (options.durable !== false) await syncFolder(dirname(target))
+  await removeStaleTempsOf(target)
 }
 
 /** Writes a file atomically and durably: stage (temporary file, fsync), rename, fsync of the folder. */
@@ -78,8 +80,55 @@ export async function writeFileAtomic(
   await commitFile(await stageFile(target, data, options), target, options)
 }
 
-/** The name `stageFile` gives a temporary file: `.<target name>.<8 hex>.tmp`. */
-const STAGED = /^\..+\.[0-9a-f]{8}\.tmp$/
+/**
+ * A temporary file's name: `.<target name>.p<pid>h<host>.<8 hex>.tmp`, where `host` is 6 hex digits of the
+ * sha256 of this machine's name. The writer is in the name, so a later write can tell a temporary file whose
+ * writer is gone (killed before its rename) from one another process is still writing.
+ */
+function stagedName(target: string): string {
+  return `.${target}.p${process.pid}h${HOST}.${randomUUID().slice(0, 8)}.tmp`
+}
+
+/** This machine, as temporary file names carry it. */
+const HOST = createHash("sha256").update(hostname()).digest("hex").slice(0, 6)
+
+/** A temporary file's name: the target's name, and the writer's pid and machine when the name carries them. */
+const STAGED = /^\.(.+?)\.(?:p(\d+)h([0-9a-f]{6})\.)?[0-9a-f]{8}\.tmp$/
+
+/** Whether a process with this id runs on this machine (one of another user counts as running). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH"
+  }
+}
+
+/**
+ * Removes the temporary files of writes to `target` whose writer is gone: a process on this machine that no
+ * longer runs (killed between writing its temporary file and the rename). Run after every write, so a crash's
+ * leftovers go with the next write of the same file. Temporary files of a running writer, of another machine (a
+ * shared folder) or named without their writer (by an older promptline) are left alone. Never throws.
+ */
+export async function removeStaleTempsOf(target: string): Promise<string[]> {
+  const name = basename(target)
+  const dir = dirname(target)
+  const removed: string[] = []
+  try {
+    for (const entry of await readdir(dir)) {
+      const m = STAGED.exec(entry)
+      if (!m || m[1] !== name || m[2] === undefined || m[3] !== HOST) continue
+      const pid = Number(m[2])
+      if (pid === process.pid || running(pid)) continue
+      await rm(join(dir, entry), { force: true })
+      removed.push(entry)
+    }
+  } catch {
+    // A folder that cannot be listed keeps its leftovers; the write itself succeeded.
+  }
+  return removed.sort()
+}
 
 /**
  * Removes temporary files that a write killed before its rename left in `dir`; returns their names.

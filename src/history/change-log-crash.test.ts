@@ -24,6 +24,8 @@ const SOURCES = [
   "src/atomic-write.ts",
   "src/history/change-log.ts",
   "src/history/change-log-migrate.ts",
+  "src/history/edit-check.ts",
+  "src/history/history-file.ts",
   "src/history/edits.ts",
   "src/history/message.ts",
   "src/notices.ts",
@@ -134,8 +136,11 @@ describe("change log crash safety", () => {
     // Kills land during writes (the loop does nothing else) and the state moves on between them.
     expect(results.reduce((a, r) => a + r.interrupted, 0)).toBeGreaterThan(20)
     for (const r of results) expect(r.state).toBeGreaterThan(20)
-    // Temporary files left behind show that some kills landed between opening and renaming.
+    // Temporary files left behind show that some kills landed between opening and renaming...
     const { readdir } = await import("node:fs/promises")
     expect((await readdir(work)).filter((f) => f.endsWith(".tmp")).length).toBeGreaterThan(0)
+    // ...and the next save of each file removes them (their writers are gone).
+    for (const n of [0, 1, 2, 3]) await new ChangeLog(stateEdits(0)).save(join(work, `crash-${n}.json`))
+    expect((await readdir(work)).filter((f) => f.endsWith(".tmp"))).toEqual([])
   })
 })
