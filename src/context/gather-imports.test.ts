@@ -72,3 +72,65 @@ describe("`@path` imports by scope", () => {
     expect(result.context.instructions.find((f) => f.path === "CLAUDE.md")?.text).toBe("my own notes")
   })
 })
+
+describe("`@path` imports of text the prompt already has", () => {
+  const count = (haystack: string, needle: string) => haystack.split(needle).length - 1
+
+  it("CLAUDE.md importing @AGENTS.md next to AGENTS.md gives its text once, with a note naming both", async () => {
+    await writeTree(ws, {
+      "AGENTS.md": "Run the tests with make check.\n",
+      "CLAUDE.md": "@AGENTS.md\n\nClaude only.\n",
+    })
+    const result = await gather(opts())
+    expect(count(text(result), "Run the tests with make check.")).toBe(1)
+    expect(result.context.instructions.map((f) => [f.path, f.text])).toEqual([
+      ["AGENTS.md", "Run the tests with make check."],
+      ["CLAUDE.md", "@AGENTS.md\n\nClaude only."],
+    ])
+    expect(result.diagnostics.filter((d) => d.code === "import-repeated")).toEqual([
+      {
+        level: "info",
+        code: "import-repeated",
+        message: "`@AGENTS.md` not imported: AGENTS.md is in the prompt already, so its text is not given twice",
+        path: "CLAUDE.md",
+        line: 1,
+      },
+    ])
+  })
+
+  it("a file two memory files import is given by the first only, and a linked or imported-through copy too", async () => {
+    await writeTree(ws, {
+      "docs/rules.md": "Never push to main.",
+      "docs/more.md": "See @rules.md",
+      "CLAUDE.md": "@docs/rules.md",
+      "GEMINI.md": "@docs/more.md",
+    })
+    const result = await gather(opts())
+    expect(count(text(result), "Never push to main.")).toBe(1)
+    expect(result.context.instructions.find((f) => f.path === "GEMINI.md")?.text).toBe("See @rules.md")
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({
+        code: "import-repeated",
+        path: "docs/more.md",
+        message: "`@rules.md` not imported: CLAUDE.md imports it already, so its text is not given twice",
+      }),
+    )
+  })
+
+  it("still inlines a file whose own entry is not always in the prompt (a rule with globs)", async () => {
+    await writeTree(ws, {
+      ".claude/rules/tests.md": "---\npaths: ['**/*.test.ts']\n---\nName tests after behaviour.\n",
+      "CLAUDE.md": "@.claude/rules/tests.md",
+    })
+    const result = await gather(opts())
+    expect(result.context.instructions.find((f) => f.path === "CLAUDE.md")?.text).toBe("Name tests after behaviour.")
+    expect(result.diagnostics.filter((d) => d.code === "import-repeated")).toEqual([])
+  })
+
+  it("two files importing each other each keep their own text once", async () => {
+    await writeTree(ws, { "AGENTS.md": "A text. @CLAUDE.md", "CLAUDE.md": "C text. @AGENTS.md" })
+    const result = await gather(opts())
+    expect(count(text(result), "A text.")).toBe(1)
+    expect(count(text(result), "C text.")).toBe(1)
+  })
+})

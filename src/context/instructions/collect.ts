@@ -16,6 +16,7 @@ import { findCopilotInstructions, findCopilotRules } from "./copilot.js"
 import { findCursorRules, findCursorrules } from "./cursor.js"
 import { findGeminiMd } from "./gemini.js"
 import { type LoadEnv, loadCandidate } from "./load.js"
+import { withoutRepeatedImports } from "./repeated-imports.js"
 import { findWindsurfRules, findWindsurfrules } from "./windsurf.js"
 
 /** What collecting instruction files needs. */
@@ -118,10 +119,13 @@ async function userCandidates(input: CollectInput): Promise<Found[]> {
  * Marks a candidate that is the same file as an earlier one (AGENTS.md linked to CLAUDE.md, or a home folder
  * that is also the project) as skipped, so its text is not given twice.
  */
-async function withoutRepeats(candidates: Candidate[], input: CollectInput): Promise<Candidate[]> {
+async function withoutRepeats(
+  candidates: Candidate[],
+  input: CollectInput,
+): Promise<{ candidates: Candidate[]; reals: string[] }> {
   const reals = await Promise.all(candidates.map(async (c) => (await input.links.real(c.abs)) ?? c.abs))
   const first = new Map<string, Candidate>()
-  return candidates.map((c, i) => {
+  const kept = candidates.map((c, i) => {
     const earlier = first.get(reals[i]!)
     if (!earlier) {
       if (!c.skip) first.set(reals[i]!, c)
@@ -129,6 +133,7 @@ async function withoutRepeats(candidates: Candidate[], input: CollectInput): Pro
     }
     return { ...c, skip: `the same file as ${input.display(earlier.abs, earlier.scope)}, already read` }
   })
+  return { candidates: kept, reals }
 }
 
 /** Finds, reads and budgets every instruction file: user roots, then the git root down to cwd, then below cwd. */
@@ -151,13 +156,18 @@ export async function collectInstructions(input: CollectInput): Promise<Collecte
   )
   for (const candidates of nestedFound) if (candidates.length > 0) found.push({ candidates, loops: [] })
 
-  const candidates = await withoutRepeats(
+  const { candidates, reals } = await withoutRepeats(
     found.flatMap((f) => f.candidates),
     input,
   )
   const shown = (abs: string) => input.display(abs, isInside(input.root, abs) ? "project" : "user")
   for (const f of found) diagnostics.push(...loopDiagnostics(f.loops, shown))
-  const loaded = await Promise.all(candidates.map((c) => loadCandidate(c, input)))
+  const loaded = await withoutRepeatedImports(
+    candidates,
+    await Promise.all(candidates.map((c) => loadCandidate(c, input))),
+    reals,
+    input,
+  )
   const files: InstructionFile[] = []
   const entries: GatherEntry[] = []
   const fileEntry = new Map<InstructionFile, GatherEntry>()

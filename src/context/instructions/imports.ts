@@ -47,6 +47,9 @@ function refusal(real: string, scope: ImportScope, narrow: boolean): string | un
   return `${scope.display(real)} lies outside the workspace and home`
 }
 
+/** Files whose text the prompt already has whenever the importing file's: real path → why (naming the other file). */
+export type GivenFiles = ReadonlyMap<string, string>
+
 async function expand(
   text: string,
   fromAbs: string,
@@ -54,6 +57,7 @@ async function expand(
   narrow: boolean,
   chain: string[],
   out: ImportResult,
+  given: GivenFiles,
 ): Promise<string> {
   const ranges = codeRanges(text)
   const matches = [...text.matchAll(IMPORT)]
@@ -86,6 +90,13 @@ async function expand(
       )
       continue
     }
+    const already = given.get(real)
+    if (already !== undefined) {
+      // The same text twice would only cost tokens: the reference stays as written.
+      const message = `\`@${spec}\` not imported: ${already}, so its text is not given twice`
+      out.diagnostics.push(diagnostic("info", "import-repeated", message, where))
+      continue
+    }
     if (chain.length > MAX_IMPORT_DEPTH) {
       out.diagnostics.push(
         diagnostic("warning", "import-too-deep", `\`@${spec}\` is more than ${MAX_IMPORT_DEPTH} imports deep`, where),
@@ -105,7 +116,15 @@ async function expand(
     }
     out.imported.push(real)
     const body = splitFrontmatter(read.text).body.trimEnd()
-    const expanded = await expand(body, real, scope, narrow || isInside(scope.workspace, real), [...chain, real], out)
+    const expanded = await expand(
+      body,
+      real,
+      scope,
+      narrow || isInside(scope.workspace, real),
+      [...chain, real],
+      out,
+      given,
+    )
     result += text.slice(last, start) + expanded
     last = start + 1 + spec.length
   }
@@ -114,18 +133,20 @@ async function expand(
 
 /**
  * Replaces each `@path` import (outside code) with the file's text, recursively, within the limits;
- * `from` is the scope of the file the text comes from.
+ * `from` is the scope of the file the text comes from. A file in `given` is not imported (an `import-repeated`
+ * note says which other file gives its text).
  */
 export async function expandImports(
   text: string,
   fromAbs: string,
   scope: ImportScope,
   from: "user" | "project",
+  given: GivenFiles = new Map(),
 ): Promise<ImportResult> {
   const out: ImportResult = { text: "", imported: [], diagnostics: [] }
   // The caller already read it; a path that no longer resolves is kept as given.
   const start = realPath(fromAbs) ?? fromAbs
   const narrow = from === "project" || isInside(scope.workspace, fromAbs)
-  out.text = await expand(text, fromAbs, scope, narrow, [start], out)
+  out.text = await expand(text, fromAbs, scope, narrow, [start], out, given)
   return out
 }

@@ -5,7 +5,7 @@ import type { InstructionFile } from "../prompt-context.js"
 import type { EntryStatus, GatherEntry } from "../report.js"
 import type { Candidate } from "./candidate.js"
 import { splitFrontmatter } from "./frontmatter.js"
-import { expandImports, type ImportScope } from "./imports.js"
+import { expandImports, type GivenFiles, type ImportScope } from "./imports.js"
 import { type ReadFailure, readTextFile } from "./read.js"
 
 /** What loading needs to know about the workspace. */
@@ -24,6 +24,8 @@ export interface Loaded {
   file?: InstructionFile
   entry: GatherEntry
   diagnostics: Diagnostic[]
+  /** Real paths of the files its imports brought in. */
+  imported?: string[]
 }
 
 const FAILURE_CODES: Record<ReadFailure, string> = {
@@ -49,8 +51,11 @@ function statusOf(file: InstructionFile, nested: boolean): EntryStatus {
   }
 }
 
-/** Reads one candidate and decides what becomes of it; every outcome gives a report entry. */
-export async function loadCandidate(c: Candidate, env: LoadEnv): Promise<Loaded> {
+/**
+ * Reads one candidate and decides what becomes of it; every outcome gives a report entry. Imports of files in
+ * `given` (their text is in the prompt already) are left as written.
+ */
+export async function loadCandidate(c: Candidate, env: LoadEnv, given?: GivenFiles): Promise<Loaded> {
   const path = env.display(c.abs, c.scope)
   const entry = (status: EntryStatus, reason?: string): GatherEntry => {
     const e: GatherEntry = { kind: "instruction", path, scope: c.scope, status, convention: c.convention }
@@ -106,9 +111,11 @@ export async function loadCandidate(c: Candidate, env: LoadEnv): Promise<Loaded>
   const decided = c.activation(fm.data, path)
   diagnostics.push(...decided.diagnostics)
   let text = fm.body
+  let imported: string[] = []
   if (c.imports) {
-    const expanded = await expandImports(text, c.abs, env.imports, c.scope)
+    const expanded = await expandImports(text, c.abs, env.imports, c.scope, given)
     text = expanded.text
+    imported = expanded.imported
     diagnostics.push(...expanded.diagnostics)
     if (expanded.imported.length > 0) notes.push(`${expanded.imported.length} import(s)`)
   }
@@ -128,5 +135,5 @@ export async function loadCandidate(c: Candidate, env: LoadEnv): Promise<Loaded>
   if (file.activation.when === "requested") e.reason = file.activation.description
   if (c.nested) e.reason = `applies when the agent works under ${file.base}`
   e.detail = [`${Buffer.byteLength(text)} bytes`, ...notes].join(", ")
-  return { file, entry: e, diagnostics }
+  return { file, entry: e, diagnostics, ...(imported.length > 0 ? { imported } : {}) }
 }
