@@ -1,7 +1,7 @@
 import { lstat, readFile, readlink, rm, stat, symlink } from "node:fs/promises"
 import { z } from "zod"
 import { taskProgressArg } from "./args.js"
-import { type AllowedPath, commitFile, looksBinary, resolveIn, stageFile, writeFileAtomic } from "./files.js"
+import { type AllowedPath, commitFile, looksBinary, notAFile, resolveIn, stageFile, writeFileAtomic } from "./files.js"
 import { count, failure, success } from "./outcome.js"
 import { applyChunks } from "./patch-apply.js"
 import { parsePatch } from "./patch-parse.js"
@@ -47,8 +47,8 @@ class PatchPlan {
     if (known) return known
     let before: string | null = null
     const info = await stat(where.real).catch(() => undefined)
-    if (info?.isDirectory()) throw new Refusal(`${where.display} is a folder, not a file`)
-    if (info && !info.isFile()) throw new Refusal(`${where.display} is not a regular file`)
+    const kind = info && notAFile(info)
+    if (kind) throw new Refusal(`${where.display} is ${kind}, not a regular file`)
     if (info) {
       const raw = await readFile(where.real)
       if (looksBinary(raw.subarray(0, 8192))) throw new Refusal(`${where.display} looks like a binary file`)

@@ -1,4 +1,5 @@
-import { open } from "node:fs/promises"
+import type { Stats } from "node:fs"
+import { open, stat } from "node:fs/promises"
 import * as atomic from "../../atomic-write.js"
 import { type AllowedPath, resolvePath } from "../workspace.js"
 import type { ResolvedEnv } from "./types.js"
@@ -14,13 +15,38 @@ export function resolveIn(env: ResolvedEnv, input: string, access: "read" | "wri
 
 export { commitFile } from "../../atomic-write.js"
 
-/** Stages a file for an atomic write, creating its folders: the tools write where the model asks. */
-export const stageFile = (target: string, data: string | Uint8Array): Promise<string> =>
-  atomic.stageFile(target, data, { createFolders: true })
+/**
+ * What a path that is not a regular file is, in words ("a folder", "a named pipe (FIFO)", ...), or undefined for
+ * a regular file. The tools that write refuse such a path: an atomic write would replace a FIFO, a socket or a
+ * device with a regular file (and a read of a FIFO would hang).
+ */
+export function notAFile(info: Stats): string | undefined {
+  if (info.isFile()) return undefined
+  if (info.isDirectory()) return "a folder"
+  if (info.isFIFO()) return "a named pipe (FIFO)"
+  if (info.isSocket()) return "a socket"
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device"
+  return "not a regular file"
+}
 
-/** Writes a file atomically, creating its folders. */
-export const writeFileAtomic = (target: string, data: string | Uint8Array): Promise<void> =>
-  atomic.writeFileAtomic(target, data, { createFolders: true })
+/** Refuses to write over anything but a regular file (a missing file is fine): see `notAFile`. */
+async function refuseSpecial(target: string): Promise<void> {
+  const info = await stat(target).catch(() => undefined)
+  const kind = info && notAFile(info)
+  if (kind) throw new Error(`${target} is ${kind}, not a regular file; only regular files are written`)
+}
+
+/** Stages a file for an atomic write, creating its folders: the tools write where the model asks. */
+export async function stageFile(target: string, data: string | Uint8Array): Promise<string> {
+  await refuseSpecial(target)
+  return atomic.stageFile(target, data, { createFolders: true })
+}
+
+/** Writes a file atomically, creating its folders; a folder, FIFO, socket or device in its place is refused. */
+export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
+  await refuseSpecial(target)
+  await atomic.writeFileAtomic(target, data, { createFolders: true })
+}
 
 export type { AllowedPath }
 

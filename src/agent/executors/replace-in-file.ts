@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises"
 import { z } from "zod"
 import { pathArg, taskProgressArg } from "./args.js"
-import { looksBinary, resolveIn, usesCrlf, writeFileAtomic } from "./files.js"
+import { looksBinary, notAFile, resolveIn, usesCrlf, writeFileAtomic } from "./files.js"
 import { count, failure, oneLine, success, writeOf } from "./outcome.js"
 import { applyEditBlocks, type BlockResult, parseEditBlocks } from "./search-replace.js"
 import { defineExecutor } from "./types.js"
@@ -43,8 +43,8 @@ export const replaceInFileExecutor = defineExecutor({
     }
     const info = await stat(where.absolute).catch(() => undefined)
     let original = ""
-    if (info?.isDirectory()) return failure(`${shown} is a folder, not a file.`, `edit ${shown}: a folder`)
-    if (info && !info.isFile()) return failure(`${shown} is not a regular file.`, `edit ${shown}: not a file`)
+    const kind = info && notAFile(info)
+    if (kind) return failure(`${shown} is ${kind}, not a regular file.`, `edit ${shown}: ${kind}`)
     if (info) {
       const raw = await readFile(where.absolute)
       if (looksBinary(raw.subarray(0, 8192)))

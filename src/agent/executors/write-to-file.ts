@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises"
 import { z } from "zod"
 import { pathArg, taskProgressArg } from "./args.js"
-import { lineCount, resolveIn, writeFileAtomic } from "./files.js"
+import { lineCount, notAFile, resolveIn, writeFileAtomic } from "./files.js"
 import { count, failure, success, writeOf } from "./outcome.js"
 import { defineExecutor } from "./types.js"
 
@@ -19,9 +19,14 @@ export const writeToFileExecutor = defineExecutor({
     const where = await resolveIn(env, input.path, "write")
     if (!where.ok) return failure(where.reason, `refused to write ${input.path}`)
     const shown = where.display
-    const existing = await stat(where.absolute).catch(() => undefined)
-    if (existing?.isDirectory()) {
-      return failure(`${shown} is a folder; write_to_file needs a file path.`, `write ${shown}: a folder`)
+    const existing = await stat(where.real).catch(() => undefined)
+    const kind = existing && notAFile(existing)
+    if (kind) {
+      // A FIFO, socket or device would be replaced by a regular file (the atomic rename): refused like a folder.
+      return failure(
+        `${shown} is ${kind}, not a regular file; write_to_file only writes regular files.`,
+        `write ${shown}: ${kind}`,
+      )
     }
     try {
       // The real path: a symlink is written through, not replaced by a regular file.
