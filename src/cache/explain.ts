@@ -72,6 +72,12 @@ export interface CacheVerdict {
   /** Milliseconds since the previous request of the conversation, and the cache lifetime that applied. */
   gapMs?: number
   lifetimeMs: number
+  /**
+   * What the layout alone predicted when the provider's usage overruled it: the provider read what the
+   * counterfactual hit would have, so the verdict is a hit and the predicted miss is kept here (the layout saw a
+   * difference the provider does not cache by).
+   */
+  predicted?: { verdict: "miss"; cause: MissCause }
   /** Breakpoints of the request: where, and the tokens up to them. */
   breakpoints: { path: string; tokens: number; ttl: string }[]
   model: string
@@ -187,6 +193,7 @@ function verdictOf(
     counterfactualRead: counterfactual,
   }
   let share = cur.total > 0 ? read / cur.total : 0
+  let overruled: MissCause | undefined
   if (usage) {
     const reported = reportedOf(usage)
     tokens.reported = reported
@@ -196,7 +203,11 @@ function verdictOf(
     counterfactual = Math.round(counterfactual * scale)
     if (!cause && reported.read < expected * 0.9 - scheme.unit)
       cause = { kind: "evicted", predicted: Math.round(expected), reported: reported.read }
-    else if (cause && cause.kind !== "below-minimum" && reported.read >= counterfactual * 0.95) cause = undefined
+    else if (cause && reported.read > 0 && reported.read >= counterfactual * 0.95) {
+      // The provider read what the counterfactual hit would have: no miss, whatever the layout saw.
+      overruled = cause
+      cause = undefined
+    }
     read = reported.read
     share = shareOf(usage)
   }
@@ -207,6 +218,7 @@ function verdictOf(
     verdict: cause ? "miss" : "hit",
     ...(cause ? { cause } : {}),
     ...(cmp.change ? { difference: causeOfChange(cmp) } : {}),
+    ...(overruled ? { predicted: { verdict: "miss" as const, cause: overruled } } : {}),
     tokens,
     cachedShare: share,
     gapMs,

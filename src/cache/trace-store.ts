@@ -12,7 +12,7 @@ import type { ModelInfo, WireFormat } from "../models/types.js"
 import type { Usage } from "../providers/stream.js"
 import { redactHeaders, redactUrl } from "../redact.js"
 import { BlobStore } from "./blob-store.js"
-import { conversationKeys } from "./conversation.js"
+import { affinity, conversationKeys } from "./conversation.js"
 import { CacheExplainer, type CacheRequest, type CacheVerdict } from "./explain.js"
 import { cacheHeader } from "./header.js"
 import type { TraceLine } from "./trace-types.js"
@@ -78,7 +78,7 @@ export interface TraceStoreOptions {
 
 interface Conversation {
   key: string
-  loose?: string
+  group?: string
   lines: string[]
   lastAt: number
   last?: CacheRequest
@@ -89,7 +89,8 @@ export class TraceStore {
   private readonly blobs: BlobStore
   private readonly explainer: CacheExplainer
   private readonly conversations = new Map<string, Conversation>()
-  private readonly byLoose = new Map<string, string>()
+  /** The conversations of each group (first user message, session id), by key. */
+  private readonly byGroup = new Map<string, Set<string>>()
   private loaded = false
   private queue: Promise<unknown> = Promise.resolve()
 
@@ -121,7 +122,7 @@ export class TraceStore {
     const next = this.queue.then(async () => {
       await this.load()
       const request = requestOf(input)
-      const { key } = this.keyOf(request, input.conversation)
+      const { key } = await this.keyOf(request, input.conversation)
       const conversation = this.conversations.get(key)
       const previous = conversation ? (conversation.last ?? (await this.lastRequest(conversation))) : undefined
       const verdict = this.explainer.explain(previous, request)
@@ -131,23 +132,46 @@ export class TraceStore {
     return next
   }
 
-  /** The conversation a request belongs to: its exact key if known, else one found by its first user message. */
-  private keyOf(request: CacheRequest, explicit?: string): { key: string; loose?: string } {
-    const keys = conversationKeys(this.explainer.layout(request), explicit)
-    const key = this.conversations.has(keys.key) ? keys.key : (keys.loose && this.byLoose.get(keys.loose)) || keys.key
-    return { key, ...(keys.loose ? { loose: keys.loose } : {}) }
+  /**
+   * The conversation a request belongs to: the explicit one; else, of the conversations of its group, the one it
+   * continues most closely (conversation.ts); else a new one (a side call, or a conversation never seen).
+   */
+  private async keyOf(request: CacheRequest, explicit?: string): Promise<{ key: string; group?: string }> {
+    const layout = this.explainer.layout(request)
+    const keys = conversationKeys(layout, explicit)
+    if (!keys.group) return keys
+    let best: { key: string; score: number; at: number } | undefined
+    for (const key of this.byGroup.get(keys.group) ?? []) {
+      const conversation = this.conversations.get(key)
+      const last = conversation && (conversation.last ?? (await this.lastRequest(conversation)))
+      if (!conversation || !last) continue
+      const score = affinity(this.explainer.layout(last), layout)
+      if (score === undefined) continue
+      if (!best || score > best.score || (score === best.score && conversation.lastAt > best.at))
+        best = { key, score, at: conversation.lastAt }
+    }
+    if (best) return { key: best.key, group: keys.group }
+    let key = keys.key
+    for (let n = 2; this.conversations.has(key); n++) key = `${keys.key}-${n}`
+    return { key, group: keys.group }
+  }
+
+  private join(key: string, group: string): void {
+    const keys = this.byGroup.get(group) ?? new Set<string>()
+    keys.add(key)
+    this.byGroup.set(group, keys)
   }
 
   private async recordNow(input: TraceInput): Promise<TraceRecord> {
     await this.load()
     const request = requestOf(input)
-    const keys = this.keyOf(request, input.conversation)
+    const keys = await this.keyOf(request, input.conversation)
     const key = keys.key
     let conversation = this.conversations.get(key)
     if (!conversation) {
-      conversation = { key, lines: [], lastAt: input.at, ...(keys.loose ? { loose: keys.loose } : {}) }
+      conversation = { key, lines: [], lastAt: input.at, ...(keys.group ? { group: keys.group } : {}) }
       this.conversations.set(key, conversation)
-      if (keys.loose) this.byLoose.set(keys.loose, key)
+      if (keys.group) this.join(key, keys.group)
     }
     const previous = conversation.last ?? (await this.lastRequest(conversation))
     const verdict = this.explainer.explain(previous, request, input.usage)
@@ -161,7 +185,7 @@ export class TraceStore {
       upstream: { ...input.upstream, ...(input.upstream.url ? { url: redactUrl(input.upstream.url) } : {}) },
       model: input.model,
       conversation: key,
-      ...(keys.loose ? { loose: keys.loose } : {}),
+      ...(keys.group ? { group: keys.group } : {}),
       ...(input.received ? { received: await this.stored(input.received) } : {}),
       sent: await this.stored(input.sent),
       ...(input.usage ? { usage: input.usage } : {}),
@@ -215,8 +239,10 @@ export class TraceStore {
       if (!last) continue
       const line = JSON.parse(last) as TraceLine
       const key = name.replace(/\.jsonl$/, "")
-      this.conversations.set(key, { key, lines, lastAt: line.at, ...(line.loose ? { loose: line.loose } : {}) })
-      if (line.loose) this.byLoose.set(line.loose, key)
+      // Lines written before groups name their first-user-message key `loose`: the same value.
+      const group = line.group ?? line.loose
+      this.conversations.set(key, { key, lines, lastAt: line.at, ...(group ? { group } : {}) })
+      if (group) this.join(key, group)
     }
   }
 
@@ -241,7 +267,7 @@ export class TraceStore {
   private async remove(drop: ReadonlySet<Conversation>): Promise<void> {
     for (const c of drop) {
       this.conversations.delete(c.key)
-      if (c.loose && this.byLoose.get(c.loose) === c.key) this.byLoose.delete(c.loose)
+      if (c.group) this.byGroup.get(c.group)?.delete(c.key)
       await rm(this.fileOf(c.key), { force: true })
     }
     const keep = new Set<string>()

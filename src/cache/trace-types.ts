@@ -15,7 +15,9 @@ export interface TraceLine {
   upstream: { format: WireFormat; provider?: string; url?: string }
   model: string
   conversation: string
-  /** The first-user-message key the conversation is also found by. */
+  /** The group the conversation was matched within: its first user message, and the session id the body carries. */
+  group?: string
+  /** The first-user-message key of lines written before groups (read as `group`). */
   loose?: string
   received?: { url?: string; headers?: Record<string, string>; body: unknown }
   sent: { url?: string; headers?: Record<string, string>; body: unknown }

@@ -46,12 +46,18 @@ type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
 
+/** The lifetime a `cache_control` value asks for; none for a missing or null marker. */
+function ttlOf(marker: unknown): "5m" | "1h" | undefined {
+  if (!isObject(marker)) return undefined
+  return marker.ttl === "1h" ? "1h" : "5m"
+}
+
 /** Splits a value into its `cache_control` marker (if any) and the value without it. */
 function withoutMarker(value: unknown): { value: unknown; breakpoint?: "5m" | "1h" } {
   if (!isObject(value) || !("cache_control" in value)) return { value }
   const { cache_control: marker, ...rest } = value
-  const ttl = isObject(marker) && marker.ttl === "1h" ? "1h" : "5m"
-  return { value: rest, breakpoint: ttl }
+  const ttl = ttlOf(marker)
+  return ttl ? { value: rest, breakpoint: ttl } : { value: rest }
 }
 
 /** The kind of a block, from its `type` or the one key that names it (Gemini parts). */
@@ -87,6 +93,50 @@ function longestTtl(parts: Omit<WireParts, "requestedTtl">): string | undefined 
   return all.some((u) => u.breakpoint) ? "5m" : undefined
 }
 
+/** Anthropic reads a string `content` as one text block (the Messages API calls it shorthand), so both lay out alike. */
+function anthropicBlocks(content: unknown): unknown[] {
+  if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }]
+  return list(content)
+}
+
+/**
+ * An Anthropic block without its markers: its own `cache_control` and those of the blocks a tool result holds,
+ * whose string `content` is one text block too. A marker inside a tool result counts as one on the result.
+ */
+function anthropicUnit(block: unknown): { value: unknown; breakpoint?: "5m" | "1h" } {
+  const own = withoutMarker(block)
+  const value = own.value
+  if (!isObject(value) || value.type !== "tool_result" || value.content === undefined) return own
+  let nested: "5m" | "1h" | undefined
+  const content = anthropicBlocks(value.content).map((b) => {
+    const inner = withoutMarker(b)
+    if (inner.breakpoint && nested !== "1h") nested = inner.breakpoint
+    return inner.value
+  })
+  const breakpoint = own.breakpoint ?? nested
+  return { value: { ...value, content }, ...(breakpoint ? { breakpoint } : {}) }
+}
+
+/** Blocks that cannot carry a breakpoint, which Anthropic's automatic caching walks back past. */
+const UNMARKABLE = new Set(["thinking", "redacted_thinking"])
+
+/**
+ * A top-level `cache_control` (Anthropic's automatic caching) marks the last block that can carry a marker: the
+ * last message block that is not thinking or empty text, else the last system block, else the last tool.
+ */
+function placeAutomatic(parts: Pick<WireParts, "tools" | "system" | "messages">, ttl: "5m" | "1h"): void {
+  for (const m of [...parts.messages].reverse()) {
+    for (const unit of [...m.blocks].reverse()) {
+      const value = unit.value as Json
+      if (UNMARKABLE.has(unit.kind) || (unit.kind === "text" && value.text === "")) continue
+      unit.breakpoint ??= ttl
+      return
+    }
+  }
+  const last = parts.system.at(-1) ?? parts.tools.at(-1)
+  if (last) last.breakpoint ??= ttl
+}
+
 function readAnthropic(body: Json): WireParts {
   const tools = list(body.tools).map((t, i) => {
     const { value, breakpoint } = withoutMarker(t)
@@ -103,10 +153,17 @@ function readAnthropic(body: Json): WireParts {
   const messages = list(body.messages).map((m, i) => {
     const { content, ...head } = isObject(m) ? m : { content: m }
     const path = `messages[${i}]`
-    return { path, role: String(head.role ?? ""), head, blocks: unitsOf(content, `${path}.content`) }
+    const blocks = anthropicBlocks(content).map((block, j) => {
+      const { value, breakpoint } = anthropicUnit(block)
+      const at = typeof content === "string" ? `${path}.content` : `${path}.content[${j}]`
+      return { path: at, value, kind: kindOf(value), ...(breakpoint ? { breakpoint } : {}) }
+    })
+    return { path, role: String(head.role ?? ""), head, blocks }
   })
   const metadata = isObject(body.metadata) ? body.metadata : {}
   const parts = { tools, system, messages }
+  const automatic = ttlOf(body.cache_control)
+  if (automatic) placeAutomatic(parts, automatic)
   const ttl = longestTtl(parts)
   return {
     ...parts,

@@ -57,7 +57,10 @@ export interface GatewayRecord {
   error?: { kind: string; message: string }
   /** Request fields dropped when translating (JSON paths). */
   dropped: string[]
-  /** From the `x-promptline-conversation` header, else a hash of the system prompt, tools and first user message. */
+  /**
+   * From the `x-promptline-conversation` header, else a hash of the system prompt's start, the tool names and the
+   * first user message.
+   */
   conversationKey: string
   received: RecordedBody
   /** As sent upstream; absent when nothing was sent. */
@@ -67,8 +70,15 @@ export interface GatewayRecord {
 const short = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16)
 
 /**
+ * Characters of the system prompt a conversation is known by: its start, which agents keep fixed for a session
+ * while the end changes (a date, a git status, the working folder, a reminder).
+ */
+const SYSTEM_START = 1000
+
+/**
  * The conversation a request belongs to: the client's header when set, else a hash of what stays fixed for a
- * conversation (system prompt, tools, first user message). Undefined when neither is known.
+ * conversation while a side call (its own system prompt or tools) differs: the system prompt's first 1,000
+ * characters, the tool names in sorted order, and the first user message. Undefined when neither is known.
  */
 export function conversationKey(headers: IncomingHttpHeaders, decoded: DecodedRequest | undefined): string | undefined {
   const given = headers[CONVERSATION_HEADER]
@@ -76,6 +86,6 @@ export function conversationKey(headers: IncomingHttpHeaders, decoded: DecodedRe
   if (named !== undefined && named.trim() !== "") return named.trim().slice(0, 200)
   if (!decoded) return undefined
   const firstUser = decoded.messages.find((m) => m.role === "user")
-  const tools = decoded.prompt.tools.map((t) => [t.id, t.description, t.parameters])
-  return short(JSON.stringify([decoded.prompt.text, tools, firstUser?.content ?? null]))
+  const tools = decoded.prompt.tools.map((t) => t.name).sort()
+  return short(JSON.stringify([decoded.prompt.text.slice(0, SYSTEM_START), tools, firstUser?.content ?? null]))
 }
