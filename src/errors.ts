@@ -111,13 +111,21 @@ export class ValidationError extends PromptlineError<"invalid-input"> {
   }
 }
 
-/** A file could not be read or parsed; names the file and, when known, the line. */
+/** A file could not be read or parsed; names the file and, when known, the line (and column: `file:line:column:`). */
 export class FileError extends PromptlineError {
   readonly file: string
   readonly line: number | undefined
-  constructor(code: ErrorCode, file: string, message: string, options?: { line?: number; cause?: unknown }) {
-    super(code, `${file}${options?.line ? `:${options.line}` : ""}: ${message}`, { cause: options?.cause })
+  readonly column: number | undefined
+  constructor(
+    code: ErrorCode,
+    file: string,
+    message: string,
+    options?: { line?: number; column?: number; cause?: unknown },
+  ) {
+    const at = options?.line ? `:${options.line}${options.column ? `:${options.column}` : ""}` : ""
+    super(code, `${file}${at}: ${message}`, { cause: options?.cause })
     this.file = file
     this.line = options?.line
+    this.column = options?.line ? options.column : undefined
   }
 }

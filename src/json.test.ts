@@ -22,18 +22,19 @@ describe("parseJsonDocument", () => {
     )
   })
 
-  it("names the line and cause of what is not strict JSON (comments, trailing commas, nothing, a BOM)", () => {
-    const cases: [string, number, string][] = [
-      ['{\n  "a": 1,\n  // note\n  "b": 2\n}', 3, "InvalidCommentToken"],
-      ["[\n  1,\n  2,\n]", 4, "ValueExpected"],
-      ["", 1, "ValueExpected"],
-      ["\uFEFF[1]", 1, "InvalidSymbol"],
-      ['{\n  "a": [1, 2\n}', 3, "CommaExpected"],
+  it("names the line, column and cause, in plain words, of what is not strict JSON (comments, trailing commas, nothing, a BOM)", () => {
+    const cases: [string, string, string][] = [
+      ['{\n  "a": 1,\n  // note\n  "b": 2\n}', "3:3", "a comment, which plain JSON does not allow"],
+      ["[\n  1,\n  2,\n]", "4:1", 'a comma with no value after it, before "]"'],
+      ["", "1:1", "expected a value, found the end of the file"],
+      ["\uFEFF[1]", "1:1", "a byte order mark (U+FEFF) is not allowed here"],
+      ['{\n  "a": [1, 2\n}', "3:1", 'a comma or a closing bracket is missing before "}"'],
     ]
-    for (const [raw, line, cause] of cases) {
-      const error = errorOf(raw)
+    for (const [raw, at, cause] of cases) {
+      const error = errorOf(raw) as FileError
       expect(error).toBeInstanceOf(FileError)
-      expect(error.message).toBe(`f.json:${line}: not valid JSON: ${cause}`)
+      expect(error.message).toBe(`f.json:${at}: not valid JSON: ${cause}`)
+      expect(`${error.line}:${error.column}`).toBe(at)
     }
   })
 

@@ -1,6 +1,7 @@
 import type * as Jsonc from "jsonc-parser"
 import type { ParseError } from "jsonc-parser"
 import { type ErrorCode, FileError } from "./errors.js"
+import { describeSyntaxError } from "./json-syntax.js"
 import { lazyModule } from "./lazy-module.js"
 
 /** jsonc-parser (CommonJS), required on first use: importing this module loads nothing. */
@@ -16,12 +17,15 @@ export function parseJsonDocument(raw: string, file: string, code: ErrorCode = "
     return JSON.parse(raw)
   } catch {}
   const errors: ParseError[] = []
-  const { parse, printParseErrorCode } = jsonc()
-  const value = parse(raw, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false })
+  const value = jsonc().parse(raw, errors, {
+    disallowComments: true,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  })
   const first = errors[0]
   if (first) {
-    const line = raw.slice(0, first.offset).split("\n").length
-    throw new FileError(code, file, `not valid JSON: ${printParseErrorCode(first.error)}`, { line })
+    const { message, line, column } = describeSyntaxError(raw, first)
+    throw new FileError(code, file, `not valid JSON: ${message}`, { line, column })
   }
   return value
 }

@@ -78,7 +78,7 @@ describe("promptline decode", () => {
     writeFileSync(join(dir, "bad.json"), "{ not json")
     const badJson = await runCli(["decode", "--format", "anthropic", "--shape", "json", "bad.json"], { cwd: dir })
     expect(badJson.code).toBe(1)
-    expect(badJson.stderr).toMatch(/bad\.json: not a JSON response body/)
+    expect(badJson.stderr).toMatch(/bad\.json:1:3: not valid JSON: "not" is not allowed here/)
   })
 
   it("detects the format from the payloads, and names a --format that contradicts them", async () => {

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises"
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
 import { FileError, PromptlineError } from "../errors.js"
+import { parseJsonDocument } from "../json.js"
 import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
 import type { AssembledResponse } from "../providers/accumulate.js"
 import type { RecordingShape } from "../providers/decode.js"
@@ -109,13 +110,8 @@ async function decodeFile(
   const { decodePayloadLines, responseBodyEvents, StreamDecoder } = await import("../providers/decode.js")
   if (shape === "json-lines") return decodePayloadLines(format, text)
   if (shape === "json") {
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch (error) {
-      throw new FileError("invalid-json", path, `not a JSON response body: ${(error as Error).message}`)
-    }
-    return { events: responseBodyEvents(format, body) }
+    // A syntax error names its line and column in plain words (FileError invalid-json).
+    return { events: responseBodyEvents(format, parseJsonDocument(text, path)) }
   }
   // Raw SSE is read as a stream, the way a response body arrives.
   const decoder = new StreamDecoder(format)

@@ -48,7 +48,13 @@ describe("parseConfig", () => {
     expect(() => parseConfig('{\n  "modle": "gpt-5"\n}', "c.json")).toThrow(
       /c\.json:2: field "modle": unknown field \(the fields are: .*model/,
     )
-    expect(() => parseConfig('{\n  "model": \n}', "c.json")).toThrow(/c\.json:3: not valid JSON with comments/)
+    expect(() => parseConfig('{\n  "model": \n}', "c.json")).toThrow(
+      'c.json:3:1: not valid JSON with comments: expected a value, found "}"',
+    )
+    // The parser's own code names (CommaExpected) are never shown: plain words, with the line and column.
+    expect(() => parseConfig('{\n  "model": "gpt-5"\n  "provider": "openai"\n}', "c.json")).toThrow(
+      'c.json:3:3: not valid JSON with comments: a comma is missing before "provider"',
+    )
   })
 })
 

@@ -12,6 +12,7 @@ import type * as Zod from "zod"
 import { promptlineUserDir } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
+import { describeSyntaxError } from "../json-syntax.js"
 import { lazyModule, lazyValue } from "../lazy-module.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
@@ -166,9 +167,9 @@ export function parseConfig(text: string, file: string): ConfigFileContent {
   const root = jsonc().parseTree(text, errors, { allowTrailingComma: true, disallowComments: false })
   const first = errors[0]
   if (first || !root) {
-    const line = first ? text.slice(0, first.offset).split("\n").length : 1
-    const why = first ? jsonc().printParseErrorCode(first.error) : "empty file"
-    throw new FileError("config-invalid", file, `not valid JSON with comments: ${why}`, { line })
+    const problem = first ? describeSyntaxError(text, first) : { message: "the file is empty", line: 1, column: 1 }
+    const { message, line, column } = problem
+    throw new FileError("config-invalid", file, `not valid JSON with comments: ${message}`, { line, column })
   }
   const { configFile } = schemas()
   const parsed = configFile.safeParse(jsonc().parse(text, [], { allowTrailingComma: true }))

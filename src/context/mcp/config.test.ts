@@ -118,10 +118,11 @@ describe("parseMcpConfig", () => {
     expect(diagnostics[1]?.message).toContain("unknown transport type `carrier-pigeon`")
   })
 
-  it("reports invalid JSON with its line", () => {
+  it("reports invalid JSON with its line and column, in plain words", () => {
     const { servers, diagnostics } = parseMcpConfig('{\n  "mcpServers": {\n    "a": \n}', source("claude"), vars)
     expect(servers).toEqual([])
     expect(diagnostics).toEqual([expect.objectContaining({ code: "mcp-config-invalid", path: ".mcp.json", line: 4 })])
+    expect(diagnostics[0]?.message).toBe('not valid JSON (expected a value, found "}", column 1); no servers read')
   })
 })
 

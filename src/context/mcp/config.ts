@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from "node:path"
 import type * as Jsonc from "jsonc-parser"
 import type { ParseError } from "jsonc-parser"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import { describeSyntaxError } from "../../json-syntax.js"
 import { lazyModule, lazyValue } from "../../lazy-module.js"
 import { readTextFile } from "../instructions/read.js"
 import { LinkGuard, linkDiagnostic } from "../link-guard.js"
@@ -127,7 +128,8 @@ export function parseMcpConfig(
   const tree = jsonc().parseTree(raw, errors, { allowTrailingComma: true, disallowComments: false })
   const first = errors[0]
   if (first || !tree) {
-    const why = first ? jsonc().printParseErrorCode(first.error) : "empty file"
+    const problem = first ? describeSyntaxError(raw, first) : undefined
+    const why = problem ? `${problem.message}, column ${problem.column}` : "the file is empty"
     diagnostics.push(
       diagnostic("error", "mcp-config-invalid", `not valid JSON (${why}); no servers read`, at(first?.offset ?? 0)),
     )
