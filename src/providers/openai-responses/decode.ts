@@ -16,6 +16,9 @@ import {
   type Usage,
 } from "../stream.js"
 import { compactionFromItem } from "./compaction.js"
+import { PATCH_END, patchBody, patchHead } from "./patch-envelope.js"
+
+export { patchEnvelope } from "./patch-envelope.js"
 
 type CallKind = "function" | "custom" | "patch"
 /** Text received so far per content part (`c<n>`) or summary part (`s<n>`) of an item. */
@@ -473,26 +476,6 @@ export function responsesUsage(usage: Record<string, unknown>): Usage {
   const reasoning = num(obj(usage.output_tokens_details)?.reasoning_tokens)
   if (reasoning > 0) result.reasoning = reasoning
   return result
-}
-
-const PATCH_END = "*** End Patch"
-
-/** The opening of an `apply_patch_call` operation's envelope: `*** Begin Patch` and the line naming the file. */
-function patchHead(operation: Record<string, unknown>): string {
-  const path = str(operation.path) ?? ""
-  const verb = operation.type === "create_file" ? "Add" : operation.type === "delete_file" ? "Delete" : "Update"
-  return `*** Begin Patch\n*** ${verb} File: ${path}\n`
-}
-
-/** The diff lines of an envelope: none for a deleted file, else the diff ending with a newline. */
-function patchBody(type: unknown, diff: string): string {
-  if (type === "delete_file") return ""
-  return diff === "" || diff.endsWith("\n") ? diff : `${diff}\n`
-}
-
-/** An `apply_patch_call` operation as the `*** Begin Patch` envelope our apply_patch tool takes. */
-export function patchEnvelope(operation: Record<string, unknown>): string {
-  return `${patchHead(operation)}${patchBody(operation.type, str(operation.diff) ?? "")}${PATCH_END}`
 }
 
 /** Turns a non-streaming Responses body into the same events a stream would give. */
