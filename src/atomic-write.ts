@@ -24,15 +24,27 @@ async function syncFolder(dir: string): Promise<void> {
 export interface WriteOptions {
   createFolders?: boolean
   /**
+   * The file's permission bits. Default: an existing target's, else 0644 (less the umask). Given, they replace an
+   * existing target's too, and folders made for the file get them with the search bit where a read bit is (0600
+   * gives 0700): `0o600` for what only the user may read (traces of requests).
+   */
+  mode?: number
+  /**
    * Default true: the file and its folder are flushed to disk. False keeps the write atomic (old or new
    * content, never a mix) without waiting for the disk, for records a crash may lose the newest of (traces).
    */
   durable?: boolean
 }
 
+/** The folder mode that goes with a file mode: searchable wherever readable (0600 → 0700, 0644 → 0755). */
+export function folderModeOf(mode: number): number {
+  return mode | ((mode & 0o444) >> 2)
+}
+
 /**
  * Writes `data` to a temporary file beside `target`, flushed to disk, and returns its path;
- * `commitFile` then replaces the target in one step. An existing target's permissions are kept.
+ * `commitFile` then replaces the target in one step. An existing target's permissions are kept unless
+ * `options.mode` says otherwise.
  */
 export async function stageFile(
   target: string,
@@ -40,23 +52,35 @@ export async function stageFile(
   options: WriteOptions = {},
 ): Promise<string> {
   const dir = dirname(target)
-  if (options.createFolders) await mkdir(dir, { recursive: true })
+  if (options.createFolders)
+    await mkdir(dir, { recursive: true, ...(options.mode !== undefined ? { mode: folderModeOf(options.mode) } : {}) })
   const temp = join(dir, stagedName(basename(target)))
   try {
-    const handle = await open(temp, "wx", 0o644)
+    const handle = await open(temp, "wx", options.mode ?? 0o644)
     try {
       await handle.writeFile(data)
       if (options.durable !== false) await handle.sync()
     } finally {
       await handle.close()
     }
-    const previous = await stat(target).catch(() => undefined)
-    if (previous) await chmod(temp, previous.mode & 0o7777)
+    // The umask narrowed the mode asked for; set as given. Otherwise an existing target's mode is kept.
+    const previous = options.mode === undefined ? await stat(target).catch(() => undefined) : undefined
+    if (options.mode !== undefined) await chmod(temp, options.mode)
+    else if (previous) await chmod(temp, previous.mode & 0o7777)
     return temp
   } catch (error) {
     await rm(temp, { force: true })
     throw error
   }
+}
+
+/**
+ * Makes a folder only its owner may enter (0700), and any missing folder above it alike; an existing folder is
+ * narrowed to 0700 too (for folders that hold what only the user may read, such as traces).
+ */
+export async function makePrivateFolder(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  await chmod(dir, 0o700)
 }
 
 /** Renames a staged file onto its target and flushes the folder, so the rename survives a crash. */

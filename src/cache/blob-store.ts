@@ -7,9 +7,16 @@
  * file or none) but not flushed one by one: a crash may lose the newest records, never tear one.
  */
 import { createHash } from "node:crypto"
-import { access, mkdir, readdir, readFile, rm, stat } from "node:fs/promises"
+import { access, readdir, readFile, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
-import { writeFileAtomic } from "../atomic-write.js"
+import { makePrivateFolder, writeFileAtomic } from "../atomic-write.js"
+
+/**
+ * The mode of every trace file: readable by the user only, as request bodies and their keys' surroundings are
+ * (folders are 0700). Files written before with another mode are narrowed when rewritten; blobs are never
+ * rewritten, and their folder being 0700 keeps them private.
+ */
+export const TRACE_FILE_MODE = 0o600
 
 /** A reference to a stored string or item. */
 export interface BlobRef {
@@ -86,7 +93,7 @@ export class BlobStore {
 
   private async put(hash: string, text: string): Promise<void> {
     if (await this.has(hash)) return
-    await writeFileAtomic(this.path(hash), text, { createFolders: true, durable: false })
+    await writeFileAtomic(this.path(hash), text, { createFolders: true, durable: false, mode: TRACE_FILE_MODE })
     this.known.add(hash)
   }
 
@@ -203,9 +210,9 @@ export class BlobStore {
     return freed
   }
 
-  /** Makes sure the folder exists. */
+  /** Makes sure the folder exists, and that only the user may enter it. */
   async open(): Promise<void> {
-    await mkdir(this.dir, { recursive: true })
+    await makePrivateFolder(this.dir)
   }
 }
 

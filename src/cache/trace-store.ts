@@ -4,14 +4,14 @@
  * `record` is the one call a server or agent makes per request: it explains the request's cache use against
  * the previous request of its conversation and returns the verdict and the `x-promptline-cache` header value.
  */
-import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises"
+import { readdir, readFile, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
-import { writeFileAtomic } from "../atomic-write.js"
+import { makePrivateFolder, writeFileAtomic } from "../atomic-write.js"
 import type { TokenCounter } from "../history/tokens.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import type { Usage } from "../providers/stream.js"
 import { redactHeaders, redactUrl } from "../redact.js"
-import { BlobStore } from "./blob-store.js"
+import { BlobStore, TRACE_FILE_MODE } from "./blob-store.js"
 import { affinity, conversationKeys } from "./conversation.js"
 import { CacheExplainer, type CacheRequest, type CacheVerdict } from "./explain.js"
 import { cacheHeader } from "./header.js"
@@ -199,6 +199,7 @@ export class TraceStore {
     await writeFileAtomic(this.fileOf(key), `${conversation.lines.join("\n")}\n`, {
       createFolders: true,
       durable: false,
+      mode: TRACE_FILE_MODE,
     })
     await this.retain(input.at)
     return { conversation: key, index: line.n, verdict, header: cacheHeader(verdict) }
@@ -230,7 +231,7 @@ export class TraceStore {
   private async load(): Promise<void> {
     if (this.loaded) return
     this.loaded = true
-    await mkdir(join(this.dir, "conversations"), { recursive: true })
+    await makePrivateFolder(join(this.dir, "conversations"))
     await this.blobs.open()
     for (const name of (await readdir(join(this.dir, "conversations"))).sort()) {
       if (!name.endsWith(".jsonl")) continue

@@ -9,7 +9,7 @@ import type { ErrorInput } from "../providers/types.js"
 import { errorAnswer, errorInputOf, GatewayError } from "./errors.js"
 import type { GatewayRecord, RecordedBody } from "./record.js"
 import type { GatewayMode, Upstream } from "./routing.js"
-import { redactHeaders, redactText, redactUrl } from "./secrets.js"
+import { clientKey, redactDeep, redactHeaders, redactText, redactUrl } from "./secrets.js"
 
 /** Response headers that belong to one connection, never forwarded (RFC 9110 §7.6.1, plus the framing ones). */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -46,7 +46,7 @@ export class Exchange {
   firstByteAt?: number
   /** Extra headers for a successful answer, asked just before its headers go out (set by the gateway). */
   answerHeaders?: (early: GatewayRecord) => Record<string, string> | Promise<Record<string, string>>
-  /** Secrets to keep out of every text the record holds. */
+  /** Secrets to keep out of the record and of the errors the client is told: the client's own credential first. */
   readonly secrets: (string | undefined)[] = []
 
   constructor(
@@ -59,6 +59,7 @@ export class Exchange {
     format: SpokenFormat,
   ) {
     this.clientFormat = format
+    this.secrets.push(clientKey(req.headers, url.searchParams))
     res.on("close", () => {
       if (!res.writableFinished) this.abort.abort(new ProviderError("network", "the client went away"))
     })
@@ -163,7 +164,8 @@ export class Exchange {
     if (this.stop) record.stop = this.stop
     if (this.error) record.error = this.error
     if (this.sent) record.sent = this.sent
-    return record
+    // Credentials are out of the record before anyone sees it: the log line, the span and the traces are made of it.
+    return redactDeep(record, this.secrets)
   }
 
   #conversationKey(): string {

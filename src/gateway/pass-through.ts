@@ -9,6 +9,7 @@ import { formatModule } from "../providers/formats.js"
 import type { Exchange } from "./exchange.js"
 import { HOP_BY_HOP } from "./exchange.js"
 import type { RoutePlan } from "./routing.js"
+import { redactDeep, redactText, StreamRedactor } from "./secrets.js"
 import { isApiContentType, sendUpstream } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
 import { forwardHeaders, upstreamEndpoint } from "./target.js"
@@ -37,14 +38,21 @@ function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | st
 
 /**
  * Copies an answer to the client chunk by chunk, the client's bytes first and `copy` (the side decoder) after,
- * pausing while the client's socket is full. Resolves when the answer ended, or with the error that cut it.
+ * pausing while the client's socket is full, the client's bytes through `redactor` (a key of the gateway's own
+ * never reaches a client). Resolves when the answer ended, or with the error that cut it.
  * Events rather than an async iterator: this runs for every chunk of every forwarded answer.
  */
-function relay(from: IncomingMessage, to: ServerResponse, copy: (chunk: Buffer) => void): Promise<Error | undefined> {
+function relay(
+  from: IncomingMessage,
+  to: ServerResponse,
+  copy: (chunk: Buffer) => void,
+  redactor: StreamRedactor,
+): Promise<Error | undefined> {
   return new Promise((resolve) => {
     const resume = () => from.resume()
     from.on("data", (chunk: Buffer) => {
-      if (!to.write(chunk)) {
+      const out = redactor.push(chunk)
+      if (out.length > 0 && !to.write(out)) {
         from.pause()
         to.once("drain", resume)
       }
@@ -75,11 +83,11 @@ export async function passThrough(ex: Exchange, input: PassThroughInput): Promis
   if (refused) {
     const { text, error: failure } = refused
     if (isApiContentType(type) && text.trim() !== "") {
-      // The provider's own error, in the client's own format: forwarded as it is.
+      // The provider's own error, in the client's own format: forwarded as it is, less any key it quotes.
       ex.error = { kind: failure.kind, message: failure.message }
       ex.markFirstByte()
-      ex.res.writeHead(answer.status, answerHeaders(answer.headers))
-      ex.res.end(text)
+      ex.res.writeHead(answer.status, redactDeep(answerHeaders(answer.headers), ex.secrets))
+      ex.res.end(redactText(text, ex.secrets))
       return
     }
     const what = type === "" ? "a body without a content type" : type.split(";")[0]
@@ -106,7 +114,9 @@ export async function passThrough(ex: Exchange, input: PassThroughInput): Promis
     answer.status,
     extra ? { ...answerHeaders(answer.headers), ...extra } : answerHeaders(answer.headers),
   )
-  const failed = await relay(answer.body, ex.res, (chunk) => tap.feed(chunk))
+  // The key from the gateway's environment is kept out of the answer too; the client's own key is the client's.
+  const redactor = new StreamRedactor(plan.upstream.keyEnv !== undefined ? [input.key] : [])
+  const failed = await relay(answer.body, ex.res, (chunk) => tap.feed(chunk), redactor)
   const cut =
     failed === undefined
       ? undefined
@@ -120,5 +130,5 @@ export async function passThrough(ex: Exchange, input: PassThroughInput): Promis
     ex.res.destroy()
     return
   }
-  ex.res.end()
+  ex.res.end(redactor.end())
 }

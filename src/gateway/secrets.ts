@@ -1,9 +1,13 @@
 /**
  * Keys and tokens at the gateway's edge: reading the key a client sent, checking the inbound token in constant
- * time, and redacting credentials from everything the gateway writes (logs, records, spans).
+ * time, and redacting credentials from everything the gateway writes: the record (and so the log line, the span
+ * and the traces made of it) and the errors a client is told. Every credential an exchange holds is redacted
+ * there, the client's own key included; an answer that succeeded is forwarded as the model wrote it, less a key
+ * of the gateway's own (`keyEnv`), which no client may learn.
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders } from "node:http"
+import type { StreamEvent } from "../providers/stream.js"
 
 /** The request headers that carry credentials, in any provider's style. */
 export const CREDENTIAL_HEADERS: readonly string[] = [
@@ -49,11 +53,136 @@ export function redactHeaders(headers: Record<string, string | string[] | number
   return out
 }
 
+/** The secrets worth looking for: defined, at least 8 characters (a shorter one is too likely in prose), once each. */
+function usable(secrets: readonly (string | undefined)[]): string[] {
+  return [...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= 8))]
+}
+
 /** Text with every occurrence of each secret replaced (secrets shorter than 8 characters are left: too likely in prose). */
 export function redactText(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text
-  for (const secret of secrets) if (secret !== undefined && secret.length >= 8) out = out.split(secret).join(REDACTED)
+  for (const secret of usable(secrets)) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
   return out
+}
+
+/**
+ * A JSON-like value (a record, a body) with every secret redacted from each string in it, names and values
+ * alike. What holds no secret is shared, not copied: a value without any is returned as it is.
+ */
+export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]): T {
+  const wanted = usable(secrets)
+  if (wanted.length === 0) return value
+  const text = (s: string) => {
+    let out = s
+    for (const secret of wanted) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+    return out
+  }
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return text(v)
+    if (v === null || typeof v !== "object") return v
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined
+      for (let i = 0; i < v.length; i++) {
+        const item = walk(v[i])
+        if (item === v[i]) continue
+        copy ??= v.slice()
+        copy[i] = item
+      }
+      return copy ?? v
+    }
+    let changed = false
+    const entries = Object.entries(v).map(([k, x]) => {
+      const [key, item] = [text(k), walk(x)]
+      if (key !== k || item !== x) changed = true
+      return [key, item] as const
+    })
+    return changed ? Object.fromEntries(entries) : v
+  }
+  return walk(value) as T
+}
+
+/** Stream events with every secret redacted from the errors and stops among them (what a client is told went wrong). */
+export function redactEvents(events: StreamEvent[], secrets: readonly (string | undefined)[]): StreamEvent[] {
+  if (usable(secrets).length === 0) return events
+  return events.map((e) => (e.type === "error" || e.type === "stop" ? redactDeep(e, secrets) : e))
+}
+
+/**
+ * Redacts secrets from bytes relayed as they come, cut anywhere: a chunk's tail that could begin a secret is held
+ * until the next chunk tells (an answer's chunks end in a line break, so nothing is held in practice).
+ */
+export class StreamRedactor {
+  readonly #secrets: Buffer[]
+  readonly #mark = Buffer.from(REDACTED)
+  #held: Buffer = Buffer.alloc(0)
+
+  constructor(secrets: readonly (string | undefined)[]) {
+    this.#secrets = usable(secrets).map((s) => Buffer.from(s))
+  }
+
+  /** The bytes of `chunk` (after what was held) that may go out now, secrets redacted. */
+  push(chunk: Buffer): Buffer {
+    if (this.#secrets.length === 0) return chunk
+    let data = this.#held.length > 0 ? Buffer.concat([this.#held, chunk]) : chunk
+    for (const secret of this.#secrets) data = this.#replace(data, secret)
+    const keep = this.#tail(data)
+    this.#held = Buffer.from(data.subarray(data.length - keep))
+    return data.subarray(0, data.length - keep)
+  }
+
+  /** What was held back, at the end of the stream. */
+  end(): Buffer {
+    const rest = this.#held
+    this.#held = Buffer.alloc(0)
+    return rest
+  }
+
+  #replace(data: Buffer, secret: Buffer): Buffer {
+    let at = data.indexOf(secret)
+    if (at < 0) return data
+    const parts: Buffer[] = []
+    let from = 0
+    for (; at >= 0; at = data.indexOf(secret, from)) {
+      parts.push(data.subarray(from, at), this.#mark)
+      from = at + secret.length
+    }
+    parts.push(data.subarray(from))
+    return Buffer.concat(parts)
+  }
+
+  /** The length of the longest end of `data` that is the start of a secret (and not a whole one). */
+  #tail(data: Buffer): number {
+    let keep = 0
+    for (const secret of this.#secrets)
+      for (let k = Math.min(secret.length - 1, data.length); k > keep; k--)
+        if (data[data.length - k] === secret[0] && data.subarray(data.length - k).equals(secret.subarray(0, k))) {
+          keep = k
+          break
+        }
+    return keep
+  }
+}
+
+/**
+ * A relayed WebSocket message: an error or a failed response with every secret redacted; any other with only the
+ * `hidden` ones (the gateway's own key), the rest as it came.
+ */
+export function redactErrorFrame(
+  payload: string,
+  secrets: readonly (string | undefined)[],
+  hidden: readonly (string | undefined)[] = [],
+): string {
+  const found = usable([...secrets, ...hidden]).filter((s) => payload.includes(s))
+  if (found.length === 0) return payload
+  let type: unknown
+  try {
+    type = (JSON.parse(payload) as { type?: unknown } | null)?.type
+  } catch {
+    // Not JSON: no answer of the model's, so nothing to keep as it came.
+  }
+  return type === undefined || type === "error" || type === "response.failed" || type === "response.incomplete"
+    ? redactText(payload, found)
+    : redactText(payload, hidden)
 }
 
 /** A URL with its `key` query parameter (Gemini's key in the URL) redacted. */

@@ -16,7 +16,7 @@ import type { ErrorInput } from "../providers/types.js"
 import { errorAnswer, errorInputOf, GatewayError } from "./errors.js"
 import { conversationKey, type GatewayRecord, type RecordedBody, type RecordUsage } from "./record.js"
 import type { RoutePlan } from "./routing.js"
-import { redactText } from "./secrets.js"
+import { clientKey, redactDeep, redactText } from "./secrets.js"
 import { type SocketContext, socketRecord } from "./socket-context.js"
 import { SocketConversation } from "./socket-conversation.js"
 import { upstreamKey } from "./target.js"
@@ -128,6 +128,7 @@ export class SocketTranslator {
   async #respond({ event, plan, model }: Pending): Promise<void> {
     const { context } = this
     const turn = new SocketTurn(context.nextSeq(), context.clock(), event)
+    turn.secrets.push(clientKey(this.req.headers, this.url.searchParams), context.settings.token)
     this.#running = turn
     const ended = context.began()
     let previous: string | undefined
@@ -220,8 +221,8 @@ export class SocketTranslator {
     if (turn.firstByteAt !== undefined) record.firstByteMs = Math.max(0, turn.firstByteAt - turn.startedAt)
     if (turn.usage) record.usage = turn.usage
     if (turn.stop) record.stop = turn.stop
-    if (turn.error) record.error = { kind: turn.error.kind, message: redactText(turn.error.message, turn.secrets) }
+    if (turn.error) record.error = turn.error
     if (turn.sent) record.sent = turn.sent
-    return record
+    return redactDeep(record, turn.secrets)
   }
 }

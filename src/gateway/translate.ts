@@ -24,6 +24,7 @@ import type { Exchange } from "./exchange.js"
 import { promptTokens } from "./prompt-tokens.js"
 import { DROPPED_HEADER, type RecordUsage } from "./record.js"
 import type { RoutePlan } from "./routing.js"
+import { redactEvents } from "./secrets.js"
 import { sendUpstream, type UpstreamCall } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
 import { SignatureSealer, unsealMessages } from "./signatures.js"
@@ -176,7 +177,7 @@ export async function openTranslation(
   const inputTokens = await counted
   if (inputTokens !== undefined) encodeOptions.inputTokens = inputTokens
   const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
-  const sealer = new SignatureSealer(plan.model)
+  const sealer = redactingSealer(new SignatureSealer(plan.model), call.secrets)
   // The record holds the usage the upstream reported, and the stop and errors of the answer the client was given
   // (warnings such as arguments that are not JSON leave an answer whole).
   const note = (decoded: readonly StreamEvent[], shown: readonly StreamEvent[]) => {

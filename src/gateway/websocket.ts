@@ -14,7 +14,7 @@ import { formatModule } from "../providers/formats.js"
 import type { StreamEvent } from "../providers/stream.js"
 import type { GatewayRecord } from "./record.js"
 import { isRefusal, planRoute, type RoutePlan } from "./routing.js"
-import { hasToken } from "./secrets.js"
+import { clientKey, hasToken, redactDeep, redactErrorFrame } from "./secrets.js"
 import { type SocketContext, socketRecord } from "./socket-context.js"
 import { SocketTranslator, socketErrorEvent } from "./socket-translate.js"
 import { upstreamEndpoint, upstreamKey } from "./target.js"
@@ -96,6 +96,10 @@ function relay(
   context: SocketContext,
 ): (event: Record<string, unknown>, text: string, plan: RoutePlan, model: string) => Promise<void> {
   let upstream: WebSocket | undefined
+  // Out of the records and of the errors relayed: the client's credential, the gateway's token, the upstream's key.
+  const secrets = [clientKey(req.headers, url.searchParams), context.settings.token]
+  // The upstream's key when it is the gateway's own (keyEnv): out of every message, not only the errors.
+  const gatewayKey: string[] = []
   let open: Promise<void> | undefined
   const pending: { record: GatewayRecord; events: StreamEvent[] }[] = []
   const decoder = formatModule("openai-responses").createDecoder({})
@@ -120,6 +124,8 @@ function relay(
         query: url.searchParams,
         tokenInUse: context.settings.token !== undefined,
       })
+      secrets.push(key)
+      if (plan.upstream.keyEnv !== undefined) gatewayKey.push(key)
       const endpoint = upstreamEndpoint(plan.upstream, key)
       const { "content-type": _type, ...headers } = endpoint.headers
       const socket = new (wsModule().WebSocket)(responsesSocketUrl(endpoint), {
@@ -133,7 +139,7 @@ function relay(
       })
       socket.on("message", (frame: RawData) => {
         const payload = String(frame)
-        client.send(payload)
+        client.send(redactErrorFrame(payload, secrets, gatewayKey))
         const current = pending[0]
         if (!current) return
         let parsed: Record<string, unknown> | undefined
@@ -145,7 +151,7 @@ function relay(
         decoder.push(parsed, current.events)
         if (TERMINAL.has(String(parsed.type))) {
           pending.shift()
-          finishRecord(current.record, current.events, context)
+          finishRecord(current.record, current.events, context, secrets)
         }
       })
       socket.on("close", () => client.close())
@@ -175,12 +181,17 @@ function relay(
   }
 }
 
-function finishRecord(record: GatewayRecord, events: readonly StreamEvent[], context: SocketContext): void {
+function finishRecord(
+  record: GatewayRecord,
+  events: readonly StreamEvent[],
+  context: SocketContext,
+  secrets: readonly (string | undefined)[],
+): void {
   record.latencyMs = Math.max(0, context.clock() - record.startedAt)
   for (const e of events)
     if (e.type === "usage")
       record.usage = { input: e.input, output: e.output, cacheRead: e.cacheRead, cacheWrite: e.cacheWrite }
     else if (e.type === "stop") record.stop = e.reason
     else if (e.type === "error") record.error = { kind: e.kind ?? "server", message: e.message }
-  context.finish(record)
+  context.finish(redactDeep(record, secrets))
 }
