@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { FileError } from "./errors.js"
-import { parseJsonDocument } from "./json.js"
+import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonDocument } from "./json.js"
 
 const errorOf = (raw: string): FileError => {
   try {
@@ -43,5 +43,45 @@ describe("parseJsonDocument", () => {
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
     expect(Object.keys(value)).toEqual(["__proto__", "a"])
     expect(value.polluted).toBeUndefined()
+  })
+})
+
+/** The nesting depth of a parsed value, the plain recursive way (the reference the byte scan must agree with). */
+function depthOf(value: unknown): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf))
+  if (typeof value === "object" && value !== null) return 1 + Math.max(0, ...Object.values(value).map(depthOf))
+  return 0
+}
+
+/** Strings full of the characters a byte scan could trip on: brackets, quotes, backslashes, multi-byte text. */
+const tricky = fc.string({ unit: fc.constantFrom("[", "]", "{", "}", '"', "\\", "a", "é", "😀", "\n") })
+
+describe("nestsDeeperThan", () => {
+  it("agrees with the parsed value's depth for any JSON text and limit", () => {
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        tricky,
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie("node"), { maxLength: 3 }),
+        fc.dictionary(tricky, tie("node"), { maxKeys: 3 }),
+      ),
+    })).node
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 8 }), fc.boolean(), (v, limit, asBytes) => {
+        const text = JSON.stringify(v, null, limit % 2 === 0 ? 0 : 1)
+        const input = asBytes ? Buffer.from(text) : text
+        expect(nestsDeeperThan(input, limit)).toBe(depthOf(v) > limit)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("answers for nesting far deeper than any recursive walk survives", () => {
+    const deep = `${'{"a":['.repeat(100_000)}${"]}".repeat(100_000)}`
+    expect(nestsDeeperThan(deep, MAX_JSON_DEPTH)).toBe(true)
+    expect(nestsDeeperThan(`${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`, MAX_JSON_DEPTH)).toBe(false)
+    expect(nestsDeeperThan(`"${"[".repeat(1000)}"`, 0)).toBe(false)
   })
 })

@@ -29,3 +29,35 @@ export function parseJsonDocument(raw: string, file: string, code: ErrorCode = "
   }
   return value
 }
+
+/** The deepest nesting of arrays and objects a client's JSON may have (every layer that walks JSON recurses). */
+export const MAX_JSON_DEPTH = 128
+
+const OPEN_ARRAY = 0x5b
+const OPEN_OBJECT = 0x7b
+const CLOSE_ARRAY = 0x5d
+const CLOSE_OBJECT = 0x7d
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit`, found by one pass over the bytes without
+ * recursion or parsing (so it is safe on any input; brackets inside strings do not count). Text that is not
+ * valid JSON gets an answer too, which the parser that follows makes moot.
+ */
+export function nestsDeeperThan(text: Uint8Array | string, limit: number): boolean {
+  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!
+    if (inString) {
+      if (b === BACKSLASH) i++
+      else if (b === QUOTE) inString = false
+    } else if (b === QUOTE) inString = true
+    else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+      if (++depth > limit) return true
+    } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth--
+  }
+  return false
+}

@@ -6,7 +6,7 @@ import type { GatewayConfig } from "../config/gateway.js"
 import { resolvedTraces } from "../config/user-only.js"
 import { type Diagnostic, formatDiagnostic } from "../diagnostics.js"
 import { FileError, PromptlineError } from "../errors.js"
-import { logJson, logLine } from "../gateway/log.js"
+import { logField, logJson, logLine } from "../gateway/log.js"
 import { startGateway } from "../gateway/server.js"
 import { type GatewayTracing, gatewayTracing } from "../gateway/traces.js"
 import type { ModelInfo } from "../models/types.js"
@@ -117,6 +117,11 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
       void tracing?.onRequest(record)
     },
     ...(tracing ? { answerHeaders: tracing.answerHeaders } : {}),
+    // A failure no answer could carry (a hook that threw, a socket it could not serve): one line, and serving goes on.
+    onError: (error, where) => {
+      if (flags.json) io.stdout(`${JSON.stringify({ event: "error", where, message: error.message })}\n`)
+      else io.stderr(`error while serving (${where}): ${logField(error.message, 1000)} [gateway-internal]\n`)
+    },
   })
   const routes = config?.routes ?? []
   if (flags.json) {

@@ -32,19 +32,40 @@ describe("promptline traces", () => {
     expect(json.conversations[0].cachedShare).toBeGreaterThan(0.4)
   })
 
-  it("uses the config's trace folder when no folder is given, and names a folder that is not one", async () => {
-    const config = join(dir, "promptline.config.json")
-    const { writeFile } = await import("node:fs/promises")
-    await writeFile(config, JSON.stringify({ traces: { dir: "traces" } }))
+  it("uses the user config's trace folder when no folder is given, and names a folder that is not one", async () => {
+    // The trace folder is the user's to choose: it is read from the user's own config file.
+    const config = join(dir, "xdg", "promptline", "promptline.config.json")
+    const { mkdir, writeFile } = await import("node:fs/promises")
+    await mkdir(join(dir, "xdg", "promptline"), { recursive: true })
+    await writeFile(config, JSON.stringify({ traces: { dir: join(dir, "traces") } }))
     try {
-      const r = await runCli(["traces"], { cwd: dir, env: { HOME: join(dir, "home") } })
+      const r = await runCli(["traces"], {
+        cwd: dir,
+        env: { HOME: join(dir, "home"), XDG_CONFIG_HOME: join(dir, "xdg") },
+      })
       expect(r.stdout).toContain(join(dir, "traces"))
     } finally {
-      await rm(config)
+      await rm(join(dir, "xdg"), { recursive: true })
     }
     const missing = await runCli(["traces", "nowhere"], { cwd: dir, env: { HOME: dir } })
     expect(missing.code).toBe(1)
-    expect(missing.stderr).toMatch(/nowhere: no trace folder here/)
+    expect(missing.stderr).toMatch(
+      /nowhere: no such folder; record requests with {2}promptline run --trace \S*nowhere "a task" {2}or {2}promptline serve --trace \S*nowhere/,
+    )
+    const other = await runCli(["traces", "."], { cwd: join(dir, "traces", "conversations"), env: { HOME: dir } })
+    expect(other.code).toBe(1)
+    expect(other.stderr).toMatch(
+      /conversations: not a trace folder \(it has no conversations\/ folder\); record requests/,
+    )
+  })
+
+  it("with no folder given and none recorded yet, says so and how to record one", async () => {
+    const home = join(dir, "fresh-home")
+    const r = await runCli(["traces"], { cwd: dir, env: { HOME: home } })
+    expect(r).toMatchObject({ code: 0, stderr: "" })
+    expect(r.stdout).toMatch(/^No traces in \S+ yet: record requests with {2}promptline run --trace \S+ "a task"/)
+    const json = await runCli(["traces", "--json"], { cwd: dir, env: { HOME: home } })
+    expect(JSON.parse(json.stdout)).toEqual({ dir: expect.stringContaining("promptline"), conversations: [] })
   })
 })
 

@@ -66,6 +66,10 @@ function makeSchemas() {
       connectTimeoutMs: ms.optional(),
       /** How long an upstream may stay silent (before its headers or between chunks), in ms (default 300 000). */
       idleTimeoutMs: ms.optional(),
+      /** How long a client may take to send a request's headers, in ms (default 60 000, Node's own). */
+      headersTimeoutMs: ms.optional(),
+      /** How long a client may take to send a request's body once its headers are in, in ms (default 300 000). */
+      bodyTimeoutMs: ms.optional(),
       /** On SIGTERM, how long running answers may go on before they are cut, in ms (default 10 000). */
       shutdownGraceMs: z.number().int().min(0).optional(),
       upstreams: z

@@ -26,6 +26,15 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   "host",
 ])
 
+/** A request's target as a URL; undefined when it cannot be read as one (an absolute form such as `http://[::1`). */
+export function requestTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? "/", "http://gateway.invalid")
+  } catch {
+    return undefined
+  }
+}
+
 /** The state of one request, filled in as it travels. */
 export class Exchange {
   /** Aborted when the client goes away before its answer ended. */
@@ -63,6 +72,8 @@ export class Exchange {
     res.on("close", () => {
       if (!res.writableFinished) this.abort.abort(new ProviderError("network", "the client went away"))
     })
+    // A write the socket refuses (the client went away) is already known from `close`; unheard, it would end the process.
+    res.on("error", () => {})
   }
 
   /** Whether the answer's first byte was sent (after which no retry and no change of status is possible). */
@@ -81,8 +92,13 @@ export class Exchange {
     this.firstByteAt ??= this.clock()
   }
 
-  /** Reads the body, refusing more than `limit` bytes (413 in the client's shape, thrown as a GatewayError). */
-  async readBody(limit: number): Promise<Buffer> {
+  /**
+   * Reads the body, refusing more than `limit` bytes (413) or a body still incomplete `timeoutMs` after the headers
+   * (408), each thrown as a GatewayError the client gets in its shape. A refused body is still read to its end and
+   * dropped, so a client that sends all of it before reading sees the answer instead of a reset connection
+   * (Node's request timeout bounds how long that may take).
+   */
+  async readBody(limit: number, timeoutMs: number): Promise<Buffer> {
     const declared = Number(this.req.headers["content-length"])
     const tooLarge = () =>
       new GatewayError(
@@ -95,18 +111,38 @@ export class Exchange {
       const chunks: Buffer[] = []
       let size = 0
       const { req } = this
+      const refuse = (error: Error) => {
+        clearTimeout(timer)
+        req.off("data", onData)
+        req.resume()
+        reject(error)
+      }
+      const timer = setTimeout(
+        () =>
+          refuse(
+            new GatewayError(
+              {
+                kind: "invalid-request",
+                message: `the request body did not arrive within ${timeoutMs} ms of its headers (the gateway's bodyTimeoutMs)`,
+              },
+              408,
+            ),
+          ),
+        timeoutMs,
+      )
       const onData = (chunk: Buffer) => {
         size += chunk.length
         if (size <= limit) return void chunks.push(chunk)
-        req.off("data", onData)
-        req.resume()
-        reject(tooLarge())
+        refuse(tooLarge())
       }
       req.on("data", onData)
-      req.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
-      req.once("error", reject)
+      req.once("end", () => {
+        clearTimeout(timer)
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+      })
+      req.once("error", (error) => refuse(error))
       req.once("close", () => {
-        if (!req.complete) reject(new ProviderError("network", "the client went away while sending its request"))
+        if (!req.complete) refuse(new ProviderError("network", "the client went away while sending its request"))
       })
     })
   }
@@ -121,7 +157,8 @@ export class Exchange {
     }
     const answer = errorAnswer(this.clientFormat, safe, status)
     const text = JSON.stringify(answer.body)
-    const close = status === 413 ? { connection: "close" } : {}
+    // A body that did not arrive in time leaves the connection mid-request: it cannot carry another one.
+    const close = status === 408 ? { connection: "close" } : {}
     this.res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers, ...close })
     this.res.end(text)
   }

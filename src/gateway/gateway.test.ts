@@ -317,7 +317,7 @@ describe("bad input and bad upstreams: a clear error in the client's shape, and 
     const html = await ask()
     expect([html.status, html.message]).toEqual([
       502,
-      expect.stringMatching(/answered text\/html, not the API's JSON: Sign in to the proxy/),
+      expect.stringMatching(/answered HTTP 200 with text\/html, not the API's JSON: Sign in to the proxy/),
     ])
   })
 })

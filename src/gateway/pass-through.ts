@@ -10,7 +10,7 @@ import type { Exchange } from "./exchange.js"
 import { HOP_BY_HOP } from "./exchange.js"
 import type { RoutePlan } from "./routing.js"
 import { redactDeep, redactText, StreamRedactor } from "./secrets.js"
-import { isApiContentType, sendUpstream } from "./send.js"
+import { isApiContentType, notTheApi, sendUpstream } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
 import { forwardHeaders, upstreamEndpoint } from "./target.js"
 import { UsageTap } from "./usage-tap.js"
@@ -90,20 +90,7 @@ export async function passThrough(ex: Exchange, input: PassThroughInput): Promis
       ex.res.end(redactText(text, ex.secrets))
       return
     }
-    const what = type === "" ? "a body without a content type" : type.split(";")[0]
-    const status = answer.status >= 400 ? answer.status : 502
-    ex.fail(
-      {
-        kind: answer.status >= 400 ? failure.kind : "server",
-        message: `the upstream ${plan.upstream.name} answered ${status === answer.status ? `HTTP ${status} with ` : ""}${what}, not the API's JSON: ${failure.message
-          .replace(/^HTTP \d+: /, "")
-          .replace(/<[^>]*>/g, " ")
-          .replace(/\s+/g, " ")
-          .trim()
-          .slice(0, 200)}`,
-      },
-      answer.status >= 400 ? undefined : 502,
-    )
+    ex.failWith(notTheApi(plan.upstream.name, answer.status, type, failure, "JSON"))
     return
   }
   const tap = new UsageTap(plan.upstream.format, type, formatModule(plan.upstream.format).decodeOptions(sentBody))

@@ -4,6 +4,8 @@
  * (an error status, or a page that is neither JSON nor a stream) read and classified.
  */
 import { classifyHttpError, type ProviderError } from "../providers/errors.js"
+import type { ErrorInput } from "../providers/types.js"
+import { GatewayError } from "./errors.js"
 import type { RecordedBody } from "./record.js"
 import { redactHeaders, redactUrl } from "./secrets.js"
 import type { GatewaySettings } from "./settings.js"
@@ -47,13 +49,45 @@ export async function sendUpstream(
     connectTimeoutMs: settings.connectTimeoutMs,
     idleTimeoutMs: settings.idleTimeoutMs,
   })
+  return { answer, ...(await judgeAnswer(answer)) }
+}
+
+/** An upstream answer's content type, and when it is not the API's answer its text read and its error classified. */
+export async function judgeAnswer(answer: UpstreamAnswer): Promise<Omit<SentRequest, "answer">> {
   const type = String(answer.headers["content-type"] ?? "")
-  if (answer.status < 400 && isApiContentType(type)) return { answer, type }
+  if (answer.status < 400 && isApiContentType(type)) return { type }
   const text = await readText(answer.body)
   const error = classifyHttpError({
     status: answer.status,
     body: text,
     headers: answer.headers as Record<string, string>,
   })
-  return { answer, type, failure: { text, error } }
+  return { type, failure: { text, error } }
+}
+
+/**
+ * An upstream answer that is not the API's (a proxy's HTML error page, a 2xx without JSON) as the client's error:
+ * the upstream's status when it is an error status (else 502), its wait kept, and a short message naming the
+ * upstream, the status and the content type, with the page's own words (its title) and never its markup or scripts.
+ */
+export function notTheApi(
+  upstream: string,
+  status: number,
+  type: string,
+  failure: ProviderError,
+  expected: "JSON" | "stream",
+): GatewayError {
+  const what = type === "" ? "a body without a content type" : type.split(";")[0]!.trim()
+  // classifyHttpError already reduced a page to its words; what is left is kept short and on one line.
+  const words = failure.message
+    .replace(/^HTTP \d+:?\s*/, "")
+    .replace(/[\s\u0000-\u001f\u007f]+/g, " ")
+    .trim()
+  const said = words === "" ? "" : `: ${words.length > 200 ? `${words.slice(0, 199)}…` : words}`
+  const input: ErrorInput = {
+    kind: status >= 400 ? failure.kind : "server",
+    message: `the upstream ${upstream} answered HTTP ${status} with ${what}, not the API's ${expected}${said}`,
+  }
+  if (failure.retryAfterMs !== undefined) input.retryAfterMs = failure.retryAfterMs
+  return new GatewayError(input, status >= 400 ? status : 502)
 }

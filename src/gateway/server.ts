@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net"
 import { countingRequest } from "../agent/transport/count.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
 import type { ModelInfo } from "../models/types.js"
 import { type ApiRoute, countingRouteOf, isModelListPath, routeOf } from "../providers/api-paths.js"
 import { formatModule } from "../providers/formats.js"
@@ -16,12 +17,14 @@ import type { DecodedRequest } from "../providers/types.js"
 import { ConversationChangeLogs } from "./change-logs.js"
 import { countTranslated } from "./count.js"
 import { GatewayError } from "./errors.js"
-import { Exchange } from "./exchange.js"
+import { Exchange, requestTarget } from "./exchange.js"
+import { listen, serverOptions } from "./listen.js"
 import { MODEL_LIST_SHAPES, modelListFormat, routedModelNames } from "./models-list.js"
 import { passThrough } from "./pass-through.js"
 import { conversationKey, type GatewayRecord } from "./record.js"
 import { isRefusal, officialProvider, planRoute } from "./routing.js"
 import { hasToken } from "./secrets.js"
+import { isApiContentType, judgeAnswer, notTheApi } from "./send.js"
 import { type GatewaySettings, resolveSettings } from "./settings.js"
 import { generationUrl, upstreamEndpoint, upstreamKey } from "./target.js"
 import { emitSpan } from "./telemetry.js"
@@ -51,6 +54,11 @@ export interface GatewayOptions {
   ) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>
   /** Milliseconds since the epoch, for record times and latency (default Date.now). */
   clock?: () => number
+  /**
+   * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve.
+   * The gateway goes on; `where` names the step (`request`, `upgrade`, `websocket`, `record`, `server`).
+   */
+  onError?: (error: Error, where: string) => void
 }
 
 /** The base URLs to give each client API. */
@@ -91,15 +99,14 @@ export class Gateway {
     if (options.host !== undefined) overrides.host = options.host
     if (options.port !== undefined) overrides.port = options.port
     const settings = resolveSettings(options.config, options.env, overrides)
-    const http = createServer({ requestTimeout: 0, keepAliveTimeout: 5_000 })
-    await new Promise<void>((resolve, reject) => {
-      http.once("error", reject)
-      http.listen(settings.port, settings.host, () => resolve())
-    })
+    const http = createServer(serverOptions(settings))
+    await listen(http, settings.host, settings.port)
     const { address, port } = http.address() as AddressInfo
     const host = address.includes(":") ? `[${address}]` : address
     const gateway = new Gateway(http, options, { ...settings, port }, `http://${host}:${port}`)
-    http.on("request", (req, res) => void gateway.#handle(req, res))
+    http.on("request", (req, res) => gateway.#serve(req, res))
+    // Failures of the listening socket itself (too many open files, ...): reported, never the end of the process.
+    http.on("error", (error) => gateway.#report(error, "server"))
     gateway.#closeSockets = attachGatewaySocket(http, {
       settings: gateway.settings,
       config: options.config,
@@ -110,6 +117,7 @@ export class Gateway {
       clock: options.clock ?? Date.now,
       nextSeq: () => ++gateway.#seq,
       finish: (record) => gateway.#finish(record),
+      report: (error, where) => gateway.#report(error, where),
       began: () => {
         gateway.#socketResponses++
         let ended = false
@@ -157,12 +165,30 @@ export class Gateway {
     return this.#closing
   }
 
+  /** Answers one request; whatever escapes the answer's own error handling is reported and the socket closed. */
+  #serve(req: IncomingMessage, res: ServerResponse): void {
+    this.#handle(req, res).catch((error: unknown) => {
+      this.#report(error, "request")
+      res.destroy()
+    })
+  }
+
+  /** Passes a failure no answer could carry to `onError` (a listener that throws is ignored). */
+  #report(error: unknown, where: string): void {
+    try {
+      this.options.onError?.(error instanceof Error ? error : new Error(String(error)), where)
+    } catch {
+      // The log's own failure has nowhere left to go.
+    }
+  }
+
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const clock = this.options.clock ?? Date.now
     const startedAt = clock()
-    const url = new URL(req.url ?? "/", "http://gateway.invalid")
-    const generation = routeOf(url.pathname, url.searchParams)
-    const counting = generation ? undefined : countingRouteOf(url.pathname)
+    const target = requestTarget(req.url)
+    const url = target ?? new URL("http://gateway.invalid/")
+    const generation = target && routeOf(url.pathname, url.searchParams)
+    const counting = target && !generation ? countingRouteOf(url.pathname) : undefined
     const format = generation?.format ?? counting?.format ?? modelListFormat(url.pathname, req.headers)
     const ex = new Exchange(req, res, url, ++this.#seq, startedAt, clock, format)
     const extra = this.options.answerHeaders
@@ -177,6 +203,14 @@ export class Gateway {
           { kind: "auth", message: "this gateway needs its token (in Authorization or x-api-key)" },
           401,
         )
+      if (target === undefined)
+        // Not echoed: a target that cannot be parsed cannot have its key parameter redacted either.
+        throw new GatewayError({
+          kind: "invalid-request",
+          message: "the request target is neither a path nor a valid absolute URL",
+        })
+      const invalid = (generation ?? counting)?.invalid
+      if (invalid !== undefined) throw new GatewayError({ kind: "invalid-request", message: invalid })
       if (isModelListPath(url.pathname)) await this.#models(ex)
       else if (generation || counting) await this.#generation(ex, (generation ?? counting)!, counting !== undefined)
       else
@@ -202,9 +236,14 @@ export class Gateway {
     return this.#counter
   }
 
+  /** Hands a finished request's record on; a hook that throws is reported, never the request's or the process's end. */
   #finish(record: GatewayRecord): void {
-    emitSpan(record)
-    this.options.onRequest?.(record)
+    try {
+      emitSpan(record)
+      this.options.onRequest?.(record)
+    } catch (error) {
+      this.#report(error, "record")
+    }
   }
 
   async #generation(ex: Exchange, match: ApiRoute, counting: boolean): Promise<void> {
@@ -220,7 +259,15 @@ export class Gateway {
         { kind: "invalid-request", message: `the content type is ${type}; send application/json` },
         415,
       )
-    const raw = await ex.readBody(this.settings.bodyLimit)
+    const raw = await ex.readBody(this.settings.bodyLimit, this.settings.bodyTimeoutMs)
+    // Every layer that walks a body recurses: nesting past the limit is refused before anything reads it.
+    if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+      ex.body = raw.subarray(0, 1000).toString("utf8")
+      throw new GatewayError({
+        kind: "invalid-request",
+        message: `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, the gateway's limit`,
+      })
+    }
     let body: unknown
     try {
       body = JSON.parse(raw.toString("utf8"))
@@ -331,8 +378,17 @@ export class Gateway {
       connectTimeoutMs: this.settings.connectTimeoutMs,
       idleTimeoutMs: this.settings.idleTimeoutMs,
     })
+    const { type, failure } = await judgeAnswer(answer)
+    if (failure && (!isApiContentType(type) || failure.text.trim() === ""))
+      throw notTheApi(upstream.name, answer.status, type, failure.error, "JSON")
     ex.markFirstByte()
-    ex.res.writeHead(answer.status, { "content-type": String(answer.headers["content-type"] ?? "application/json") })
+    ex.res.writeHead(answer.status, { "content-type": type || "application/json" })
+    if (failure) {
+      // The provider's own error, in the client's own format: forwarded as it is.
+      ex.error = { kind: failure.error.kind, message: failure.error.message }
+      ex.res.end(failure.text)
+      return
+    }
     for await (const chunk of answer.body as AsyncIterable<Buffer>) ex.res.write(chunk)
     ex.res.end()
   }

@@ -8,6 +8,11 @@ export const DEFAULT_PORT = 8788
 /** The largest request body accepted by default (32 MiB, Anthropic's own limit). */
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 
+/** How long a client may take to send a request's headers by default (Node's own `headersTimeout`). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000
+/** How long a client may take to send a request's body by default (Node's own `requestTimeout`). */
+export const DEFAULT_BODY_TIMEOUT_MS = 300_000
+
 /** Settings in force. */
 export interface GatewaySettings {
   host: string
@@ -17,6 +22,10 @@ export interface GatewaySettings {
   bodyLimit: number
   connectTimeoutMs: number
   idleTimeoutMs: number
+  /** How long a client may take to send the headers of a request (a silent or trickling socket is closed). */
+  headersTimeoutMs: number
+  /** How long a client may take to send a body once its headers are in (then 408 in its shape). */
+  bodyTimeoutMs: number
   shutdownGraceMs: number
 }
 
@@ -45,6 +54,8 @@ export function resolveSettings(
     bodyLimit: config?.bodyLimit ?? DEFAULT_BODY_LIMIT,
     connectTimeoutMs: config?.connectTimeoutMs ?? 10_000,
     idleTimeoutMs: config?.idleTimeoutMs ?? 300_000,
+    headersTimeoutMs: config?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: config?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
     shutdownGraceMs: config?.shutdownGraceMs ?? 10_000,
   }
   if (config?.tokenEnv !== undefined) {

@@ -27,6 +27,8 @@ export interface SocketContext {
   finish: (record: GatewayRecord) => void
   /** A response began (counted as active, so a closing gateway lets it finish); returns its end. */
   began: () => () => void
+  /** Hears of a failure no frame could report (a socket or frame the gateway could not serve); the gateway goes on. */
+  report: (error: unknown, where: string) => void
 }
 
 /** The record of one `response.create` over a WebSocket, both modes alike; its outcome is filled in after. */

@@ -99,7 +99,8 @@ export class SocketTranslator {
       return
     }
     this.#queue.push({ event, plan, model })
-    void this.#drain()
+    // Each response answers its own failures; what escapes (a record hook that threw) is reported, not thrown.
+    this.#drain().catch((error: unknown) => this.context.report(error, "websocket"))
   }
 
   /** The client went away: the running response is aborted, the waiting ones dropped, the conversation freed. */

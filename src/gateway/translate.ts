@@ -19,13 +19,12 @@ import type { StreamErrorEvent, StreamEvent } from "../providers/stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute, StreamEncodeOptions } from "../providers/types.js"
 import { lastGeneration, RestartGuard } from "./answer-guard.js"
 import type { ConversationChangeLogs } from "./change-logs.js"
-import { GatewayError } from "./errors.js"
 import type { Exchange } from "./exchange.js"
 import { promptTokens } from "./prompt-tokens.js"
 import { DROPPED_HEADER, type RecordUsage } from "./record.js"
 import type { RoutePlan } from "./routing.js"
 import { redactEvents } from "./secrets.js"
-import { sendUpstream, type UpstreamCall } from "./send.js"
+import { isApiContentType, notTheApi, sendUpstream, type UpstreamCall } from "./send.js"
 import type { GatewaySettings } from "./settings.js"
 import { SignatureSealer, unsealMessages } from "./signatures.js"
 import { generationUrl, upstreamEndpoint } from "./target.js"
@@ -156,17 +155,10 @@ export async function openTranslation(
       : undefined
   const { answer, type, failure: refused } = await sendUpstream(call, { url, headers, payload, body }, settings)
   if (refused) {
-    const failure = refused.error
-    // A 2xx page that is not the API's is the upstream failing, not the request.
-    if (answer.status < 400)
-      throw new GatewayError(
-        {
-          kind: "server",
-          message: `the upstream ${plan.upstream.name} answered ${type.split(";")[0] || "without a content type"}, not the API's stream`,
-        },
-        502,
-      )
-    throw failure
+    // A page that is not the API's (a proxy's HTML, a 2xx without a stream) is told in a short clean message.
+    if (answer.status < 400 || !isApiContentType(type))
+      throw notTheApi(plan.upstream.name, answer.status, type, refused.error, "stream")
+    throw refused.error
   }
   const encodeOptions: StreamEncodeOptions = {
     model: decoded.model,

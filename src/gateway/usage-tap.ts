@@ -25,6 +25,8 @@ export class UsageTap {
   readonly #chunks: Buffer[] = []
   #kept = 0
   #events: StreamEvent[] = []
+  /** The side decoder failed on the answer: the rest is forwarded unread (the record goes without what follows). */
+  #broken = false
 
   constructor(
     private readonly format: WireFormat,
@@ -34,10 +36,15 @@ export class UsageTap {
     this.#sse = /event-stream/i.test(contentType) ? new StreamDecoder(format, options) : undefined
   }
 
-  /** The next chunk of the answer. */
+  /** The next chunk of the answer. Never throws: the copy is read for the record only, never at the answer's cost. */
   feed(chunk: Buffer): void {
+    if (this.#broken) return
     if (this.#sse) {
-      this.#sse.feed(chunk, this.#events)
+      try {
+        this.#sse.feed(chunk, this.#events)
+      } catch {
+        this.#broken = true
+      }
       this.#take()
     } else if (this.#kept + chunk.length <= JSON_KEEP_LIMIT) {
       this.#chunks.push(chunk)
@@ -47,10 +54,16 @@ export class UsageTap {
 
   /** The answer ended (or was cut, with `cut`); what it reported. */
   end(cut?: string): TapResult {
-    if (this.#sse) {
-      if (cut) this.#sse.fail({ type: "error", kind: "network", message: cut }, this.#events)
-      else this.#sse.end(this.#events)
-    } else if (!cut && this.#chunks.length > 0) this.#events = this.#json(Buffer.concat(this.#chunks).toString("utf8"))
+    try {
+      if (this.#broken) this.#events = []
+      else if (this.#sse) {
+        if (cut) this.#sse.fail({ type: "error", kind: "network", message: cut }, this.#events)
+        else this.#sse.end(this.#events)
+      } else if (!cut && this.#chunks.length > 0)
+        this.#events = this.#json(Buffer.concat(this.#chunks).toString("utf8"))
+    } catch {
+      this.#events = []
+    }
     this.#take()
     if (cut && !this.#result.error) this.#result.error = { kind: "network", message: cut }
     return this.#result

@@ -7,11 +7,13 @@
  */
 import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
-import type { RawData, WebSocket } from "ws"
+import type { RawData, WebSocket, WebSocketServer } from "ws"
 import { responsesSocketUrl } from "../agent/transport/endpoints.js"
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
 import { lazyModule } from "../lazy-module.js"
 import { formatModule } from "../providers/formats.js"
 import type { StreamEvent } from "../providers/stream.js"
+import { requestTarget } from "./exchange.js"
 import type { GatewayRecord } from "./record.js"
 import { isRefusal, planRoute, type RoutePlan } from "./routing.js"
 import { clientKey, hasToken, redactDeep, redactErrorFrame } from "./secrets.js"
@@ -28,22 +30,44 @@ const errorFrame = (status: number, message: string) =>
 
 const TERMINAL = new Set(["response.completed", "response.failed", "response.incomplete", "error"])
 
-/** Serves the Responses WebSocket mode on `server`; returns a function that closes every connection. */
+/**
+ * Serves the Responses WebSocket mode on `server`; returns a function that closes every connection. Nothing a
+ * client sends ends the process: a request that cannot be upgraded is refused, a frame the protocol forbids closes
+ * that connection (ws answers it with the close code), and any other failure is reported and closes the socket.
+ */
 export function attachGatewaySocket(server: Server, context: SocketContext): () => void {
-  const wss = new (wsModule().WebSocketServer)({ noServer: true })
+  // A message as large as a request body may be, no larger (ws's own default is 100 MiB).
+  const wss = new (wsModule().WebSocketServer)({ noServer: true, maxPayload: context.settings.bodyLimit })
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? "/", "http://gateway.invalid")
-    const refuse = (status: string) =>
-      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
-    if (url.pathname !== "/v1/responses" && url.pathname !== "/responses") return refuse("404 Not Found")
-    const token = context.settings.token
-    if (token !== undefined && !hasToken(req.headers, url.searchParams, token)) return refuse("401 Unauthorized")
-    wss.handleUpgrade(req, socket, head, (client) => serve(client, req, url, context))
+    // Node hands the socket over without its error listener: a reset while refusing must not go unheard.
+    socket.on("error", () => socket.destroy())
+    try {
+      upgrade(wss, req, socket, head, context)
+    } catch (error) {
+      context.report(error, "upgrade")
+      socket.destroy()
+    }
   })
   return () => {
     for (const client of wss.clients) client.terminate()
     wss.close()
   }
+}
+
+/** Upgrades one request to a connection, or refuses it with a bare HTTP status. */
+function upgrade(wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, context: SocketContext) {
+  const url = requestTarget(req.url)
+  const refuse = (status: string) =>
+    void socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
+  if (url === undefined) return refuse("400 Bad Request")
+  if (url.pathname !== "/v1/responses" && url.pathname !== "/responses") return refuse("404 Not Found")
+  const token = context.settings.token
+  if (token !== undefined && !hasToken(req.headers, url.searchParams, token)) return refuse("401 Unauthorized")
+  wss.handleUpgrade(req, socket, head, (client) => {
+    // A frame the protocol forbids (unmasked, too large, not UTF-8) is an error ws closes the connection for.
+    client.on("error", () => client.terminate())
+    serve(client, req, url, context)
+  })
 }
 
 /** Serves one response.create event of a connection. */
@@ -54,8 +78,19 @@ type Handler = {
 
 function serve(client: WebSocket, req: IncomingMessage, url: URL, context: SocketContext): void {
   let handler: Handler | undefined
-  client.on("message", (data: RawData, isBinary: boolean) => {
-    const text = isBinary ? "" : String(data)
+  const take = (data: RawData, isBinary: boolean) => {
+    const bytes = isBinary
+      ? undefined
+      : Buffer.isBuffer(data)
+        ? data
+        : Array.isArray(data)
+          ? Buffer.concat(data)
+          : Buffer.from(data)
+    if (bytes !== undefined && nestsDeeperThan(bytes, MAX_JSON_DEPTH))
+      return client.send(
+        errorFrame(400, `the event nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, the gateway's limit`),
+      )
+    const text = bytes?.toString("utf8") ?? ""
     let event: Record<string, unknown> | undefined
     try {
       const parsed = JSON.parse(text) as unknown
@@ -69,8 +104,17 @@ function serve(client: WebSocket, req: IncomingMessage, url: URL, context: Socke
     const plan = planRoute("openai-responses", model, context.config)
     if (isRefusal(plan)) return client.send(errorFrame(plan.kind === "not-found" ? 404 : 400, plan.refused))
     if (!handler) {
-      if (plan.mode === "same-format") handler = { mode: plan.mode, take: relay(client, req, url, context) }
-      else {
+      if (plan.mode === "same-format") {
+        const send = relay(client, req, url, context)
+        handler = {
+          mode: plan.mode,
+          take: (e, t, p, m) =>
+            void send(e, t, p, m).catch((error: unknown) => {
+              context.report(error, "websocket")
+              client.terminate()
+            }),
+        }
+      } else {
         const translator = new SocketTranslator(client, req, url, context)
         handler = { mode: plan.mode, take: (e, _text, p, m) => translator.accept(e, p, m) }
       }
@@ -85,6 +129,14 @@ function serve(client: WebSocket, req: IncomingMessage, url: URL, context: Socke
         ),
       )
     handler.take(event, text, plan, model)
+  }
+  client.on("message", (data: RawData, isBinary: boolean) => {
+    try {
+      take(data, isBinary)
+    } catch (error) {
+      context.report(error, "websocket")
+      client.terminate()
+    }
   })
 }
 
@@ -148,12 +200,18 @@ function relay(
         } catch {
           return
         }
-        decoder.push(parsed, current.events)
+        if (typeof parsed !== "object" || parsed === null) return
+        try {
+          // The record's copy: a frame its decoder cannot read leaves the record short, never the relay.
+          decoder.push(parsed, current.events)
+        } catch {}
         if (TERMINAL.has(String(parsed.type))) {
           pending.shift()
           finishRecord(current.record, current.events, context, secrets)
         }
       })
+      // After `open`, a failure of the upstream connection is followed by its close, which closes the client's.
+      socket.on("error", () => {})
       socket.on("close", () => client.close())
       client.on("close", () => socket.terminate())
     }

@@ -26,3 +26,19 @@ describe("API paths", () => {
     expect(isModelListPath("/v1/models/x")).toBe(false)
   })
 })
+
+describe("a model name in a Gemini path that is not valid percent-encoding", () => {
+  it("is named as the problem, never thrown, on every Gemini path", () => {
+    for (const bad of ["%ZZ", "%", "a%2", "%E0%A4%A", "%C0%AF"]) {
+      for (const verb of ["generateContent", "streamGenerateContent"]) {
+        const match = routeOf(`/v1beta/models/${bad}:${verb}`, q("alt=sse"))
+        expect(match?.format).toBe("gemini")
+        expect(match?.invalid).toContain(bad)
+        expect(match?.route.model).toBeUndefined()
+      }
+      expect(countingRouteOf(`/v1/models/${bad}:countTokens`)?.invalid).toContain("not valid percent-encoding")
+    }
+    expect(routeOf("/v1beta/models/gemini%2D2.5:generateContent", q())?.route.model).toBe("gemini-2.5")
+    expect(routeOf("/v1beta/models/gemini%2D2.5:generateContent", q())?.invalid).toBeUndefined()
+  })
+})

@@ -13,6 +13,18 @@ const GEMINI_COUNT = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):countTokens$/
 export interface ApiRoute {
   format: SpokenFormat
   route: RequestRoute
+  /** Why the path cannot be served although its format is known (a model name that is not valid percent-encoding). */
+  invalid?: string
+}
+
+/** A Gemini path's model segment decoded, or why it cannot be (a lone `%`, `%ZZ`, escapes that are not UTF-8). */
+function modelOf(segment: string): { model: string } | { invalid: string } {
+  try {
+    return { model: decodeURIComponent(segment) }
+  } catch {
+    const shown = segment.length > 100 ? `${segment.slice(0, 99)}…` : segment
+    return { invalid: `the model name in the path (${shown}) is not valid percent-encoding` }
+  }
 }
 
 /** Which wire format a generation path speaks, and what the path itself says; undefined for any other path. */
@@ -24,10 +36,11 @@ export function routeOf(path: string, query: URLSearchParams): ApiRoute | undefi
   const gemini = GEMINI_ROUTE.exec(path)
   if (gemini) {
     const stream = gemini[3] === "streamGenerateContent"
-    return {
-      format: "gemini",
-      route: { model: decodeURIComponent(gemini[2]!), stream, sse: stream && query.get("alt") === "sse" },
-    }
+    const model = modelOf(gemini[2]!)
+    const route = { stream, sse: stream && query.get("alt") === "sse" }
+    return "model" in model
+      ? { format: "gemini", route: { model: model.model, ...route } }
+      : { format: "gemini", route, ...model }
   }
   return undefined
 }
@@ -38,8 +51,11 @@ export function countingRouteOf(path: string): ApiRoute | undefined {
   if (path === "/v1/responses/input_tokens" || path === "/responses/input_tokens")
     return { format: "openai-responses", route: {} }
   const gemini = GEMINI_COUNT.exec(path)
-  if (gemini) return { format: "gemini", route: { model: decodeURIComponent(gemini[2]!) } }
-  return undefined
+  if (!gemini) return undefined
+  const model = modelOf(gemini[2]!)
+  return "model" in model
+    ? { format: "gemini", route: { model: model.model } }
+    : { format: "gemini", route: {}, ...model }
 }
 
 /** The wire format of a token-counting path, or undefined. */

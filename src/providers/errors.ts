@@ -1,4 +1,5 @@
 import { PromptlineError } from "../errors.js"
+import { errorPageText, isMarkup } from "./error-page.js"
 import type { ProviderErrorKind, StreamErrorEvent } from "./stream.js"
 
 export type { ProviderErrorKind } from "./stream.js"
@@ -250,7 +251,8 @@ function errorDetail(body: string): { message: string; code: string } {
   try {
     parsed = JSON.parse(body)
   } catch {
-    return { message: body.trim().slice(0, 500), code: "" }
+    // A proxy's or load balancer's page instead of the API's error: its words, never its markup or scripts.
+    return { message: isMarkup(body) ? errorPageText(body) : body.trim().slice(0, 500), code: "" }
   }
   // Gemini sometimes wraps the error object in an array.
   const root = Array.isArray(parsed) ? parsed[0] : parsed
