@@ -38,6 +38,17 @@ const ERRORS: Record<string, ErrorInput> = {
   },
 }
 
+/** A call whose arguments a model wrote as raw text (a decoder's warning, the call ended with `{}`). */
+const RAW_ARGUMENTS: StreamEvent[] = [
+  { type: "start", id: "upstream" },
+  { type: "tool_call_start", id: "toolu_raw", name: "bash" },
+  { type: "tool_call_delta", id: "toolu_raw", argsDelta: "ls -la" },
+  { type: "tool_call_delta", id: "toolu_raw", argsDelta: " src" },
+  { type: "error", kind: "invalid-arguments", message: "not JSON", raw: "ls -la src", toolCallId: "toolu_raw" },
+  { type: "tool_call_end", id: "toolu_raw", input: {} },
+  { type: "stop", reason: "tool_use" },
+]
+
 let server: Server
 let baseURL: string
 const seen: DecodedRequest[] = []
@@ -61,15 +72,16 @@ beforeAll(async () => {
         return
       }
       const options = { model: decoded.model, id: "msg_gateway_1" }
+      const answer = text === "raw arguments" ? RAW_ARGUMENTS : ANSWER
       if (!decoded.options.stream) {
         res.writeHead(200, { "content-type": "application/json" })
-        res.end(JSON.stringify(anthropicFormat.encodeResponse(ANSWER, options)))
+        res.end(JSON.stringify(anthropicFormat.encodeResponse(answer, options)))
         return
       }
       const events: StreamEvent[] =
         text === "fail mid-stream"
           ? [...ANSWER.slice(0, 5), { type: "error", kind: "server", message: "overloaded_error: Overloaded" }]
-          : ANSWER
+          : answer
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
       const encoder = anthropicFormat.createStreamEncoder(options)
       // One write per event, as a gateway relays them.
@@ -179,5 +191,12 @@ describe("the official Anthropic SDK reads the encoders' answers", () => {
       .catch((e: unknown) => e)
     expect(failed).toBeInstanceOf(Anthropic.APIError)
     expect((failed as Error).message).toContain("overloaded_error")
+  })
+
+  it("reads a call whose arguments were not JSON as its input, streamed and whole alike (the SDK refuses raw text)", async () => {
+    const streamed = await client().messages.stream(params("raw arguments")).finalMessage()
+    const whole = await client().messages.create(params("raw arguments"))
+    const use = { type: "tool_use", id: "toolu_raw", name: "bash", input: {} }
+    expect([streamed.content, whole.content]).toEqual([[use], [use]])
   })
 })

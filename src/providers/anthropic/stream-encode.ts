@@ -47,7 +47,17 @@ export function derivedMessageId(model: string): string {
 
 type OpenBlock =
   | { kind: "text" | "thinking"; index: number; eventIndex: number | undefined }
-  | { kind: "tool"; index: number; id: string; args: boolean; ended: boolean }
+  | {
+      kind: "tool"
+      index: number
+      id: string
+      /** Argument pieces were written. */
+      args: boolean
+      ended: boolean
+      /** The argument text so far, and whether it was held back because it cannot be a JSON object. */
+      text: string
+      held: boolean
+    }
 
 /**
  * Turns normalized events into the payloads of one Anthropic stream. Blocks are written one after another, as
@@ -166,7 +176,7 @@ export class AnthropicStreamWriter {
       }
       case "tool_call_start":
         this.#openBlock(
-          { kind: "tool", index: this.#blocks, id: event.id, args: false, ended: false },
+          { kind: "tool", index: this.#blocks, id: event.id, args: false, ended: false, text: "", held: false },
           { type: "tool_use", id: event.id, name: event.name, input: {} },
           out,
         )
@@ -175,13 +185,18 @@ export class AnthropicStreamWriter {
         return
       case "tool_call_delta":
         if (open?.kind !== "tool" || open.id !== event.id) return
+        open.text += event.argsDelta
+        // Arguments that cannot be a JSON object (a model's raw text) are held back: the SDK refuses them (the API
+        // never sends them), and the call's input goes whole at its end, as in a whole answer.
+        open.held ||= !/^\s*(\{|$)/.test(open.text)
+        if (open.held) return
         open.args = true
         this.#delta(open.index, { type: "input_json_delta", partial_json: event.argsDelta }, out)
         return
       case "tool_call_end":
         if (open?.kind !== "tool" || open.id !== event.id) return
-        // A call whose arguments never streamed (a whole-answer upstream) sends them in one piece.
-        if (!open.args)
+        // A call whose arguments never streamed (a whole-answer upstream), or were held back, sends them in one piece.
+        if (!open.args || open.held)
           this.#delta(open.index, { type: "input_json_delta", partial_json: JSON.stringify(event.input ?? {}) }, out)
         open.ended = true
         this.#closeBlock(out)
