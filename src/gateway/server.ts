@@ -23,7 +23,7 @@ import { MODEL_LIST_SHAPES, modelListFormat, routedModelNames } from "./models-l
 import { passThrough } from "./pass-through.js"
 import { conversationKey, type GatewayRecord } from "./record.js"
 import { isRefusal, officialProvider, planRoute } from "./routing.js"
-import { hasToken } from "./secrets.js"
+import { hasToken, redactText } from "./secrets.js"
 import { isApiContentType, judgeAnswer, notTheApi } from "./send.js"
 import { type GatewaySettings, resolveSettings } from "./settings.js"
 import { generationUrl, upstreamEndpoint, upstreamKey } from "./target.js"
@@ -384,9 +384,9 @@ export class Gateway {
     ex.markFirstByte()
     ex.res.writeHead(answer.status, { "content-type": type || "application/json" })
     if (failure) {
-      // The provider's own error, in the client's own format: forwarded as it is.
+      // The provider's own error, in the client's own format: forwarded as it is, less any key it quotes.
       ex.error = { kind: failure.error.kind, message: failure.error.message }
-      ex.res.end(failure.text)
+      ex.res.end(redactText(failure.text, ex.secrets))
       return
     }
     for await (const chunk of answer.body as AsyncIterable<Buffer>) ex.res.write(chunk)
