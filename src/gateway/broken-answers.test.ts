@@ -215,7 +215,7 @@ describe("the Responses WebSocket: the same answers, one connection per upstream
     })
 })
 
-describe("freeform calls of a Responses upstream reach every client with JSON arguments, streamed and whole", () => {
+describe("recorded calls: a Responses upstream's freeform calls as JSON arguments, Anthropic's recorded splice", () => {
   const INPUTS = {
     custom: { input: "SELECT * FROM users WHERE age > 25" },
     patch: {
@@ -259,7 +259,11 @@ describe("freeform calls of a Responses upstream reach every client with JSON ar
   }
 
   for (const client of CLIENTS)
-    it(`${client} client`, async () => {
+    it(`${client} client (and Anthropic's recorded splice: the finished call whole, an error streamed)`, async () => {
+      // The first generation's call was cut in its arguments; the second one the upstream finished.
+      const [name, input] = await callOf(client, modelFor("anthropic", "recorded-splice"), false)
+      expect([name, input]).toEqual(["test-tool", { value: "Sparkle Day" }])
+      await expect(callOf(client, modelFor("anthropic", "recorded-splice"), true)).rejects.toThrow()
       for (const kind of Object.keys(FREEFORM) as (keyof typeof FREEFORM)[])
         for (const streamed of [true, false]) {
           const [name, input] = await callOf(client, modelFor("openai-responses", kind), streamed)

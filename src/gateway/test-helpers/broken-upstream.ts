@@ -25,7 +25,15 @@ export const CASES = [
 /** One way of breaking an answer. */
 export type BreakCase = (typeof CASES)[number]
 /** Freeform tool calls of a Responses upstream, whole: a custom tool's call and an apply_patch call. */
-export const FREEFORM = { custom: "openai-custom-tool.1.chunks.txt", patch: "openai-apply-patch-tool.1.chunks.txt" }
+export const FREEFORM = {
+  custom: "openai-responses/openai-custom-tool.1.chunks.txt",
+  patch: "openai-responses/openai-apply-patch-tool.1.chunks.txt",
+}
+/** Recordings served as they are, by case name: the freeform calls, and Anthropic's recorded spliced stream. */
+const AS_RECORDED: Record<string, string> = {
+  ...FREEFORM,
+  "recorded-splice": "anthropic/spliced-message-start.chunks.txt",
+}
 
 const STREAMS = new URL("../../../test/fixtures/streams/", import.meta.url)
 
@@ -135,9 +143,10 @@ export function brokenAnswer(format: WireFormat, kase: BreakCase): { bytes: Buff
   }
 }
 
-/** The bytes of a recording whole (`FREEFORM`'s Responses streams). */
-function recordingBytes(file: string): Buffer {
-  return Buffer.from(linesOf(`openai-responses/${file}`).map(named).join(""))
+/** The bytes of a recording as it was sent, framed as `format` frames its payloads. */
+function recordingBytes(format: WireFormat, file: string): Buffer {
+  const rec = RECORDINGS[format]
+  return Buffer.from(linesOf(file).map(rec.frame).join("") + rec.done)
 }
 
 /** The text the whole recording of `format` answers, as promptline assembles it. */
@@ -170,9 +179,9 @@ export async function startBrokenUpstream(): Promise<BrokenUpstream> {
         return
       }
       const [, format, kase] = named as unknown as [string, WireFormat, string]
-      const freeform = FREEFORM[kase as keyof typeof FREEFORM]
-      const { bytes, cut } = freeform
-        ? { bytes: recordingBytes(freeform), cut: false }
+      const recording = AS_RECORDED[kase]
+      const { bytes, cut } = recording
+        ? { bytes: recordingBytes(format, recording), cut: false }
         : brokenAnswer(format, kase as BreakCase)
       res.writeHead(200, { "content-type": "text/event-stream" })
       // A cut: the bytes reach the socket, then the connection closes without the body's end.
