@@ -85,6 +85,9 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
     const modelFlags =
       started && !flags.model ? { model: started.model, provider: flags.provider ?? started.provider } : {}
     const gathered = await contextFrom({ ...flags, ...modelFlags, cwd }, io)
+    // What the config files could not set (a project's trace settings, trust) is said before anything runs.
+    for (const d of gathered.diagnostics)
+      if (d.level === "warning" && d.code.startsWith("config-")) io.stderr(`${formatDiagnostic(d)}\n`)
     mcp = new McpPool(gathered.mcpConfigs ?? [], gathered.context.cwd)
     // A context file names MCP servers but not how to reach them: offering their tools would only fail.
     if (!gathered.mcpConfigs && gathered.context.mcpServers.length > 0) {

@@ -214,9 +214,10 @@ describe("promptline serve and the config files", () => {
 
 describe("promptline run and a project's choice of provider", () => {
   it("refuses a server on this machine that only a project chose, and takes it from the user's file", async () => {
-    await writeFile(projectFile(), JSON.stringify({ model: "qwen3:8b" }))
+    await writeFile(projectFile(), JSON.stringify({ model: "qwen3:8b", traces: { dir: "t" } }))
     const refused = await runCli(["run", "say hi", "--cwd", project, "--no-mcp"], { cwd: project, env: env() })
     expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(`warning ${projectFile()}: "traces.dir" ignored`)
     expect(refused.stderr).toContain(projectFile())
     expect(refused.stderr).toMatch(/chooses ollama, a server on this machine/)
     const flags = { cwd: project, mcp: false }
