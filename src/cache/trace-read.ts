@@ -5,6 +5,7 @@
 import { readdir, readFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { FileError } from "../errors.js"
+import { fsProblem } from "../fs-problem.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { BlobStore } from "./blob-store.js"
@@ -37,11 +38,7 @@ export async function readTraceFile(file: string): Promise<TraceLine[]> {
   try {
     text = await readFile(file, "utf8")
   } catch (error) {
-    throw new FileError(
-      "file-unreadable",
-      file,
-      `cannot read the trace (${(error as NodeJS.ErrnoException).code ?? error})`,
-    )
+    throw new FileError("file-unreadable", file, `cannot read the trace: ${fsProblem(error)}`)
   }
   const out: TraceLine[] = []
   text.split("\n").forEach((line, i) => {

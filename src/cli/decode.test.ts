@@ -70,7 +70,7 @@ describe("promptline decode", () => {
       cwd: mkdtempSync(join(tmpdir(), "pl-")),
     })
     expect(missing.code).toBe(1)
-    expect(missing.stderr).toMatch(/nope\.txt: cannot read the recording \(ENOENT\)/)
+    expect(missing.stderr).toMatch(/nope\.txt: cannot read the recording: it does not exist/)
     const badFormat = await runCli(["decode", "--format", "cohere", "x"])
     expect(badFormat.code).not.toBe(0)
     expect(badFormat.stderr).toMatch(/Allowed choices are anthropic, openai-chat/)

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises"
 import { isAbsolute, resolve } from "node:path"
 import { Command, Option } from "commander"
 import { FileError, PromptlineError } from "../errors.js"
+import { fsProblem } from "../fs-problem.js"
 import { parseJsonDocument } from "../json.js"
 import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
 import type { AssembledResponse } from "../providers/accumulate.js"
@@ -52,14 +53,9 @@ export const decodeCommand: CommandFactory = (io, setExit) =>
       try {
         text = await readFile(path, "utf8")
       } catch (error) {
-        throw new FileError(
-          "file-unreadable",
-          file,
-          `cannot read the recording (${(error as NodeJS.ErrnoException).code ?? error})`,
-          {
-            cause: error,
-          },
-        )
+        throw new FileError("file-unreadable", file, `cannot read the recording: ${fsProblem(error)}`, {
+          cause: error,
+        })
       }
       const ts = Number(flags.ts)
       if (!Number.isFinite(ts))

@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli } from "./test-helpers/run.js"
 
@@ -63,6 +65,40 @@ describe("the CLI's manners", () => {
     expect((await runCli(["fit", "--help"])).stdout.replace(/\s+/g, " ")).toContain(
       'none: keeps none of them, the most any strategy cuts (it does not mean "no truncation")',
     )
+  })
+
+  it("says in plain words when a folder or file it is given is not there, whatever the command", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pl-missing-"))
+    const missing = join(dir, "nope")
+    const file = join(dir, "a-file")
+    writeFileSync(file, "text\n")
+    try {
+      for (const command of ["prompt", "context", "inspect", "doctor", "run"]) {
+        const task = command === "run" ? ["--no-mcp", "a task"] : []
+        for (const [cwd, why] of [
+          [missing, "it does not exist"],
+          [file, "it is a file, not a folder"],
+        ] as const) {
+          const r = await runCli([command, "--cwd", cwd, ...task], { cwd: dir })
+          expect(r.code, `${command} ${cwd}`).toBe(1)
+          expect(r.stderr, `${command} ${cwd}`).toContain(`${cwd}: cannot gather this folder: ${why}`)
+        }
+      }
+      const inputs: [string[], string][] = [
+        [["traces", missing], `${missing}: no such folder; record requests with`],
+        [["inspect", "--trace", missing], `${missing}: cannot read the trace: it does not exist`],
+        [["fit", "--history", missing, "--model", "gpt-5"], "cannot read the history: it does not exist"],
+        [["decode", "--format", "anthropic", missing], "cannot read the recording: it does not exist"],
+      ]
+      for (const [argv, says] of inputs) {
+        const r = await runCli(argv, { cwd: dir })
+        expect(r.code, argv.join(" ")).toBe(1)
+        expect(r.stderr, argv.join(" ")).toContain(says)
+        expect(r.stderr, argv.join(" ")).not.toMatch(/\bE[A-Z]{3,}\b/)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("offers options only where they do something", async () => {

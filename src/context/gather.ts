@@ -3,6 +3,7 @@ import { homedir } from "node:os"
 import { resolve } from "node:path"
 import type { Diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
+import { fsProblem } from "../fs-problem.js"
 import { DirCache } from "./dir-cache.js"
 import { findRepositoryRoot, readGit } from "./git.js"
 import { GitignoreRules } from "./gitignore.js"
@@ -96,9 +97,9 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   let cwd: string
   try {
     cwd = realpathSync.native(resolve(givenCwd))
-    if (!statSync(cwd).isDirectory()) throw new Error("not a directory")
+    if (!statSync(cwd).isDirectory()) throw new Error("it is a file, not a folder")
   } catch (cause) {
-    throw new FileError("gather-cwd", givenCwd, `cannot gather this folder (${(cause as Error).message})`, { cause })
+    throw new FileError("gather-cwd", givenCwd, `cannot gather this folder: ${fsProblem(cause)}`, { cause })
   }
   // Git runs in processes of its own: started first, it answers while the files are read.
   const gitFacts = readGit(cwd, { watch })

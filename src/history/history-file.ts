@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises"
 import { FileError, ValidationError } from "../errors.js"
+import { fsProblem } from "../fs-problem.js"
 import { parseJsonDocument } from "../json.js"
 import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
 import type { Message } from "./message.js"
@@ -143,14 +144,9 @@ export async function readHistory(path: string): Promise<Message[]> {
   try {
     raw = await readFile(path, "utf8")
   } catch (error) {
-    throw new FileError(
-      "file-unreadable",
-      path,
-      `cannot read the history (${(error as NodeJS.ErrnoException).code ?? error})`,
-      {
-        cause: error,
-      },
-    )
+    throw new FileError("file-unreadable", path, `cannot read the history: ${fsProblem(error)}`, {
+      cause: error,
+    })
   }
   return parseHistory(raw, path)
 }

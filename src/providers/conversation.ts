@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises"
 import type { Diagnostic } from "../diagnostics.js"
 import { FileError, PromptlineError } from "../errors.js"
+import { fsProblem } from "../fs-problem.js"
 import { historyFromJson } from "../history/history-file.js"
 import type { Message } from "../history/message.js"
 import { parseJsonDocument } from "../json.js"
@@ -90,8 +91,7 @@ export async function readConversation(path: string, from?: ConversationFormat):
   try {
     raw = await readFile(path, "utf8")
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error)
-    throw new FileError("file-unreadable", path, `cannot read the history (${code})`, { cause: error })
+    throw new FileError("file-unreadable", path, `cannot read the history: ${fsProblem(error)}`, { cause: error })
   }
   return parseConversation(raw, path, from)
 }
