@@ -110,26 +110,26 @@ export class Exchange {
     return new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = []
       let size = 0
+      let settled = false
       const { req } = this
       const refuse = (error: Error) => {
+        if (settled) return
+        settled = true
         clearTimeout(timer)
         req.off("data", onData)
         req.resume()
         reject(error)
       }
-      const timer = setTimeout(
-        () =>
-          refuse(
-            new GatewayError(
-              {
-                kind: "invalid-request",
-                message: `the request body did not arrive within ${timeoutMs} ms of its headers (the gateway's bodyTimeoutMs)`,
-              },
-              408,
-            ),
-          ),
-        timeoutMs,
+      const late = new GatewayError(
+        {
+          kind: "invalid-request",
+          message: `the request body did not arrive within ${timeoutMs} ms of its headers (the gateway's bodyTimeoutMs)`,
+        },
+        408,
       )
+      // Bytes that arrived while the process was busy are read first (the check phase follows the poll phase), so
+      // only a body that truly is late is refused.
+      const timer = setTimeout(() => setImmediate(() => refuse(late)), timeoutMs)
       const onData = (chunk: Buffer) => {
         size += chunk.length
         if (size <= limit) return void chunks.push(chunk)
@@ -137,6 +137,8 @@ export class Exchange {
       }
       req.on("data", onData)
       req.once("end", () => {
+        if (settled) return
+        settled = true
         clearTimeout(timer)
         resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
       })

@@ -208,11 +208,13 @@ describe("slow clients", () => {
 })
 
 describe("a body over the limit", () => {
+  // Timeouts far longer than sending megabytes takes, however busy the machine: these tests are about the 413.
+  const patient = { headersTimeoutMs: 60_000, bodyTimeoutMs: 60_000 }
   const head = (framing: string) =>
     `POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`
 
   it("gets its 413 even when the client sends all of it, chunked, before reading; the connection stays usable", async () => {
-    const gw = await start()
+    const gw = await start(undefined, patient)
     const { socket, state, connected } = open(gw)
     await connected
     const piece = Buffer.alloc(16 * 1024, 0x61)
@@ -239,7 +241,7 @@ describe("a body over the limit", () => {
   })
 
   it("gets its 413 when its declared length is over the limit and the client sends it all the same", async () => {
-    const gw = await start()
+    const gw = await start(undefined, patient)
     const { socket, state, connected } = open(gw)
     await connected
     const size = 16 * 1024 * 1024
@@ -255,7 +257,7 @@ describe("a body over the limit", () => {
   })
 
   it("gets its 413 through an official SDK, whose body has a length", async () => {
-    const gw = await start()
+    const gw = await start(undefined, patient)
     const anthropic = new Anthropic({ apiKey: "k", baseURL: gw.urls.anthropic, maxRetries: 0 })
     const error = await anthropic.messages
       .create({ model: "claude-x", max_tokens: 5, messages: [{ role: "user", content: "x".repeat(200_000) }] })
