@@ -5,7 +5,7 @@ import { rememberTrust, trustOf } from "../config/trust.js"
 import { type GatherResult, gather } from "../context/gather.js"
 import { loadContext, type PromptContext, parseContext } from "../context/prompt-context.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
-import { providerOf } from "../models/resolve.js"
+import { providerOf, UNKNOWN_PROVIDER } from "../models/resolve.js"
 import { type ContextFlags, DEFAULT_MODEL, homeOf, workspaceOptions } from "./context-options.js"
 import type { CliIO } from "./io.js"
 
@@ -129,7 +129,7 @@ export async function contextFrom(
   const id = flags.model ?? config.model ?? DEFAULT_MODEL
   const chosenBy =
     flags.model || flags.provider || config.providerFile === config.userFile ? undefined : config.providerFile
-  const provider = flags.provider ?? (flags.model ? undefined : config.provider) ?? providerOf(id) ?? "anthropic"
+  const provider = flags.provider ?? (flags.model ? undefined : config.provider) ?? providerOf(id) ?? UNKNOWN_PROVIDER
   const run = (trustMcp: boolean) =>
     gather({
       ...options,

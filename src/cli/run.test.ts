@@ -77,6 +77,16 @@ describe("promptline run, options", () => {
     expect(r.stdout).toMatch(/warning model "acme-coder-9" is not in the catalog.*\[model-unknown\]/)
   })
 
+  it("does not guess a provider for an id that names none: the prompt says unknown, and run asks for one", async () => {
+    const cwd = await workspace()
+    const prompt = await runCli(["prompt", "--no-mcp", "--cwd", cwd, "--model", "acme-coder-9"], { env: ENV })
+    expect(prompt.stderr).toMatch(/"provider":"FILL IN: who serves it/)
+    expect(prompt.stderr).not.toMatch(/"provider":"anthropic"/)
+    const run = await runCli(["run", "--no-mcp", "--cwd", cwd, "--model", "acme-coder-9", "do it"], { env: ENV })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/no provider: the model's id does not say who serves it: use one of anthropic, /)
+  })
+
   it("--resume goes on with the session's model, and a new task after completion joins the last user turn", async () => {
     const replay = await server([complete, complete])
     const cwd = await workspace()

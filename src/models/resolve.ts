@@ -156,7 +156,7 @@ export function resolveModel(id: string, options: ResolveOptions = {}): Resolved
   const prefixed = lookupPrefix(form, userRows)
   if (prefixed) return finish(prefixed, "longest known prefix; limits and prices may differ", "warning")
 
-  const provider = options.provider ?? providerOf(given) ?? "unknown"
+  const provider = options.provider ?? providerOf(given) ?? UNKNOWN_PROVIDER
   const local = LOCAL_PROVIDERS.has(provider)
   const model: ModelInfo = {
     id: given,
@@ -176,14 +176,23 @@ export function resolveModel(id: string, options: ResolveOptions = {}): Resolved
   }
 }
 
+/** The provider of a model whose id names none and that nobody named: the config row leaves it to the user. */
+export const UNKNOWN_PROVIDER = "unknown"
+
+/** What the suggested config row says when the provider is unknown: the user's to fill in. */
+const FILL_IN_PROVIDER = "FILL IN: who serves it (anthropic, openai, openrouter, ollama, ...)"
+
 /** The warning for an unknown id: what is assumed, the closest catalog ids, and the config entry that adds it. */
 function unknownModelMessage(given: string, provider: string, userRows: readonly ModelInfo[]): string {
   const close = suggestModels(given, [...userRows, ...MODEL_CATALOG])
   const mean = close.length > 0 ? ` Did you mean ${close.map((c) => `"${c}"`).join(", ")}?` : ""
   const window = DEFAULT_CONTEXT_WINDOW.toLocaleString("en-US")
+  // The provider in the row is the one given, or the one the id names; otherwise the user fills it in.
+  const unknown = provider === UNKNOWN_PROVIDER
+  const fill = unknown ? " (its id does not say who serves it: fill in the provider)" : ""
   return (
     `model "${given}" is not in the catalog; assuming a ${window}-token window.${mean} ` +
-    `To set its limits, add it to promptline.config.json (or the models option): ${modelConfigSnippet(given, provider)}`
+    `To set its limits, add it to promptline.config.json (or the models option)${fill}: ${modelConfigSnippet(given, unknown ? FILL_IN_PROVIDER : provider)}`
   )
 }
 

@@ -29,6 +29,20 @@ describe("the unknown-model warning", () => {
     expect(snippet.models[0]).toMatchObject({ id: "claude-sonet-4-5", contextWindow: 128000 })
   })
 
+  it("puts in the row the provider given or named by the id, and leaves an unknown one for the user to fill", () => {
+    const row = (id: string, provider?: string) => {
+      const message = resolveModel(id, provider ? { provider } : {}).diagnostics[0]!.message
+      return { message, row: JSON.parse(message.slice(message.indexOf("{"))).models[0] }
+    }
+    expect(row("mistral-coder-x").row.provider).toBe("mistral")
+    expect(row("openrouter/acme/coder-9").row.provider).toBe("openrouter")
+    expect(row("acme-coder-9", "openai").row.provider).toBe("openai")
+    const unknown = row("acme-coder-9")
+    expect(unknown.row.provider).toMatch(/^FILL IN: who serves it/)
+    expect(unknown.message).toContain("its id does not say who serves it: fill in the provider")
+    expect(unknown.message).not.toContain('"anthropic"')
+  })
+
   it("suggests user rows too", () => {
     const mine = resolveModel("in-house-codr", {
       models: [

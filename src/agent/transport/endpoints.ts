@@ -1,4 +1,5 @@
 import { PromptlineError } from "../../errors.js"
+import { UNKNOWN_PROVIDER } from "../../models/resolve.js"
 import type { WireFormat } from "../../models/types.js"
 import { wireFormatOf } from "../../models/wire.js"
 
@@ -152,9 +153,13 @@ export function endpointFor(request: EndpointRequest): Endpoint {
   const known = providerInfo(request.provider)
   if (!known && request.baseUrl === undefined) {
     const ids = Object.keys(PROVIDERS).join(", ")
+    const what =
+      request.provider === UNKNOWN_PROVIDER
+        ? "no provider: the model's id does not say who serves it"
+        : `unknown provider "${request.provider}"`
     throw new EndpointError(
       "unknown-provider",
-      `unknown provider "${request.provider}": use one of ${ids}, or give a base URL for an OpenAI-compatible server.`,
+      `${what}: use one of ${ids}, or give a base URL for an OpenAI-compatible server.`,
     )
   }
   const info = known ?? compatible(request.provider, request.provider, request.baseUrl ?? "", [])
