@@ -1,9 +1,13 @@
 /**
- * Credentials out of what is recorded: request headers (the replay server's log, the gateway's traces) and
- * URLs whose query carries a key (Gemini's `?key=`).
+ * Credentials out of what is recorded or told: request headers (the replay server's log, the gateway's traces),
+ * URLs whose query carries a key (Gemini's `?key=`), and known secrets wherever they appear in a text or value
+ * (an upstream's error quoting the key it was sent).
  */
 
 const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key"])
+
+/** What stands where a credential was. */
+export const REDACTED = "[redacted]"
 
 /** Copies headers, replacing credentials with `[redacted]`. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -11,7 +15,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   for (const key of Object.keys(headers).sort()) {
     const value = headers[key]
     if (value === undefined) continue
-    out[key] = SECRET_HEADERS.has(key.toLowerCase()) ? "[redacted]" : Array.isArray(value) ? value.join(", ") : value
+    out[key] = SECRET_HEADERS.has(key.toLowerCase()) ? REDACTED : Array.isArray(value) ? value.join(", ") : value
   }
   return out
 }
@@ -19,4 +23,56 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
 /** A URL with the value of a `key` query parameter replaced by `[redacted]`. */
 export function redactUrl(url: string): string {
   return url.replace(/([?&](?:key|api_key|api-key)=)[^&#]*/gi, "$1[redacted]")
+}
+
+/** The secrets worth looking for: defined, at least 8 characters (a shorter one is too likely in prose), once each. */
+export function usableSecrets(secrets: readonly (string | undefined)[]): string[] {
+  return [...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= 8))]
+}
+
+/** Text with every occurrence of each secret replaced (secrets shorter than 8 characters are left: too likely in prose). */
+export function redactText(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text
+  for (const secret of usableSecrets(secrets)) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+  return out
+}
+
+/**
+ * A JSON-like value (a record, a body) with every secret redacted from each string in it, names and values
+ * alike. What holds no secret is shared, not copied: a value without any is returned as it is.
+ */
+export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]): T {
+  const wanted = usableSecrets(secrets)
+  if (wanted.length === 0) return value
+  const text = (s: string) => redactText(s, wanted)
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return text(v)
+    if (v === null || typeof v !== "object") return v
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined
+      for (let i = 0; i < v.length; i++) {
+        const item = walk(v[i])
+        if (item === v[i]) continue
+        copy ??= v.slice()
+        copy[i] = item
+      }
+      return copy ?? v
+    }
+    let changed = false
+    const entries = Object.entries(v).map(([k, x]) => {
+      const [key, item] = [text(k), walk(x)]
+      if (key !== k || item !== x) changed = true
+      return [key, item] as const
+    })
+    return changed ? Object.fromEntries(entries) : v
+  }
+  return walk(value) as T
+}
+
+/** The credentials a set of request headers carries: each credential header's value, a bearer token without its scheme. */
+export function credentialsOf(headers: Readonly<Record<string, string>>): string[] {
+  const out: string[] = []
+  for (const [name, value] of Object.entries(headers))
+    if (SECRET_HEADERS.has(name.toLowerCase())) out.push(value.replace(/^(Bearer|Basic)\s+/i, ""), value)
+  return out
 }

@@ -20,6 +20,7 @@ import { FileTracker } from "../history/file-tracker.js"
 import { COMPACTION_DEFAULTS } from "../history/staged.js"
 import type { WireFormat } from "../models/types.js"
 import { PromptBuilder } from "../prompt/builder.js"
+import { credentialsOf } from "../redact.js"
 import { loadReplayScript, scriptWorkspace } from "../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { homeOf } from "./context-options.js"
@@ -184,7 +185,12 @@ export async function runAgent(taskArg: string, flags: RunFlags, io: CliIO): Pro
         models: gathered.config.models,
         ...(gathered.config.traces ? { retention: gathered.config.traces } : {}),
       })
-      const target = { provider: endpoint.provider, baseUrl: endpoint.baseUrl, session: session.id }
+      const target = {
+        provider: endpoint.provider,
+        baseUrl: endpoint.baseUrl,
+        session: session.id,
+        secrets: credentialsOf(endpoint.headers),
+      }
       sendRequest = tracingSend(
         sendRequest,
         store,

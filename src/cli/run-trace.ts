@@ -4,6 +4,7 @@ import type { SendRequest } from "../agent/loop.js"
 import { describeVerdict } from "../cache/header.js"
 import type { TraceRecord, TraceStore } from "../cache/trace-store.js"
 import type { StreamEvent, Usage } from "../providers/stream.js"
+import { redactDeep } from "../redact.js"
 
 /** Where requests go, for the trace: the provider and the base URL. */
 export interface TraceTarget {
@@ -11,6 +12,8 @@ export interface TraceTarget {
   baseUrl: string
   /** The session id: every request of a run is one conversation. */
   session: string
+  /** The credentials requests carry: kept out of the trace (an error event that quotes the key). */
+  secrets?: readonly string[]
 }
 
 /** Wraps a send function so each request is recorded once its answer has been read. */
@@ -39,18 +42,23 @@ export function tracingSend(
       } finally {
         // A trace that cannot be written never stops the run.
         await store
-          .record({
-            at,
-            durationMs: now() - at,
-            ...(firstByte !== undefined ? { firstByteMs: firstByte } : {}),
-            clientApi: "promptline",
-            upstream: { format: request.format, provider: target.provider, url: target.baseUrl },
-            model: request.model.id,
-            conversation: target.session,
-            sent: { body: request.body },
-            ...(usage ? { usage: withoutType(usage) } : {}),
-            ...(error !== undefined ? { error } : {}),
-          })
+          .record(
+            redactDeep(
+              {
+                at,
+                durationMs: now() - at,
+                ...(firstByte !== undefined ? { firstByteMs: firstByte } : {}),
+                clientApi: "promptline",
+                upstream: { format: request.format, provider: target.provider, url: target.baseUrl },
+                model: request.model.id,
+                conversation: target.session,
+                sent: { body: request.body },
+                ...(usage ? { usage: withoutType(usage) } : {}),
+                ...(error !== undefined ? { error } : {}),
+              },
+              target.secrets ?? [],
+            ),
+          )
           .then(onRecord, (e: unknown) => onError(e instanceof Error ? e : new Error(String(e))))
       }
     }

@@ -8,6 +8,7 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders } from "node:http"
 import type { StreamEvent } from "../providers/stream.js"
+import { REDACTED, redactDeep, redactText, usableSecrets } from "../redact.js"
 
 /** The request headers that carry credentials, in any provider's style. */
 export const CREDENTIAL_HEADERS: readonly string[] = [
@@ -17,8 +18,7 @@ export const CREDENTIAL_HEADERS: readonly string[] = [
   "proxy-authorization",
 ]
 
-/** What stands where a credential was. */
-export const REDACTED = "[redacted]"
+export { REDACTED, redactDeep, redactText } from "../redact.js"
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
 
@@ -53,57 +53,9 @@ export function redactHeaders(headers: Record<string, string | string[] | number
   return out
 }
 
-/** The secrets worth looking for: defined, at least 8 characters (a shorter one is too likely in prose), once each. */
-function usable(secrets: readonly (string | undefined)[]): string[] {
-  return [...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= 8))]
-}
-
-/** Text with every occurrence of each secret replaced (secrets shorter than 8 characters are left: too likely in prose). */
-export function redactText(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text
-  for (const secret of usable(secrets)) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
-  return out
-}
-
-/**
- * A JSON-like value (a record, a body) with every secret redacted from each string in it, names and values
- * alike. What holds no secret is shared, not copied: a value without any is returned as it is.
- */
-export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]): T {
-  const wanted = usable(secrets)
-  if (wanted.length === 0) return value
-  const text = (s: string) => {
-    let out = s
-    for (const secret of wanted) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
-    return out
-  }
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return text(v)
-    if (v === null || typeof v !== "object") return v
-    if (Array.isArray(v)) {
-      let copy: unknown[] | undefined
-      for (let i = 0; i < v.length; i++) {
-        const item = walk(v[i])
-        if (item === v[i]) continue
-        copy ??= v.slice()
-        copy[i] = item
-      }
-      return copy ?? v
-    }
-    let changed = false
-    const entries = Object.entries(v).map(([k, x]) => {
-      const [key, item] = [text(k), walk(x)]
-      if (key !== k || item !== x) changed = true
-      return [key, item] as const
-    })
-    return changed ? Object.fromEntries(entries) : v
-  }
-  return walk(value) as T
-}
-
 /** Stream events with every secret redacted from the errors and stops among them (what a client is told went wrong). */
 export function redactEvents(events: StreamEvent[], secrets: readonly (string | undefined)[]): StreamEvent[] {
-  if (usable(secrets).length === 0) return events
+  if (usableSecrets(secrets).length === 0) return events
   return events.map((e) => (e.type === "error" || e.type === "stop" ? redactDeep(e, secrets) : e))
 }
 
@@ -117,7 +69,7 @@ export class StreamRedactor {
   #held: Buffer = Buffer.alloc(0)
 
   constructor(secrets: readonly (string | undefined)[]) {
-    this.#secrets = usable(secrets).map((s) => Buffer.from(s))
+    this.#secrets = usableSecrets(secrets).map((s) => Buffer.from(s))
   }
 
   /** The bytes of `chunk` (after what was held) that may go out now, secrets redacted. */
@@ -172,7 +124,7 @@ export function redactErrorFrame(
   secrets: readonly (string | undefined)[],
   hidden: readonly (string | undefined)[] = [],
 ): string {
-  const found = usable([...secrets, ...hidden]).filter((s) => payload.includes(s))
+  const found = usableSecrets([...secrets, ...hidden]).filter((s) => payload.includes(s))
   if (found.length === 0) return payload
   let type: unknown
   try {

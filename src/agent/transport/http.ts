@@ -2,6 +2,7 @@ import type { WireFormat } from "../../models/types.js"
 import { decodeOptionsFor, decodeStream, responseBodyEvents } from "../../providers/decode.js"
 import { classifyHttpError, networkError } from "../../providers/errors.js"
 import { type DecodeOptions, type DecodeStats, emptyStats, type StreamEvent } from "../../providers/stream.js"
+import { credentialsOf, redactText } from "../../redact.js"
 import type { SendRequest } from "../loop.js"
 import { type Endpoint, EndpointError, requestUrl } from "./endpoints.js"
 import { OneShotResponse, type ProviderResponse } from "./response.js"
@@ -65,7 +66,9 @@ export async function send(endpoint: Endpoint, options: SendOptions): Promise<Pr
       }
       if (!response.ok) {
         const text = await response.text().catch(() => "")
-        throw classifyHttpError({ status: response.status, body: text, headers: response.headers, now: now() })
+        // An error that quotes the key it was sent (some providers and proxies do) is told without it.
+        const body = redactText(text, credentialsOf(headers))
+        throw classifyHttpError({ status: response.status, body, headers: response.headers, now: now() })
       }
       return new HttpResponse(format, response, attempt + 1, signal, decodeOptionsFor(format, options.body))
     },

@@ -3,6 +3,7 @@ import type WebSocket from "ws"
 import { PromptlineError } from "../../errors.js"
 import { lazyModule } from "../../lazy-module.js"
 import { classifyHttpError, classifyStreamError, networkError, ProviderError } from "../../providers/errors.js"
+import { credentialsOf, redactText } from "../../redact.js"
 import { type Endpoint, EndpointError, responsesSocketUrl } from "./endpoints.js"
 import type { ProviderResponse } from "./response.js"
 import { type RetryInfo, type RetryOptions, retryAfterInMessage, withRetry } from "./retry.js"
@@ -230,7 +231,8 @@ export class ResponsesSocket {
         readBody(response).then((body) => {
           settle()
           request.destroy()
-          reject(classifyHttpError({ status: response.statusCode ?? 0, body, headers: flatHeaders(response) }))
+          const told = redactText(body, credentialsOf(headers))
+          reject(classifyHttpError({ status: response.statusCode ?? 0, body: told, headers: flatHeaders(response) }))
         })
       })
       ws.on("error", (error) => {
