@@ -62,7 +62,10 @@ export type StreamEvent =
   /** The context-management edits the provider applied before answering. */
   | { type: "context_edits"; edits: AppliedContextEdit[] }
   | { type: "tool_call_start"; id: string; name: string }
-  /** The provider's streamed argument text (JSON for function tools, raw text for freeform tools). */
+  /**
+   * The next piece of the call's arguments as JSON text: joined, the pieces are the JSON of the call's final input
+   * (a freeform call's `{"input": …}` too); arguments a model wrote that are not JSON come as it wrote them.
+   */
   | { type: "tool_call_delta"; id: string; argsDelta: string }
   | { type: "tool_call_end"; id: string; input: unknown; signature?: string }
   /** A cumulative snapshot: a later usage event replaces an earlier one. */
