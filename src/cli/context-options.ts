@@ -6,8 +6,11 @@ import type { CliIO } from "./io.js"
 // The context flags of the commands that build a context: light, so that defining the commands (and
 // printing their help) loads nothing of the engine. The gather itself is in context-source.ts.
 
-/** The default model when none is given. */
-export const DEFAULT_MODEL = "claude-sonnet-4-5"
+/**
+ * The default model when none is given: a current model (not deprecated). src/cli/default-model.test.ts fails when
+ * the catalog's lifecycle dates say it is deprecated or retired; the successor it names is the next default.
+ */
+export const DEFAULT_MODEL = "claude-sonnet-5-5"
 
 /** Flags every command that builds a context accepts. */
 export interface ContextFlags {

@@ -63,7 +63,11 @@ describe("promptline inspect", () => {
     expect(r.stdout).toMatch(/Prompt: [\d,]+ tokens, \d+\.\d% of the 200,000-token window/)
     expect(r.stdout).toContain("No gather report")
     expect(r.stdout).toContain("Cache layout")
-    expect(r.stdout).toContain("Warnings (0)")
+    // The context's model, Claude Sonnet 4.5, is deprecated on its date: the one warning names its successor.
+    expect(r.stdout).toContain("Warnings (1)")
+    expect(r.stdout).toMatch(
+      /deprecated since 2026-09-30 and\s+retires\s+on\s+2026-11-30[\s\S]*claude-sonnet-5-5[\s\S]*\[model-deprecated\]/,
+    )
     expect(r.stdout).not.toContain("\u001b[")
     expect(Math.max(...r.stdout.split("\n").map((l) => [...l].length))).toBeLessThanOrEqual(100)
   })
@@ -154,7 +158,7 @@ describe("promptline inspect", () => {
   it("--html writes a self-contained page; --compare adds the second build", async () => {
     const r = await inspect(["--context", shop, "--html", "report.html", "--compare", "gpt-5", "--no-last-run"])
     expect(r.code).toBe(0)
-    expect(r.stdout).toBe("HTML report written to report.html (0 warnings)\n")
+    expect(r.stdout).toBe("HTML report written to report.html (1 warning)\n") // the model's deprecation
     const html = await readFile(join(dir, "report.html"), "utf8")
     expect(html).toMatch(/^<!doctype html>/)
     expect(html).toContain('<section id="compare">')

@@ -17,20 +17,20 @@ import type { Edit } from "./edits.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..")
 const work = join(root, `node_modules/.cache/promptline-crash-test-${process.pid}`)
-const SOURCES = [
-  "src/errors.ts",
-  "src/json.ts",
-  "src/lazy-module.ts",
-  "src/atomic-write.ts",
-  "src/history/change-log.ts",
-  "src/history/change-log-migrate.ts",
-  "src/history/edit-check.ts",
-  "src/history/history-file.ts",
-  "src/history/edits.ts",
-  "src/history/message.ts",
-  "src/notices.ts",
-  "src/tag-wrap.ts",
-]
+/** change-log.ts and every module it imports (relative imports, followed), as paths from the repository root. */
+async function sources(): Promise<string[]> {
+  const found = new Set<string>()
+  const visit = async (file: string): Promise<void> => {
+    if (found.has(file)) return
+    found.add(file)
+    const code = await readFile(join(root, file), "utf8")
+    // Value imports only: `import type` and `export type` lines bring nothing at run time.
+    for (const m of code.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+"(\.{1,2}\/[^"]+)\.js"/gm))
+      await visit(join(dirname(file), `${m[1]}.ts`))
+  }
+  await visit("src/history/change-log.ts")
+  return [...found]
+}
 
 /** The state number k: a few small edits plus one large one (about 80 kB), so a write takes a while. */
 function stateEdits(k: number): Edit[] {
@@ -59,7 +59,7 @@ for (;;) {
 
 beforeAll(async () => {
   await rm(work, { recursive: true, force: true })
-  for (const source of SOURCES) {
+  for (const source of await sources()) {
     const code = await readFile(join(root, source), "utf8")
     const out = ts.transpileModule(code, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },

@@ -137,7 +137,8 @@ describe("renderHtml", () => {
 
   it("lists every warning once, in one list", () => {
     const warning = { level: "warning" as const, code: "rule-invalid", message: "bad front matter", path: "x.mdc" }
-    const html = renderHtml(report(basicContext(), { diagnostics: [warning] }))
+    // On a day its model (Claude Sonnet 4.5) was not yet deprecated, so the given warning is the only one.
+    const html = renderHtml(report(basicContext({ date: "2026-09-01" }), { diagnostics: [warning] }))
     expect(html).toContain("<h2>Warnings (1)</h2>")
     expect(html.split("[rule-invalid]")).toHaveLength(2)
   })

@@ -125,7 +125,11 @@ export function resolveModel(id: string, options: ResolveOptions = {}): Resolved
       model.id = given
       model.canonicalId = row.id
     }
-    if (options.provider && options.provider !== row.provider) model.provider = options.provider
+    if (options.provider && options.provider !== row.provider) {
+      model.provider = options.provider
+      // Deprecation dates are the row's provider's own; a router or cloud that serves it keeps its own schedule.
+      delete model.lifecycle
+    }
     const served = options.provider ?? providerOf(given)
     const hosted = hostedLocalRow(row, given, served)
     if (hosted) {

@@ -50,6 +50,25 @@ export interface ThinkingRules {
   efforts?: readonly ReasoningEffort[]
 }
 
+/**
+ * A model's end of life as its provider publishes it (the provider's deprecations page): when it was deprecated,
+ * the day requests to it start to fail, and the model the provider names in its place.
+ */
+export interface ModelLifecycle {
+  /** The day the provider announced the deprecation (YYYY-MM-DD), when it says. */
+  deprecated?: string
+  /** The first day requests fail (YYYY-MM-DD): the retirement or shutdown date. */
+  retires: string
+  /** The provider's recommended replacement (a model id), when it names one. */
+  successor?: string
+  /** Where the dates come from (the provider's deprecations page or the model's page). */
+  source: string
+  /** The day the dates were last checked against `source` (YYYY-MM-DD). */
+  checked: string
+  /** What the sources left open or disagreed on, and what the row assumes. */
+  note?: string
+}
+
 /** One row of the model catalog. */
 export interface ModelInfo {
   /** Canonical id as the provider's API takes it. */
@@ -85,6 +104,11 @@ export interface ModelInfo {
   note?: string
   /** The catalog row this model was resolved from, when `id` is a snapshot, alias or routed form of it. */
   canonicalId?: string
+  /**
+   * Deprecation and retirement on the provider's own API (partner platforms such as Bedrock or Vertex keep their
+   * own schedules, so a model served by another provider carries none). Absent: no end of life announced.
+   */
+  lifecycle?: ModelLifecycle
 }
 
 /** The request/stream formats promptline speaks. */

@@ -1,6 +1,7 @@
 import { hash } from "node:crypto"
 import type { PromptContext } from "../context/prompt-context.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
+import { lifecycleDiagnostic } from "../models/lifecycle.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import { wireFormatOf } from "../models/wire.js"
@@ -233,6 +234,9 @@ export class PromptBuilder {
     )
 
     const diagnostics: Diagnostic[] = [...choice.diagnostics, ...stage.diagnostics]
+    // A retired or deprecated model is named with its successor, as of the context's date (never the clock).
+    const lifecycle = lifecycleDiagnostic(model, context.date, this.#models)
+    if (lifecycle) diagnostics.push(lifecycle)
     const sections = this.#sections(context, variant, stage, diagnostics)
     const system = sections.filter((s) => s.placement === "system")
     const volatile = sections.filter((s) => s.placement === "context-message")
@@ -298,7 +302,13 @@ export class PromptBuilder {
     // Deferred tools keep their kind's name: they can still be called, through the call tool.
     const byKind = { ...selection.byKind }
     for (const t of tools) if (byKind[t.kind] === "") byKind[t.kind] = t.name
-    const env: ComponentEnv = { tools: toolSet(tools, byKind), variant: variant.id, model, toolCalling }
+    const env: ComponentEnv = {
+      tools: toolSet(tools, byKind),
+      variant: variant.id,
+      model,
+      toolCalling,
+      brief: scope.brief === true,
+    }
     const nativeTools = toolCalling === "native" ? toNativeTools(tools, wireFormat) : []
     const toolsHash = nativeTools.length > 0 ? sha(JSON.stringify(nativeTools)) : ""
     const deferredTools = plan.deferred

@@ -5,6 +5,10 @@ import type { CacheRules, ModelInfo, ThinkingRules } from "../types.js"
 
 const PRICING = "https://platform.claude.com/docs/en/about-claude/pricing"
 const CHECKED = "2026-11-29"
+
+// End of life: Anthropic's model deprecations page (the Claude API's own dates; Bedrock and Vertex keep theirs).
+const DEPRECATIONS = "https://platform.claude.com/docs/en/about-claude/model-deprecations"
+const LIFECYCLE_CHECKED = "2026-12-03"
 const page = (slug: string) => `https://platform.claude.com/docs/en/models/${slug}/overview`
 
 /** Anthropic's explicit breakpoints: at most 4 per request, 5-minute or 1-hour lifetime. */
@@ -169,6 +173,14 @@ export const anthropicModels: ModelInfo[] = [
     capabilities: all,
     cache: cache(4096),
     prices: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWriteLong: 10 },
+    lifecycle: {
+      deprecated: "2026-11-23",
+      retires: "2027-01-22",
+      successor: "claude-opus-5-5",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: "The stored copies of the page predate this deprecation (they list Opus 4.5 as active, not sooner than 2026-11-24); the dates and successor are the page's as a registry that re-read it on 2026-11-26 transcribes them (Modelpin 0.5.7). The retirement date is tentative.",
+    },
     source: PRICING,
     checked: CHECKED,
   },
@@ -197,6 +209,14 @@ export const anthropicModels: ModelInfo[] = [
     capabilities: all,
     cache: cache(1024),
     prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
+    lifecycle: {
+      deprecated: "2026-09-30",
+      retires: "2026-11-30",
+      successor: "claude-sonnet-5-5",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: "The model's page: deprecated, retires on November 30, 2026, replacement Claude Sonnet 5.5 (platform.claude.com/docs/en/models/sonnet-4-5/overview).",
+    },
     source: PRICING,
     checked: CHECKED,
   },
@@ -225,6 +245,13 @@ export const anthropicModels: ModelInfo[] = [
     capabilities: all,
     cache: cache(1024),
     prices: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWriteLong: 30 },
+    lifecycle: {
+      deprecated: "2026-06-05",
+      retires: "2026-08-05",
+      successor: "claude-opus-4-8",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+    },
     source: PRICING,
     checked: CHECKED,
   },
@@ -239,6 +266,13 @@ export const anthropicModels: ModelInfo[] = [
     capabilities: all,
     cache: cache(1024),
     prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
+    lifecycle: {
+      deprecated: "2026-04-14",
+      retires: "2026-06-15",
+      successor: "claude-sonnet-4-6",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+    },
     source: PRICING,
     checked: CHECKED,
   },
@@ -253,6 +287,13 @@ export const anthropicModels: ModelInfo[] = [
     capabilities: all,
     cache: cache(1024),
     prices: { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWriteLong: 30 },
+    lifecycle: {
+      deprecated: "2026-04-14",
+      retires: "2026-06-15",
+      successor: "claude-opus-4-8",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+    },
     source: PRICING,
     checked: "2026-12-01",
     note: "Limits and prices as Claude Opus 4.1, which the pricing page lists at the same rates; Opus 4 has no page of its own in the stored docs.",
@@ -269,6 +310,13 @@ export const anthropicModels: ModelInfo[] = [
     capabilities: all,
     cache: cache(1024),
     prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
+    lifecycle: {
+      deprecated: "2025-10-28",
+      retires: "2026-02-19",
+      successor: "claude-sonnet-4-5-20250929",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+    },
     source: PRICING,
     checked: "2026-12-01",
     note: "The 200k window is confirmed by the stored docs (LlamaIndex's model table); max output and prices are the last published figures, not found in the stored docs. The model may be retired; the row keeps the id resolving.",

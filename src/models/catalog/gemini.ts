@@ -12,6 +12,12 @@ const MODELS = "https://ai.google.dev/gemini-api/docs/models"
 const PRICING = "https://ai.google.dev/gemini-api/docs/pricing"
 const CHECKED = "2026-11-29"
 
+// End of life: the Gemini API's deprecations page (its shutdown dates; Vertex AI keeps its own schedule).
+const DEPRECATIONS = "https://ai.google.dev/gemini-api/docs/deprecations"
+const LIFECYCLE_CHECKED = "2026-12-03"
+const NOVEMBER_COPY =
+  "Shutdown and replacement as the page gave them on 2026-11-10 (quoted by aideprecations.com; the stored copies of the page are older and said June 2026 at the earliest). Vertex AI retired it on 2026-10-20."
+
 /** Gemini 2.5: a token budget. */
 const budget = (minBudget: number, maxBudget: number, canDisable: boolean): ThinkingRules => ({
   control: "budget",
@@ -80,6 +86,12 @@ export const geminiModels: ModelInfo[] = [
   {
     ...gemini("gemini-3-pro-preview", 2, 12, 0.2),
     aliases: ["gemini-3-pro"],
+    lifecycle: {
+      retires: "2026-03-09",
+      successor: "gemini-3.1-pro-preview",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+    },
     prices: {
       input: 2,
       output: 12,
@@ -93,6 +105,13 @@ export const geminiModels: ModelInfo[] = [
   },
   {
     ...gemini("gemini-2.5-pro", 1.25, 10, 0.125),
+    lifecycle: {
+      retires: "2026-12-01",
+      successor: "gemini-3.8-flash",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: NOVEMBER_COPY,
+    },
     prices: {
       input: 1.25,
       output: 10,
@@ -102,7 +121,17 @@ export const geminiModels: ModelInfo[] = [
     // Cannot turn thinking off: its smallest budget is 128.
     thinking: budget(128, 32_768, false),
   },
-  { ...gemini("gemini-2.5-flash", 0.3, 2.5, 0.03, 1024), thinking: budget(1, 24_576, true) },
+  {
+    ...gemini("gemini-2.5-flash", 0.3, 2.5, 0.03, 1024),
+    thinking: budget(1, 24_576, true),
+    lifecycle: {
+      retires: "2026-12-01",
+      successor: "gemini-3.5-flash-lite",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: NOVEMBER_COPY,
+    },
+  },
   {
     ...gemini("gemini-2.5-flash-lite", 0.1, 0.4, 0.01, 1024),
     prices: { input: 0.1, output: 0.4 },

@@ -8,6 +8,13 @@ import type { CacheRules, ModelInfo, ReasoningEffort, ThinkingRules } from "../t
 const page = (id: string) => `https://developers.openai.com/api/docs/models/${id}`
 const CHECKED = "2026-11-29"
 
+// End of life: OpenAI's deprecations page (shutdown date, notice date and recommended replacement per model).
+const DEPRECATIONS = "https://developers.openai.com/api/docs/deprecations"
+const LIFECYCLE_CHECKED = "2026-12-03"
+/** The replacements as the page named them in October 2026; a later copy names GPT-6.1 models for GPT-5's. */
+const OCTOBER_NAMES =
+  "Replacement as the page named it in October 2026 (later copies renamed GPT-5's replacements to GPT-6.1)."
+
 // Reasoning efforts (checked 2026-12-01 against the `reasoning.effort` reference as the SDKs and Azure's
 // docs repeat it): models before gpt-5.1 do not take `none`; gpt-5 takes minimal to high; gpt-5.1 none to
 // high without minimal; gpt-5.2 and later add xhigh; the o-series takes low, medium and high.
@@ -116,6 +123,13 @@ export const openaiModels: ModelInfo[] = [
     capabilities: reasoning,
     cache: automatic,
     thinking: gpt51Efforts,
+    lifecycle: {
+      deprecated: "2026-10-01",
+      retires: "2027-04-01",
+      successor: "gpt-6-sol",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+    },
     source: page("gpt-5.1"),
     checked: "2026-12-01",
     note: "Efforts from the reasoning.effort reference (none, low, medium, high; minimal is refused). Window, limits as gpt-5, assumed; prices not found in the stored docs.",
@@ -131,6 +145,14 @@ export const openaiModels: ModelInfo[] = [
     capabilities: reasoning,
     cache: automatic,
     prices: { input: 1.25, output: 10, cacheRead: 0.125 },
+    lifecycle: {
+      deprecated: "2026-06-11",
+      retires: "2026-12-11",
+      successor: "gpt-6.1-sol",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: "The page's current table names gpt-6.1-sol (gpt-5.6-sol in October 2026).",
+    },
     source: page("gpt-5"),
     checked: CHECKED,
     thinking: gpt5Efforts,
@@ -146,6 +168,14 @@ export const openaiModels: ModelInfo[] = [
     capabilities: reasoning,
     cache: automatic,
     prices: { input: 0.25, output: 2, cacheRead: 0.025 },
+    lifecycle: {
+      deprecated: "2026-06-11",
+      retires: "2026-12-11",
+      successor: "gpt-6.1-terra",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: "The page's current table names gpt-6.1-terra (gpt-5.6-terra in October 2026).",
+    },
     source: page("gpt-5-mini"),
     checked: CHECKED,
     thinking: gpt5Efforts,
@@ -160,6 +190,13 @@ export const openaiModels: ModelInfo[] = [
     capabilities: plain,
     cache: automatic,
     prices: { input: 2, output: 8, cacheRead: 0.5 },
+    lifecycle: {
+      deprecated: "2026-10-14",
+      retires: "2027-01-14",
+      successor: "gpt-6-luna",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+    },
     source: page("gpt-4.1"),
     checked: CHECKED,
   },
@@ -173,6 +210,14 @@ export const openaiModels: ModelInfo[] = [
     capabilities: plain,
     cache: automatic,
     prices: { input: 2.5, output: 10, cacheRead: 1.25 },
+    lifecycle: {
+      deprecated: "2026-10-14",
+      retires: "2027-01-14",
+      successor: "gpt-6-luna",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: "The dates of gpt-4o-2024-08-06 and -11-20 (the alias's snapshots); the older gpt-4o-2024-05-13 was shut down on 2026-10-23.",
+    },
     source: page("gpt-4o"),
     checked: CHECKED,
   },
@@ -186,6 +231,13 @@ export const openaiModels: ModelInfo[] = [
     capabilities: plain,
     cache: automatic,
     prices: { input: 0.15, output: 0.6, cacheRead: 0.075 },
+    lifecycle: {
+      deprecated: "2026-10-14",
+      retires: "2027-01-14",
+      successor: "gpt-6-luna",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+    },
     source: page("gpt-4o-mini"),
     checked: CHECKED,
   },
@@ -199,6 +251,14 @@ export const openaiModels: ModelInfo[] = [
     capabilities: reasoning,
     cache: automatic,
     prices: { input: 2, output: 8, cacheRead: 0.5 },
+    lifecycle: {
+      deprecated: "2026-06-11",
+      retires: "2026-12-11",
+      successor: "gpt-5.6-sol",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: OCTOBER_NAMES,
+    },
     source: page("o3"),
     checked: CHECKED,
     thinking: oSeriesEfforts,
@@ -213,6 +273,14 @@ export const openaiModels: ModelInfo[] = [
     capabilities: reasoning,
     cache: automatic,
     prices: { input: 1.1, output: 4.4, cacheRead: 0.275 },
+    lifecycle: {
+      deprecated: "2026-04-22",
+      retires: "2026-10-23",
+      successor: "gpt-5.6-terra",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: OCTOBER_NAMES,
+    },
     source: page("o4-mini"),
     checked: CHECKED,
     thinking: oSeriesEfforts,
@@ -228,6 +296,14 @@ export const openaiModels: ModelInfo[] = [
     cache: automatic,
     thinking: oSeriesEfforts,
     prices: { input: 15, output: 60 },
+    lifecycle: {
+      deprecated: "2026-04-22",
+      retires: "2026-10-23",
+      successor: "gpt-5.6-sol",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: OCTOBER_NAMES,
+    },
     source: page("o1"),
     checked: "2026-12-01",
     note: "Window, output and prices from the Vercel AI Gateway page; the cache-read price was not found and is left out.",
@@ -241,6 +317,14 @@ export const openaiModels: ModelInfo[] = [
     tokenizer: "cl100k",
     capabilities: plain,
     prices: { input: 10, output: 30 },
+    lifecycle: {
+      deprecated: "2026-04-22",
+      retires: "2026-10-23",
+      successor: "gpt-5.6-sol",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: OCTOBER_NAMES,
+    },
     source: page("gpt-4-turbo"),
     checked: CHECKED,
   },
@@ -253,6 +337,14 @@ export const openaiModels: ModelInfo[] = [
     tokenizer: "cl100k",
     capabilities: { nativeTools: true, images: false, thinking: false },
     prices: { input: 0.5, output: 1.5 },
+    lifecycle: {
+      deprecated: "2026-04-22",
+      retires: "2026-10-23",
+      successor: "gpt-5.6-terra",
+      source: DEPRECATIONS,
+      checked: LIFECYCLE_CHECKED,
+      note: OCTOBER_NAMES,
+    },
     source: page("gpt-3.5-turbo"),
     checked: CHECKED,
   },
