@@ -171,6 +171,14 @@ function sentCallSignature(body: unknown): string | undefined {
   return model.parts.find((p) => p.functionCall)?.thoughtSignature as string | undefined
 }
 
+/** The field each client asks for thinking with. */
+const THINKING_FIELD: Record<Client, string> = {
+  anthropic: "thinking",
+  "openai-chat": "reasoning_effort",
+  "openai-responses": "reasoning.effort",
+  gemini: "generationConfig.thinkingConfig",
+}
+
 describe("translate mode: thinking, every client SDK against every upstream format", () => {
   for (const client of CLIENTS) {
     for (const upstream of FORMATS) {
@@ -181,7 +189,10 @@ describe("translate mode: thinking, every client SDK against every upstream form
           [spokenFormat(upstream), "answered", 200, []],
         ])
         expect(result.text).toBe(FINAL)
-        expect(result.dropped).toBeNull()
+        // The thinking asked for is named where it could not go: to a model that does not think (gpt-4.1), or to
+        // Anthropic in a turn that continues a tool call the Chat client sent back without its thinking.
+        const notCarried = upstream === "openai-chat" || (client === "openai-chat" && upstream === "anthropic")
+        expect(result.dropped).toBe(notCarried ? THINKING_FIELD[client] : null)
         // The client read the thinking in its own shape (Chat: `reasoning_content`, as compatible servers send it).
         expect(result.thinking).toBe(THOUGHT)
         const signature = replaySignature(seen[0]!.turn!)

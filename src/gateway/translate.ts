@@ -11,6 +11,7 @@ import type { Message } from "../history/message.js"
 import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
+import { uncarriedPaths } from "../providers/carried.js"
 import { isErrorLevel } from "../providers/completeness.js"
 import { StreamDecoder } from "../providers/decode.js"
 import { providerErrorFromEvent } from "../providers/errors.js"
@@ -134,7 +135,9 @@ export async function openTranslation(
   const encoded = upstreamModule.encode({ prompt: decoded.prompt, messages, model, options })
   const body = encoded.body as Record<string, unknown>
   if (typeof body.model === "string") body.model = plan.model
-  call.dropped = [...decoded.unmodeled]
+  // Named: what the client's format holds and promptline does not model, and what the upstream's body cannot carry.
+  const uncarried = encoded.uncarried ?? []
+  call.dropped = [...decoded.unmodeled, ...uncarriedPaths(uncarried, decoded.sources)]
   // A model that reads no images gets a note in their place (portability); the client is told, as for a field.
   if (encoded.diagnostics.some((d) => d.code === "image-omitted"))
     call.dropped.push(`image (${plan.model} reads no images; replaced by a note)`)
@@ -165,6 +168,11 @@ export async function openTranslation(
     created: Math.floor(call.startedAt / 1000),
     includeUsage: formatModule(call.clientFormat).decodeOptions(call.body).expectUsage === true,
     ...(input.route.sse !== undefined ? { sse: input.route.sse } : {}),
+    // The answer echoes the client's settings; `store` as it went: kept only where the upstream was asked to keep it.
+    request: {
+      ...(call.body as Record<string, unknown>),
+      store: options.store === true && !uncarried.includes("store"),
+    },
   }
   const inputTokens = await counted
   if (inputTokens !== undefined) encodeOptions.inputTokens = inputTokens

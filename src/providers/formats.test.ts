@@ -65,6 +65,7 @@ const dummyFormat: WireFormatModule<DummyBody, "openai-chat"> = {
       }),
       options: {},
       unmodeled: [],
+      sources: {},
       diagnostics: [],
     }
   },

@@ -35,11 +35,32 @@ export interface OpenAICompat {
 
 export type { ReasoningEffort } from "../models/types.js"
 
-/** Thinking requested for a turn: an effort, a token budget, or both (each provider uses what it understands). */
+/**
+ * Thinking requested for a turn: an effort, a token budget, or both (each provider uses what it understands).
+ * Neither (`{}`) is adaptive thinking: on, and the model decides how much (Anthropic `adaptive`, Gemini's dynamic
+ * budget; effort-only providers get `medium`).
+ */
 export interface ThinkingOptions {
   effort?: ReasoningEffort
   budgetTokens?: number
 }
+
+/**
+ * The form the answer must take (structured output): any JSON object, or JSON that matches a schema. Plain text
+ * is the default and has no option.
+ */
+export type ResponseFormat =
+  | { type: "json" }
+  | {
+      type: "json-schema"
+      /** A JSON Schema, as the client wrote it. */
+      schema: Record<string, unknown>
+      /** The schema's name (OpenAI requires one; others have no place for it). */
+      name?: string
+      description?: string
+      /** OpenAI strict mode: the client's schema already meets its rules. */
+      strict?: boolean
+    }
 
 /** Which tool the model must (or must not) call. `required` means any tool. */
 export type ToolChoice = "auto" | "required" | "none" | { name: string }
@@ -77,10 +98,14 @@ export interface EncodeOptions {
   /** Who made history blocks that do not name their model (default: the target model). */
   unknownOrigin?: Origin
   /**
-   * Anthropic, native tools, with deferred tools: send them with `defer_loading` and Anthropic's BM25 tool search
-   * tool instead of promptline's search and call tools (the model then calls a found tool by its own name).
+   * Anthropic, native tools, with deferred tools: send them with `defer_loading` and Anthropic's tool search tool
+   * instead of promptline's search and call tools (the model then calls a found tool by its own name). `true` and
+   * `bm25` use the BM25 search tool, `regex` the regex one; `client` sends the deferred tools with `defer_loading`
+   * and no search tool (the client runs its own search and answers with tool references).
    */
-  nativeToolSearch?: boolean
+  nativeToolSearch?: boolean | "bm25" | "regex" | "client"
+  /** Structured output: the answer is JSON (matching a schema when one is given). */
+  responseFormat?: ResponseFormat
   /**
    * Provider-side context management: Anthropic context editing and server-side compaction (sent with their beta
    * headers), OpenAI Responses compaction. Other formats ignore it with a diagnostic. Validated by the encoder.
@@ -97,10 +122,23 @@ export interface EncodeInput {
   options?: EncodeOptions
 }
 
+/**
+ * A part of a request an encoder may be unable to carry into its body: an option (prompt-cache hints, the client
+ * format's dialect settings and streaming are always honoured in the upstream's own way), one context-management
+ * setting, the schema of a structured output, or the prompt's deferred tools.
+ */
+export type RequestPart =
+  | Exclude<keyof EncodeOptions, "cache" | "compat" | "stream" | "unknownOrigin" | "contextManagement">
+  | `contextManagement.${keyof ContextManagementOptions}`
+  | "responseFormat.schema"
+  | "deferredTools"
+
 /** An encoded request: the exact body, what was changed or dropped on the way, and the cache breakpoints. */
 export interface EncodeResult<Body> {
   body: Body
   diagnostics: Diagnostic[]
+  /** What the request asked for that this body does not carry (the gateway names them in `x-promptline-dropped`). */
+  uncarried?: RequestPart[]
   breakpoints: CacheBreakpoint[]
   /** HTTP headers the body needs (Anthropic `anthropic-beta` for context management), when any. */
   headers?: Record<string, string>
@@ -159,6 +197,11 @@ export interface DecodedRequest {
    * same-format mode, dropped (and named) when translating.
    */
   unmodeled: string[]
+  /**
+   * The JSON paths each modeled part was read from (`thinking` ← `thinking`, `output_config.effort`; the deferred
+   * tools ← `tools[4]`, …), so that what an upstream cannot carry is named in the client's own terms.
+   */
+  sources: Partial<Record<RequestPart, string[]>>
   /** Things changed on the way in (a block read in a lossy way), as data. */
   diagnostics: Diagnostic[]
 }
@@ -180,6 +223,8 @@ export interface StreamEncodeOptions {
    * (Anthropic's `message_start`) when the upstream's usage has not arrived by then; its figures replace it later.
    */
   inputTokens?: number
+  /** The client's request body, whose settings an answer echoes (the Responses `response` object). */
+  request?: Record<string, unknown>
 }
 
 /**

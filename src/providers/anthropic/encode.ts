@@ -6,12 +6,13 @@ import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Block, ImageBlock, Message, ThinkingBlock } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "../cache.js"
+import { choiceOffered, withUncarried } from "../carried.js"
 import { prepareHistory } from "../portability.js"
 import { systemReminder } from "../system-message.js"
 import { repairTurns } from "../turns.js"
-import type { EncodeInput, EncodeResult, ReasoningEffort } from "../types.js"
+import type { EncodeInput, EncodeResult, ReasoningEffort, RequestPart } from "../types.js"
 import { anthropicEdits, compactionToWire } from "./context-edits.js"
-import { ANTHROPIC_TOOL_SEARCH, toAnthropicToolChoice, toAnthropicTools } from "./tools.js"
+import { ANTHROPIC_REGEX_TOOL_SEARCH, ANTHROPIC_TOOL_SEARCH, toAnthropicToolChoice, toAnthropicTools } from "./tools.js"
 import type {
   AnthropicRequest,
   AnthropicToolChoice,
@@ -26,7 +27,7 @@ import type {
 } from "./wire-types.js"
 
 export type { AnthropicRequest } from "./wire-types.js"
-export { ANTHROPIC_TOOL_SEARCH }
+export { ANTHROPIC_REGEX_TOOL_SEARCH, ANTHROPIC_TOOL_SEARCH }
 
 const MEDIA_TYPES = new Set<string>(["image/jpeg", "image/png", "image/gif", "image/webp"])
 
@@ -41,10 +42,18 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
   const options = input.options ?? {}
   const prepared = prepareHistory(input, "anthropic")
   const diagnostics: Diagnostic[] = [...prepared.diagnostics]
-  const native = prepared.toolCalling === "native" && input.prompt.tools.length > 0
+  const uncarried: RequestPart[] = []
+  const deferring = prepared.toolCalling === "native" && deferredSent(input)
+  const native = prepared.toolCalling === "native" && (input.prompt.tools.length > 0 || deferring)
+  if (
+    (input.prompt.deferredTools?.length ?? 0) > 0 &&
+    !deferring &&
+    !input.prompt.tools.some((t) => t.kind === "tool_search")
+  )
+    uncarried.push("deferredTools")
 
   const system: TextBlockParam[] = input.prompt.text ? [{ type: "text", text: input.prompt.text }] : []
-  const tools = native ? anthropicTools(input) : []
+  const tools = native ? anthropicTools(input, deferring) : []
   const encoded = placeSystemMessages(
     prepared.messages.map((m) => encodeMessage(m, diagnostics)).filter((m) => blocksOf(m).length > 0),
     input.model.capabilities.systemMessages === true,
@@ -63,10 +72,14 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
   const body: AnthropicRequest = { model: input.model.id, max_tokens: maxTokens, messages }
   if (system.length > 0) body.system = system
   if (tools.length > 0) body.tools = tools
-  const choice = native ? toAnthropicToolChoice(options) : undefined
+  // A choice of a tool the body does not offer (none at all, or a deferred one) cannot go with it.
+  const offered = options.toolChoice === undefined || choiceOffered(options.toolChoice, tools.filter(isLoaded))
+  // Without the choice, parallel calls can still be turned off (`auto` with `disable_parallel_tool_use`).
+  const choice = native ? toAnthropicToolChoice(offered ? options : { ...options, toolChoice: undefined }) : undefined
   if (choice) body.tool_choice = choice
   if (!native && options.toolChoice !== undefined && options.toolChoice !== "auto")
     diagnostics.push(diagnostic("info", "tool-choice-ignored", "tool_choice has no effect without native tools"))
+  if (!offered) uncarried.push("toolChoice")
 
   const thinking = thinkingConfig(
     input,
@@ -76,18 +89,35 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
     encoded.map((m) => ({ role: m.role, content: blocksOf(m) })),
     diagnostics,
   )
-  if (thinking) body.thinking = thinking
+  if (thinking.config) body.thinking = thinking.config
+  if (!thinking.carried) uncarried.push("thinking")
   // Thinking off on a model that cannot turn it off becomes its least effort (see thinkingConfig).
   const wanted = options.thinking === false ? input.model.thinking?.efforts?.[0] : options.thinking?.effort
-  if (wanted !== undefined && thinking && thinking.type !== "disabled") {
+  if (wanted !== undefined && thinking.config && thinking.config.type !== "disabled") {
     const fitted = fitEffort(input.model, anthropicEffort(wanted))
     if (fitted.diagnostic) diagnostics.push(fitted.diagnostic)
     body.output_config = { effort: anthropicEffort(fitted.value) }
   }
-  if (options.temperature !== undefined)
+  const format = options.responseFormat
+  if (format?.type === "json-schema")
+    body.output_config = { ...body.output_config, format: { type: "json_schema", schema: format.schema } }
+  else if (format) {
+    diagnostics.push(
+      diagnostic(
+        "warning",
+        "response-format-unsupported",
+        "Anthropic takes structured output with a schema only; JSON mode not sent",
+      ),
+    )
+    uncarried.push("responseFormat")
+  }
+  if (options.temperature !== undefined) {
     diagnostics.push(
       diagnostic("warning", "temperature-unsupported", "the Messages API no longer takes temperature; not sent"),
     )
+    uncarried.push("temperature")
+  }
+  if (options.store === true) uncarried.push("store")
   let headers: Record<string, string> | undefined
   if (options.contextManagement) {
     const { edits, betas } = anthropicEdits(options.contextManagement)
@@ -99,7 +129,7 @@ export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicReque
   body.stream = options.stream ?? true
 
   const breakpoints = applyCache(body, system, input, diagnostics)
-  return { body, diagnostics, breakpoints, ...(headers ? { headers } : {}) }
+  return { body, diagnostics, breakpoints, ...withUncarried(uncarried), ...(headers ? { headers } : {}) }
 }
 
 /** The content blocks of an encoded message (the encoder always writes arrays). */
@@ -256,25 +286,25 @@ function thinkingConfig(
   choice: AnthropicToolChoice | undefined,
   history: readonly { role: string; content: readonly { type: string }[] }[],
   diagnostics: Diagnostic[],
-): ThinkingConfigParam | undefined {
+): { config?: ThinkingConfigParam; carried: boolean } {
   const requested = input.options?.thinking
-  if (requested === undefined) return undefined
+  if (requested === undefined) return { carried: true }
   if (requested === false) {
     const off = fitThinkingOff(input.model)
-    if (off.off) return { type: "disabled" }
+    if (off.off) return { config: { type: "disabled" }, carried: true }
     // Always-on adaptive thinking: the API refuses `disabled`.
     diagnostics.push(off.diagnostic)
-    return { type: "adaptive" }
+    return { config: { type: "adaptive" }, carried: false }
   }
   if (!input.model.capabilities.thinking) {
     diagnostics.push(diagnostic("warning", "thinking-unsupported", `${input.model.id} does not think; not requested`))
-    return undefined
+    return { carried: false }
   }
   if (choice && (choice.type === "any" || choice.type === "tool")) {
     diagnostics.push(
       diagnostic("warning", "thinking-with-forced-tool", "thinking is off: Anthropic refuses it when a tool is forced"),
     )
-    return undefined
+    return { carried: false }
   }
   // The assistant turn being continued must start with thinking when thinking is on; a turn made by another
   // model (or without thinking) has none, and the API would refuse the request. The turn starts at the last
@@ -292,7 +322,7 @@ function thinkingConfig(
         "thinking is off for this request: the tool-use turn it continues has no thinking block",
       ),
     )
-    return undefined
+    return { carried: false }
   }
   if (requested.budgetTokens !== undefined) {
     let budget = Math.max(MIN_THINKING_BUDGET, requested.budgetTokens)
@@ -302,24 +332,36 @@ function thinkingConfig(
         diagnostic("warning", "thinking-budget-capped", `thinking budget capped to ${budget}: below max_tokens`),
       )
     }
-    return { type: "enabled", budget_tokens: budget }
+    return { config: { type: "enabled", budget_tokens: budget }, carried: true }
   }
-  return { type: "adaptive" }
+  return { config: { type: "adaptive" }, carried: true }
+}
+
+/** Whether the body sends the prompt's deferred tools with `defer_loading` (native tool search is asked for). */
+function deferredSent(input: EncodeInput): boolean {
+  return Boolean(input.options?.nativeToolSearch) && (input.prompt.deferredTools?.length ?? 0) > 0
+}
+
+/** A tool of the body the model is offered up front: not deferred, not the search tool. */
+function isLoaded(tool: NonNullable<AnthropicRequest["tools"]>[number]): boolean {
+  return !("type" in tool) && tool.defer_loading !== true
 }
 
 /**
  * The tools of the body. With `nativeToolSearch` and deferred tools, promptline's search and call tools give way
  * to Anthropic's tool search: the deferred tools come first with `defer_loading` (so a tools cache breakpoint,
- * which goes on the last tool, lands on a loaded one), then the loaded tools, then the search tool.
+ * which goes on the last tool, lands on a loaded one), then the loaded tools, then the search tool (BM25 or
+ * regex; none for `client`, whose client searches on its own).
  */
-function anthropicTools(input: EncodeInput): NonNullable<AnthropicRequest["tools"]> {
+function anthropicTools(input: EncodeInput, deferring: boolean): NonNullable<AnthropicRequest["tools"]> {
   const deferred = input.prompt.deferredTools ?? []
-  if (!input.options?.nativeToolSearch || deferred.length === 0) return toAnthropicTools(input.prompt.tools)
+  if (!deferring) return toAnthropicTools(input.prompt.tools)
+  const search = input.options?.nativeToolSearch
   const loaded = input.prompt.tools.filter((t) => t.kind !== "tool_search" && t.kind !== "tool_call")
   return [
     ...toAnthropicTools(deferred).map((t) => ({ ...t, defer_loading: true })),
     ...toAnthropicTools(loaded),
-    { ...ANTHROPIC_TOOL_SEARCH },
+    ...(search === "client" ? [] : [{ ...(search === "regex" ? ANTHROPIC_REGEX_TOOL_SEARCH : ANTHROPIC_TOOL_SEARCH) }]),
   ]
 }
 

@@ -184,6 +184,7 @@ describe("Anthropic request decoding: real-shaped bodies", () => {
       temperature: 0.2,
       toolChoice: { name: "read_file" },
       thinking: false,
+      responseFormat: { type: "json-schema", schema: {} },
       cache: { ttl: "5m", breakpoints: { tools: true, system: true, userMessages: 0 } },
     })
     expect(decoded.messages).toEqual([{ id: "m1", role: "user", ts: 0, content: [{ type: "text", text: "Hi" }] }])
@@ -196,7 +197,6 @@ describe("Anthropic request decoding: real-shaped bodies", () => {
       "tools[6]",
       // Effort with thinking off is not promptline's to model.
       "output_config.effort",
-      "output_config.format",
       "top_k",
       "stop_sequences",
       "mcp_servers",

@@ -6,8 +6,17 @@
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { ReasoningEffort } from "../../models/types.js"
 import type { CacheSettings } from "../cache.js"
+import { addSource } from "../carried.js"
+import type { ContextManagementOptions } from "../context-management.js"
 import { obj, str } from "../stream.js"
-import type { DecodedRequest, EncodeOptions, RequestRoute, ThinkingOptions } from "../types.js"
+import type {
+  DecodedRequest,
+  EncodeOptions,
+  RequestPart,
+  RequestRoute,
+  ResponseFormat,
+  ThinkingOptions,
+} from "../types.js"
 import { fromAnthropicEdits } from "./context-edits.js"
 import { type DecodeState, decodeMessages, type FoundBreakpoint, invalid, ttlOf } from "./message-decode.js"
 import { fromAnthropicToolChoice, fromAnthropicTools } from "./tools.js"
@@ -24,9 +33,17 @@ const MODELED = new Set([
   "stream",
   "temperature",
   "output_config",
+  "output_format",
   "cache_control",
   "context_management",
 ])
+
+/** The context-management option each Anthropic edit type is read into. */
+const EDIT_OPTIONS: Readonly<Record<string, keyof ContextManagementOptions>> = {
+  clear_tool_uses_20250919: "clearToolUses",
+  clear_thinking_20251015: "clearThinking",
+  compact_20260112: "compaction",
+}
 
 /** The efforts `output_config.effort` takes, each one of promptline's efforts of the same name. */
 const EFFORTS: ReadonlySet<string> = new Set<ReasoningEffort>(["low", "medium", "high", "xhigh", "max"])
@@ -37,6 +54,7 @@ export function decodeAnthropicRequest(body: unknown, route?: RequestRoute): Dec
   if (!request) throw invalid("request body: must be a JSON object")
   const state: DecodeState = { unmodeled: [], breakpoints: [] }
   const diagnostics: Diagnostic[] = []
+  const sources: Partial<Record<RequestPart, string[]>> = {}
 
   const model = str(request.model) ?? route?.model
   if (model === undefined || model === "") throw invalid("model: a model id is required")
@@ -56,18 +74,38 @@ export function decodeAnthropicRequest(body: unknown, route?: RequestRoute): Dec
     if (typeof request.max_tokens !== "number" || !Number.isInteger(request.max_tokens) || request.max_tokens < 1)
       throw invalid("max_tokens: a positive integer is required")
     options.maxTokens = request.max_tokens
+    addSource(sources, "maxTokens", "max_tokens")
   }
   if (request.temperature !== undefined) {
     if (typeof request.temperature !== "number") throw invalid("temperature: a number is required")
     options.temperature = request.temperature
+    addSource(sources, "temperature", "temperature")
   }
-  Object.assign(options, fromAnthropicToolChoice(request.tool_choice))
-  const thinking = decodeThinking(request.thinking, request.output_config, state)
+  const choice = fromAnthropicToolChoice(request.tool_choice)
+  Object.assign(options, choice)
+  if (choice.toolChoice !== undefined) addSource(sources, "toolChoice", "tool_choice")
+  if (choice.parallelToolCalls !== undefined)
+    addSource(sources, "parallelToolCalls", "tool_choice.disable_parallel_tool_use")
+  const thinking = decodeThinking(request.thinking, request.output_config, state, sources)
   if (thinking !== undefined) options.thinking = thinking
+  const format = decodeFormat(request, state, sources)
+  if (format) options.responseFormat = format
   options.cache = cacheSettings(state.breakpoints, request.cache_control, state)
-  if (tools.nativeToolSearch) options.nativeToolSearch = true
+  // The BM25 search keeps promptline's original spelling of the option (`true`).
+  if (tools.nativeToolSearch) {
+    options.nativeToolSearch = tools.nativeToolSearch === "bm25" ? true : tools.nativeToolSearch
+    addSource(sources, "nativeToolSearch", ...(tools.searchPath ? [tools.searchPath] : tools.deferredPaths))
+  }
+  if (tools.deferredPaths.length > 0) addSource(sources, "deferredTools", ...tools.deferredPaths)
   const managed = fromAnthropicEdits(request.context_management, state.unmodeled)
-  if (managed) options.contextManagement = managed
+  if (managed) {
+    options.contextManagement = managed
+    const edits = obj(request.context_management)?.edits as unknown[]
+    edits.forEach((edit, i) => {
+      const key = EDIT_OPTIONS[String(obj(edit)?.type)]
+      if (key) addSource(sources, `contextManagement.${key}`, `context_management.edits[${i}]`)
+    })
+  }
 
   for (const key of Object.keys(request)) if (!MODELED.has(key)) state.unmodeled.push(key)
   return {
@@ -81,6 +119,7 @@ export function decodeAnthropicRequest(body: unknown, route?: RequestRoute): Dec
     messages,
     options,
     unmodeled: state.unmodeled,
+    sources,
     diagnostics,
   }
 }
@@ -121,6 +160,7 @@ function decodeThinking(
   value: unknown,
   outputConfig: unknown,
   state: DecodeState,
+  sources: Partial<Record<RequestPart, string[]>>,
 ): ThinkingOptions | false | undefined {
   let thinking: ThinkingOptions | false | undefined
   if (value !== undefined && value !== null) {
@@ -134,19 +174,53 @@ function decodeThinking(
     } else if (config.type === "adaptive") thinking = {}
     else if (config.type === "disabled") thinking = false
     else state.unmodeled.push("thinking")
-    if (thinking !== undefined)
+    if (thinking !== undefined) {
+      addSource(sources, "thinking", "thinking")
       for (const key of Object.keys(config)) if (!known.includes(key)) state.unmodeled.push(`thinking.${key}`)
+    }
   }
   if (outputConfig === undefined || outputConfig === null) return thinking
   const output = obj(outputConfig)
   if (!output) throw invalid("output_config: must be an object")
   for (const key of Object.keys(output)) {
     const effort = output[key]
-    if (key === "effort" && typeof effort === "string" && EFFORTS.has(effort) && thinking !== false)
+    if (key === "format" || effort === null) continue
+    if (key === "effort" && typeof effort === "string" && EFFORTS.has(effort) && thinking !== false) {
       thinking = { ...thinking, effort: effort as ReasoningEffort }
-    else state.unmodeled.push(`output_config.${key}`)
+      addSource(sources, "thinking", "output_config.effort")
+    } else state.unmodeled.push(`output_config.${key}`)
   }
   return thinking
+}
+
+/**
+ * Structured output: `output_config.format`, or the deprecated top-level `output_format` (the same shape), as a
+ * JSON schema the answer must match. A format of another type is unmodeled.
+ */
+function decodeFormat(
+  request: Record<string, unknown>,
+  state: DecodeState,
+  sources: Partial<Record<RequestPart, string[]>>,
+): ResponseFormat | undefined {
+  const candidates: [string, unknown][] = [
+    ["output_config.format", obj(request.output_config)?.format],
+    ["output_format", request.output_format],
+  ]
+  let found: ResponseFormat | undefined
+  for (const [at, value] of candidates) {
+    if (value === undefined || value === null) continue
+    const format = obj(value)
+    const schema = obj(format?.schema)
+    if (found || format?.type !== "json_schema" || !schema) {
+      state.unmodeled.push(at)
+      continue
+    }
+    found = { type: "json-schema", schema }
+    for (const key of Object.keys(format)) if (key !== "type" && key !== "schema") state.unmodeled.push(`${at}.${key}`)
+    addSource(sources, "responseFormat", at)
+    addSource(sources, "responseFormat.schema", `${at}.schema`)
+  }
+  return found
 }
 
 /**

@@ -35,7 +35,7 @@ export const ANTHROPIC_REQUEST_FIELDS = {
   service_tier: "accepted",
   speed: "accepted",
   mcp_servers: "accepted",
-  output_format: "accepted",
+  output_format: "read",
   billing_policy: "accepted",
   fallback_credit_token: "accepted",
   fallbacks: "accepted",

@@ -5,6 +5,7 @@
 
 import { toAnthropicTools } from "../../tools/native.js"
 import type { EnabledTool } from "../../tools/spec.js"
+import { isPlaceholderTool } from "../carried.js"
 import { clientTool } from "../client-tool.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
@@ -20,33 +21,58 @@ export { toAnthropicTools }
 /** Anthropic's server-side tool search over tools sent with `defer_loading` (BM25 variant). */
 export const ANTHROPIC_TOOL_SEARCH = { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" } as const
 
-/** Keys of a custom tool definition that promptline models (`cache_control` is read as a cache breakpoint). */
-const TOOL_KEYS = new Set(["type", "name", "description", "input_schema", "cache_control"])
+/** Anthropic's server-side tool search with regular expressions. */
+export const ANTHROPIC_REGEX_TOOL_SEARCH = {
+  type: "tool_search_tool_regex_20251119",
+  name: "tool_search_tool_regex",
+} as const
 
-/** The tools of a request, read back: client tools, deferred tools, and what promptline does not model. */
+/** The tool search variant each type of Anthropic's search tool stands for (dated and undated spellings). */
+const SEARCH_TYPES: Readonly<Record<string, "bm25" | "regex">> = {
+  tool_search_tool_bm25_20251119: "bm25",
+  tool_search_tool_bm25: "bm25",
+  tool_search_tool_regex_20251119: "regex",
+  tool_search_tool_regex: "regex",
+}
+
+/** Keys of a custom tool definition that promptline models (`cache_control` is read as a cache breakpoint). */
+const TOOL_KEYS = new Set(["type", "name", "description", "input_schema", "cache_control", "defer_loading"])
+
+/** The tools of a request, read back: client tools, deferred tools, the search over them, and what is not modeled. */
 export interface DecodedTools {
   tools: EnabledTool[]
-  /** Tools sent with `defer_loading` beside Anthropic's BM25 tool search (what `nativeToolSearch` writes). */
+  /** Tools sent with `defer_loading: true`, and placeholder tools (a description that says never to call it). */
   deferredTools: EnabledTool[]
-  nativeToolSearch: boolean
+  /** The path of each deferred tool, in the order of `deferredTools`. */
+  deferredPaths: string[]
+  /** The search over the deferred tools: Anthropic's BM25 or regex tool, or the client's own (`client`). */
+  nativeToolSearch?: "bm25" | "regex" | "client"
+  /** The path of Anthropic's search tool, when the request has one. */
+  searchPath?: string
   /** JSON paths of server tools and of tool fields promptline does not model. */
   unmodeled: string[]
 }
 
-/** A client's `tools` as client tools: custom tools are read, server tools and extra fields are listed as unmodeled. */
+/**
+ * A client's `tools` as client tools: custom tools are read, Anthropic's tool search tools are the search over the
+ * deferred ones, other server tools and extra fields are listed as unmodeled. A tool with `defer_loading: true`
+ * and a placeholder tool are deferred: an upstream that cannot defer never offers them.
+ */
 export function fromAnthropicTools(value: unknown, path = "tools"): DecodedTools {
-  const out: DecodedTools = { tools: [], deferredTools: [], nativeToolSearch: false, unmodeled: [] }
+  const out: DecodedTools = { tools: [], deferredTools: [], deferredPaths: [], unmodeled: [] }
   if (value === undefined) return out
   if (!Array.isArray(value)) throw invalid(`${path}: must be a list of tools`)
-  // Deferred tools are modeled only beside the search tool the encoder writes for them.
-  const searching = value.some((t) => obj(t)?.type === ANTHROPIC_TOOL_SEARCH.type)
   value.forEach((entry, i) => {
     const at = `${path}[${i}]`
     const tool = obj(entry)
     if (!tool) throw invalid(`${at}: a tool must be an object`)
     const type = tool.type
-    if (type === ANTHROPIC_TOOL_SEARCH.type && tool.name === ANTHROPIC_TOOL_SEARCH.name) {
-      out.nativeToolSearch = true
+    const search = typeof type === "string" ? SEARCH_TYPES[type] : undefined
+    if (search !== undefined && out.nativeToolSearch === undefined) {
+      out.nativeToolSearch = search
+      out.searchPath = at
+      for (const key of Object.keys(tool))
+        if (!["type", "name", "cache_control"].includes(key)) out.unmodeled.push(`${at}.${key}`)
       return
     }
     if (type !== undefined && type !== null && type !== "custom") {
@@ -58,12 +84,15 @@ export function fromAnthropicTools(value: unknown, path = "tools"): DecodedTools
     if (name === undefined || name === "") throw invalid(`${at}.name: a tool name is required`)
     const schema = obj(tool.input_schema)
     if (!schema) throw invalid(`${at}.input_schema: a JSON schema object is required`)
-    const deferred = searching && tool.defer_loading === true
     for (const key of Object.keys(tool))
-      if (!TOOL_KEYS.has(key) && !(deferred && key === "defer_loading")) out.unmodeled.push(`${at}.${key}`)
+      if (!TOOL_KEYS.has(key) && tool[key] !== null) out.unmodeled.push(`${at}.${key}`)
     const decoded = anthropicClientTool(name, str(tool.description) ?? "", schema)
-    ;(deferred ? out.deferredTools : out.tools).push(decoded)
+    if (tool.defer_loading === true || isPlaceholderTool(decoded)) {
+      out.deferredTools.push(decoded)
+      out.deferredPaths.push(at)
+    } else out.tools.push(decoded)
   })
+  if (out.deferredTools.length > 0) out.nativeToolSearch ??= "client"
   return out
 }
 

@@ -130,12 +130,10 @@ export type ThinkingConfigParam =
   | { type: "adaptive" }
   | { type: "disabled" }
 
-/** Anthropic's server-side tool search tool (BM25 variant). */
-export interface AnthropicToolSearchTool {
-  type: "tool_search_tool_bm25_20251119"
-  name: "tool_search_tool_bm25"
-  cache_control?: AnthropicCacheControl
-}
+/** Anthropic's server-side tool search tool (BM25 or regex variant). */
+export type AnthropicToolSearchTool =
+  | { type: "tool_search_tool_bm25_20251119"; name: "tool_search_tool_bm25"; cache_control?: AnthropicCacheControl }
+  | { type: "tool_search_tool_regex_20251119"; name: "tool_search_tool_regex"; cache_control?: AnthropicCacheControl }
 
 /** An Anthropic Messages request body. */
 export type AnthropicRequest = {
@@ -146,7 +144,11 @@ export type AnthropicRequest = {
   tools?: (AnthropicTool | AnthropicToolSearchTool)[]
   tool_choice?: AnthropicToolChoice
   thinking?: ThinkingConfigParam
-  output_config?: { effort?: "low" | "medium" | "high" | "xhigh" | "max" }
+  /** Effort, and structured output (a JSON schema the answer matches). */
+  output_config?: {
+    effort?: "low" | "medium" | "high" | "xhigh" | "max"
+    format?: { type: "json_schema"; schema: Record<string, unknown> }
+  }
   /** Context editing and server-side compaction (beta; the encoder returns the `anthropic-beta` header). */
   context_management?: { edits: ContextManagementEdit[] }
   stream?: boolean

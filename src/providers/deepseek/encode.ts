@@ -10,21 +10,21 @@
 import type { Diagnostic } from "../../diagnostics.js"
 import { diagnostic } from "../../diagnostics.js"
 import type { ModelInfo } from "../../models/types.js"
+import { unmanagedUncarried, withUncarried } from "../carried.js"
 import {
+  applyChatTools,
   applyStream,
   CHAT_TURNS,
   type ChatMessage,
-  chatToolChoice,
   compatFor,
   effortOf,
   encodeChatMessages,
   type OpenAIChatRequest,
 } from "../openai-chat/encode.js"
-import { toOpenAIChatTools } from "../openai-chat/tools.js"
 import type { ChatCompletionContentPart } from "../openai-chat/wire-types.js"
 import { prepareHistory } from "../portability.js"
 import { repairTurns } from "../turns.js"
-import type { EncodeInput, EncodeResult } from "../types.js"
+import type { EncodeInput, EncodeResult, RequestPart } from "../types.js"
 
 /** A DeepSeek chat request body: OpenAI Chat's, plus the thinking switch. */
 export type DeepSeekRequest = OpenAIChatRequest & { thinking?: { type: "enabled" | "disabled" } }
@@ -83,20 +83,29 @@ export function encodeDeepSeek(input: EncodeInput): EncodeResult<DeepSeekRequest
   diagnostics.push(...turns.diagnostics)
 
   const body: DeepSeekRequest = { model: input.model.id, messages }
-  if (native) {
-    body.tools = toOpenAIChatTools(input.prompt.tools)
-    const choice = chatToolChoice(options)
-    if (choice) body.tool_choice = choice
-    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
-  }
+  const uncarried: RequestPart[] = applyChatTools(body, input, native)
   body.max_tokens = options.maxTokens ?? input.model.maxOutput
   if (options.temperature !== undefined) body.temperature = options.temperature
   if (options.thinking !== undefined && rule === "echo-in-tool-turns") {
     body.thinking = { type: options.thinking === false ? "disabled" : "enabled" }
     if (options.thinking !== false) body.reasoning_effort = effortOf(options.thinking)
+  } else if (options.thinking !== undefined)
+    // R1 takes no thinking setting (it always thinks, as much as it likes): nothing asked of it is sent.
+    uncarried.push("thinking")
+  const format = options.responseFormat
+  if (format) {
+    // DeepSeek's JSON output takes no schema: the answer is JSON, its shape is up to the prompt.
+    body.response_format = { type: "json_object" }
+    if (format.type === "json-schema") {
+      diagnostics.push(
+        diagnostic("warning", "response-schema-unsupported", "DeepSeek's JSON output takes no schema; JSON mode sent"),
+      )
+      uncarried.push("responseFormat.schema")
+    }
   }
   applyStream(body, options, compat)
-  return { body, diagnostics, breakpoints: [] }
+  uncarried.push(...unmanagedUncarried(options))
+  return { body, diagnostics, breakpoints: [], ...withUncarried(uncarried) }
 }
 
 function withoutReasoning(message: ChatMessage): ChatMessage {

@@ -9,10 +9,11 @@ import type { Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
 import { type Fitted, fitBudget, fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
+import { choiceOffered, deferralUncarried, unmanagedUncarried, withUncarried } from "../carried.js"
 import { prepareHistory } from "../portability.js"
 import { systemReminder, systemText } from "../system-message.js"
 import { repairTurns } from "../turns.js"
-import type { EncodeInput, EncodeResult, ReasoningEffort, ThinkingOptions } from "../types.js"
+import type { EncodeInput, EncodeResult, ReasoningEffort, RequestPart, ThinkingOptions } from "../types.js"
 import { toGeminiTools } from "./tools.js"
 import type {
   Content,
@@ -91,17 +92,30 @@ export function encodeGemini(input: EncodeInput): EncodeResult<GeminiRequest> {
 
   const body: GeminiRequest = { contents }
   if (input.prompt.text) body.systemInstruction = { parts: [{ text: input.prompt.text }] }
-  if (native) {
-    body.tools = toGeminiTools(input.prompt.tools)
+  // Deferred tools, provider-side context management and a stored response have no Gemini form.
+  const uncarried: RequestPart[] = [...deferralUncarried(input), ...unmanagedUncarried(options)]
+  const tools = native ? input.prompt.tools : []
+  if (native) body.tools = toGeminiTools(tools)
+  if (options.toolChoice !== undefined && !choiceOffered(options.toolChoice, tools)) uncarried.push("toolChoice")
+  else if (native) {
     const config = toolConfig(input)
     if (config) body.toolConfig = config
   }
+  // Gemini may always call several functions at once (unless it may call none).
+  if (options.parallelToolCalls === false && native && options.toolChoice !== "none")
+    uncarried.push("parallelToolCalls")
   const generationConfig: GenerationConfig = { maxOutputTokens: options.maxTokens ?? input.model.maxOutput }
   if (options.temperature !== undefined) generationConfig.temperature = options.temperature
   const thinking = thinkingConfig(input, gen3, diagnostics)
-  if (thinking) generationConfig.thinkingConfig = thinking
+  if (thinking.config) generationConfig.thinkingConfig = thinking.config
+  if (!thinking.carried) uncarried.push("thinking")
+  const format = options.responseFormat
+  if (format) {
+    generationConfig.responseMimeType = "application/json"
+    if (format.type === "json-schema") generationConfig.responseJsonSchema = format.schema
+  }
   body.generationConfig = generationConfig
-  return { body, diagnostics, breakpoints: [] }
+  return { body, diagnostics, breakpoints: [], ...withUncarried(uncarried) }
 }
 
 function userParts(message: Message, names: Map<string, string>): Part[] {
@@ -193,13 +207,19 @@ const BUDGETS: Record<ReasoningEffort, number> = {
   max: 32_768,
 }
 
-function thinkingConfig(input: EncodeInput, gen3: boolean, diagnostics: Diagnostic[]): ThinkingConfig | undefined {
+/** The thinking config for the request, and whether it carries what was asked for. */
+function thinkingConfig(
+  input: EncodeInput,
+  gen3: boolean,
+  diagnostics: Diagnostic[],
+): { config?: ThinkingConfig; carried: boolean } {
   const requested: ThinkingOptions | false | undefined = input.options?.thinking
-  if (requested === undefined) return undefined
+  if (requested === undefined) return { carried: true }
   const model = input.model
   if (!model.capabilities.thinking) {
     diagnostics.push(diagnostic("info", "thinking-not-sent", `${model.id} does not think; not requested`))
-    return undefined
+    // Thinking off is what a model that does not think does anyway.
+    return { carried: requested === false }
   }
   // The catalog's rules say how this model is steered; without them, Gemini 3 takes levels and older models budgets.
   const byLevel = model.thinking ? model.thinking.control === "level" : gen3
@@ -210,21 +230,32 @@ function thinkingConfig(input: EncodeInput, gen3: boolean, diagnostics: Diagnost
   if (requested === false) {
     if (model.thinking) {
       const off = fitThinkingOff(model)
-      if (off.off) return { thinkingBudget: 0 }
+      if (off.off) return { config: { thinkingBudget: 0 }, carried: true }
       diagnostics.push(off.diagnostic)
-      if (off.budget !== undefined) return { thinkingBudget: off.budget }
-      return { thinkingLevel: LEVELS[off.effort ?? "low"] as ThinkingLevel }
+      if (off.budget !== undefined) return { config: { thinkingBudget: off.budget }, carried: false }
+      return { config: { thinkingLevel: LEVELS[off.effort ?? "low"] as ThinkingLevel }, carried: false }
     }
-    if (!gen3) return { thinkingBudget: 0 }
+    if (!gen3) return { config: { thinkingBudget: 0 }, carried: true }
     diagnostics.push(
       diagnostic("info", "thinking-minimal", "Gemini 3 cannot turn thinking off; the lowest level is requested"),
     )
-    return { thinkingLevel: "LOW" as ThinkingLevel }
+    return { config: { thinkingLevel: "LOW" as ThinkingLevel }, carried: false }
   }
   if (requested.budgetTokens !== undefined)
-    return { includeThoughts: true, thinkingBudget: fitted(fitBudget(model, requested.budgetTokens)) }
-  const effort = requested.effort ?? "medium"
-  return byLevel
+    return {
+      config: { includeThoughts: true, thinkingBudget: fitted(fitBudget(model, requested.budgetTokens)) },
+      carried: true,
+    }
+  // Adaptive thinking (neither effort nor budget): the model decides, as Gemini's dynamic thinking does (a budget of
+  // -1 where budgets steer it; a level model thinks dynamically unless given a level).
+  if (requested.effort === undefined)
+    return {
+      config: byLevel ? { includeThoughts: true } : { includeThoughts: true, thinkingBudget: -1 },
+      carried: true,
+    }
+  const effort = requested.effort
+  const config = byLevel
     ? { includeThoughts: true, thinkingLevel: LEVELS[fitted(fitEffort(model, effort))] as ThinkingLevel }
     : { includeThoughts: true, thinkingBudget: fitted(fitBudget(model, BUDGETS[effort])) }
+  return { config, carried: true }
 }

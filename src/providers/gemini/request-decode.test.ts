@@ -6,6 +6,7 @@ import { FIXTURE_DIR, fixtureModel, mixedHistory } from "../../../test/fixtures/
 import { anyHistory } from "../../../test/fixtures/providers/requests/sequence-rules.js"
 import type { Message } from "../../history/message.js"
 import { ProviderError } from "../errors.js"
+import { choiceOffered } from "../carried.js"
 import type { EncodeOptions } from "../types.js"
 import { encodeGemini } from "./encode.js"
 import { decodeGeminiRequest } from "./request-decode.js"
@@ -151,6 +152,7 @@ describe("Gemini request decoding: real-shaped bodies", () => {
       maxTokens: 1000,
       temperature: 0.2,
       thinking: { budgetTokens: 2048 },
+      responseFormat: { type: "json" },
     })
     expect([...decoded.unmodeled].sort()).toEqual(
       [
@@ -161,7 +163,6 @@ describe("Gemini request decoding: real-shaped bodies", () => {
         "contents[0].parts[3].video_metadata",
         "contents[1].parts[1]",
         "generation_config.candidate_count",
-        "generation_config.response_mime_type",
         "generation_config.stop_sequences",
         "generation_config.thinking_config.include_thoughts",
         "labels",
@@ -336,8 +337,10 @@ describe("Gemini request decoding: properties", () => {
           expect(decoded.prompt.tools.map((t) => [t.name, t.description, t.parameters])).toEqual(
             tools.map((t) => [t.name, t.description, t.parameters]),
           )
-          // Without tools the body has no tool config; toEqual ignores the undefined fields.
-          const toolChoice = tools.length > 0 ? options.toolChoice : undefined
+          // Without tools the body has no tool config, and a choice of a tool it does not offer is not sent
+          // (toEqual ignores the undefined fields).
+          const offered = options.toolChoice !== undefined && choiceOffered(options.toolChoice, tools)
+          const toolChoice = tools.length > 0 && offered ? options.toolChoice : undefined
           expect(decoded.options).toEqual({ stream: false, ...options, toolChoice })
           expect(decoded.unmodeled).toEqual([])
         },

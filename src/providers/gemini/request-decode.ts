@@ -4,18 +4,21 @@
  * promptline does not model is listed in `unmodeled` as JSON paths, spelled as the body spells them.
  */
 import type { Diagnostic } from "../../diagnostics.js"
+import { addSource } from "../carried.js"
 import type {
   DecodedRequest,
   EncodeOptions,
   ReasoningEffort,
+  RequestPart,
   RequestRoute,
+  ResponseFormat,
   ThinkingOptions,
   ToolChoice,
 } from "../types.js"
 import { decodeContents } from "./contents-decode.js"
 import { invalidRequest, keyIn, numberAt, otherKeys, type RecordOf, recordAt, stringAt } from "./fields.js"
 import { GEMINI_REQUEST_FIELDS, geminiField } from "./request-shape.js"
-import { decodeGeminiTools } from "./tools.js"
+import { decodeGeminiTools, fromGeminiSchema } from "./tools.js"
 
 /** Top-level fields the decoder reads; the API's other fields and unknown ones are unmodeled. */
 const READ = new Set(
@@ -25,7 +28,17 @@ const READ = new Set(
 )
 
 /** generationConfig fields the decoder reads. */
-const GENERATION_READ = new Set(["maxOutputTokens", "temperature", "thinkingConfig"])
+const GENERATION_READ = new Set([
+  "maxOutputTokens",
+  "temperature",
+  "thinkingConfig",
+  "responseMimeType",
+  "responseSchema",
+  "responseJsonSchema",
+])
+
+/** Where a part of the request was read from (the paths, spelled as the body spells them). */
+type Sources = Partial<Record<RequestPart, string[]>>
 
 /** Thinking levels → efforts. */
 const EFFORTS: Record<string, ReasoningEffort> = { MINIMAL: "minimal", LOW: "low", MEDIUM: "medium", HIGH: "high" }
@@ -35,19 +48,24 @@ export function decodeGeminiRequest(body: unknown, route: RequestRoute = {}): De
   const request = recordAt(body, "request body")
   const unmodeled: string[] = otherKeys(request, READ, "")
   const diagnostics: Diagnostic[] = []
+  const sources: Sources = {}
   const contentsKey = keyIn(request, "contents") ?? "contents"
   const messages = decodeContents(request[contentsKey], contentsKey, { unmodeled, diagnostics })
   const tools = decodeGeminiTools(geminiField(request, "tools"), unmodeled)
   const options: EncodeOptions = { stream: route.stream === true }
   const choice = toolChoice(request, unmodeled)
-  if (choice !== undefined) options.toolChoice = choice
-  generation(request, options, unmodeled)
+  if (choice !== undefined) {
+    options.toolChoice = choice
+    addSource(sources, "toolChoice", keyIn(request, "toolConfig") ?? "toolConfig")
+  }
+  generation(request, options, unmodeled, sources)
   return {
     model: route.model ?? "",
     prompt: { text: systemText(request, unmodeled), tools, toolCalling: "native" },
     messages,
     options,
     unmodeled,
+    sources,
     diagnostics,
   }
 }
@@ -107,16 +125,24 @@ function toolChoice(request: RecordOf, unmodeled: string[]): ToolChoice | undefi
   }
 }
 
-/** generationConfig: output limit, temperature, thinking; its other fields are unmodeled. */
-function generation(request: RecordOf, options: EncodeOptions, unmodeled: string[]): void {
+/** generationConfig: output limit, temperature, thinking, structured output; its other fields are unmodeled. */
+function generation(request: RecordOf, options: EncodeOptions, unmodeled: string[], sources: Sources): void {
   const key = keyIn(request, "generationConfig")
   if (key === undefined) return
   const config = recordAt(request[key], key)
   unmodeled.push(...otherKeys(config, GENERATION_READ, key))
   const maxTokens = numberAt(config, "maxOutputTokens", key)
-  if (maxTokens !== undefined) options.maxTokens = maxTokens
+  if (maxTokens !== undefined) {
+    options.maxTokens = maxTokens
+    addSource(sources, "maxTokens", `${key}.${keyIn(config, "maxOutputTokens")}`)
+  }
   const temperature = numberAt(config, "temperature", key)
-  if (temperature !== undefined) options.temperature = temperature
+  if (temperature !== undefined) {
+    options.temperature = temperature
+    addSource(sources, "temperature", `${key}.${keyIn(config, "temperature")}`)
+  }
+  const format = responseFormat(config, key, unmodeled, sources)
+  if (format) options.responseFormat = format
   const thinkingKey = keyIn(config, "thinkingConfig")
   if (thinkingKey === undefined) return
   const thinking = thinkingOptions(
@@ -124,7 +150,47 @@ function generation(request: RecordOf, options: EncodeOptions, unmodeled: string
     `${key}.${thinkingKey}`,
     unmodeled,
   )
-  if (thinking !== undefined) options.thinking = thinking
+  if (thinking !== undefined) {
+    options.thinking = thinking
+    addSource(sources, "thinking", `${key}.${thinkingKey}`)
+  }
+}
+
+/**
+ * Structured output: `responseMimeType` `application/json`, with `responseJsonSchema` (JSON Schema) or
+ * `responseSchema` (Gemini's OpenAPI subset, turned into JSON Schema) when given. `text/plain` is the default;
+ * other MIME types (`text/x.enum`) and a schema without the JSON type are unmodeled.
+ */
+function responseFormat(
+  config: RecordOf,
+  at: string,
+  unmodeled: string[],
+  sources: Sources,
+): ResponseFormat | undefined {
+  const mimeKey = keyIn(config, "responseMimeType")
+  const mime = stringAt(config, "responseMimeType", at)
+  const schemas = (["responseJsonSchema", "responseSchema"] as const).flatMap((name) => {
+    const k = keyIn(config, name)
+    return k === undefined ? [] : [{ name, path: `${at}.${k}`, value: recordAt(config[k], `${at}.${k}`) }]
+  })
+  if (mime === undefined || mime === "text/plain") {
+    unmodeled.push(...schemas.map((s) => s.path))
+    return undefined
+  }
+  const mimePath = `${at}.${mimeKey}`
+  if (mime !== "application/json") {
+    unmodeled.push(mimePath, ...schemas.map((s) => s.path))
+    return undefined
+  }
+  addSource(sources, "responseFormat", mimePath)
+  // Both given: the API takes one; the JSON Schema is the precise one, the other is named.
+  const [chosen, ...rest] = schemas
+  unmodeled.push(...rest.map((s) => s.path))
+  if (!chosen) return { type: "json" }
+  addSource(sources, "responseFormat", chosen.path)
+  addSource(sources, "responseFormat.schema", chosen.path)
+  const schema = chosen.name === "responseJsonSchema" ? chosen.value : fromGeminiSchema(chosen.value)
+  return { type: "json-schema", schema: schema as Record<string, unknown> }
 }
 
 /**

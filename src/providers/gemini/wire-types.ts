@@ -43,11 +43,15 @@ export interface ThinkingConfig {
   thinkingLevel?: ThinkingLevel
 }
 
-/** Output limit, temperature and thinking. */
+/** Output limit, temperature, thinking and structured output. */
 export interface GenerationConfig {
   maxOutputTokens?: number
   temperature?: number
   thinkingConfig?: ThinkingConfig
+  /** `application/json` for JSON output. */
+  responseMimeType?: string
+  /** The JSON Schema the JSON output matches. */
+  responseJsonSchema?: Record<string, unknown>
 }
 
 /** A generateContent request body (REST form); the model and the streaming choice go in the URL. */

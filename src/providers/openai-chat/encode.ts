@@ -7,6 +7,7 @@ import type { Block, ImageBlock, Message } from "../../history/message.js"
 import { textOf } from "../../history/message.js"
 import { fitEffort, fitThinkingOff } from "../../models/thinking.js"
 import type { ModelInfo } from "../../models/types.js"
+import { choiceOffered, deferralUncarried, unmanagedUncarried, withUncarried } from "../carried.js"
 import { prepareHistory } from "../portability.js"
 import { systemText } from "../system-message.js"
 import { repairTurns, type TurnRole } from "../turns.js"
@@ -16,8 +17,10 @@ import type {
   EncodeResult,
   OpenAICompat,
   ReasoningEffort,
+  RequestPart,
   ThinkingOptions,
 } from "../types.js"
+import { toChatResponseFormat } from "./response-format.js"
 import { toOpenAIChatTools } from "./tools.js"
 import type {
   ChatCompletionAssistantMessageParam,
@@ -73,17 +76,34 @@ export function encodeOpenAIChat(input: EncodeInput): EncodeResult<OpenAIChatReq
   diagnostics.push(...turns.diagnostics)
 
   const body: OpenAIChatRequest = { model: input.model.id, messages }
-  if (native) {
-    body.tools = toOpenAIChatTools(input.prompt.tools)
-    const choice = chatToolChoice(options)
-    if (choice) body.tool_choice = choice
-    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
-  }
+  const uncarried = applyChatTools(body, input, native)
   body[compat.maxTokensField] = options.maxTokens ?? input.model.maxOutput
-  applySampling(body, input, compat, diagnostics)
+  uncarried.push(...applySampling(body, input, compat, diagnostics))
+  if (options.responseFormat) body.response_format = toChatResponseFormat(options.responseFormat)
   applyStream(body, options, compat)
   applyPromptCache(body, options, compat)
-  return { body, diagnostics, breakpoints: [] }
+  uncarried.push(...unmanagedUncarried(options))
+  return { body, diagnostics, breakpoints: [], ...withUncarried(uncarried) }
+}
+
+/**
+ * Writes the tools, tool choice and parallel-call setting of a Chat body (shared with DeepSeek); returns what it
+ * could not carry: deferred tools (Chat cannot defer) and a choice of a tool the body does not offer.
+ */
+export function applyChatTools(body: OpenAIChatRequest, input: EncodeInput, native: boolean): RequestPart[] {
+  const options = input.options ?? {}
+  const uncarried = deferralUncarried(input)
+  const tools = native ? input.prompt.tools : []
+  if (native) {
+    body.tools = toOpenAIChatTools(tools)
+    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
+  }
+  if (options.toolChoice !== undefined && !choiceOffered(options.toolChoice, tools)) uncarried.push("toolChoice")
+  else if (native) {
+    const choice = chatToolChoice(options)
+    if (choice) body.tool_choice = choice
+  }
+  return uncarried
 }
 
 /** How turn repairs read Chat Completions messages: system, developer and tool messages are no turn. */
@@ -238,16 +258,18 @@ export function effortFor(
   return fitted.value
 }
 
+/** Temperature and reasoning effort; returns what it could not carry. */
 function applySampling(
   body: OpenAIChatRequest,
   input: EncodeInput,
   compat: Required<OpenAICompat>,
   diagnostics: Diagnostic[],
-): void {
+): RequestPart[] {
+  const uncarried: RequestPart[] = []
   const { thinking, temperature } = input.options ?? {}
   const reasoningModel = input.model.capabilities.thinking && input.model.provider === "openai"
   if (temperature !== undefined) {
-    if (reasoningModel)
+    if (reasoningModel) {
       diagnostics.push(
         diagnostic(
           "warning",
@@ -255,14 +277,20 @@ function applySampling(
           `${input.model.id} is a reasoning model; temperature not sent`,
         ),
       )
-    else body.temperature = temperature
+      uncarried.push("temperature")
+    } else body.temperature = temperature
   }
-  if (thinking === undefined) return
+  if (thinking === undefined) return uncarried
   if (!compat.reasoningEffort || !input.model.capabilities.thinking) {
     diagnostics.push(diagnostic("info", "thinking-not-sent", `no reasoning setting is sent to ${input.model.id}`))
-    return
+    // Thinking off is what a model that does not think does anyway.
+    if (thinking !== false || input.model.capabilities.thinking) uncarried.push("thinking")
+    return uncarried
   }
-  body.reasoning_effort = effortFor(input.model, thinking, diagnostics)
+  const effort = effortFor(input.model, thinking, diagnostics)
+  body.reasoning_effort = effort
+  if (thinking === false && effort !== "none") uncarried.push("thinking")
+  return uncarried
 }
 
 /** Sets `stream` (on unless turned off) and asks for usage in the stream when the provider supports it. */

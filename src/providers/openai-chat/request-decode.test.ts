@@ -128,6 +128,7 @@ describe("Chat Completions request decoding", () => {
       parallelToolCalls: false,
       maxTokens: 2048,
       thinking: { effort: "low" },
+      responseFormat: { type: "json" },
       stream: true,
       cache: { sessionId: "conv-7", retention: "24h" },
       compat: {
@@ -141,7 +142,6 @@ describe("Chat Completions request decoding", () => {
     expect([...decoded.unmodeled].sort()).toEqual(
       [
         "metadata",
-        "response_format",
         "logprobs",
         "top_logprobs",
         "seed",

@@ -5,16 +5,19 @@
  */
 import type { Diagnostic } from "../../diagnostics.js"
 import type { CacheSettings } from "../cache.js"
+import { addSource } from "../carried.js"
 import { obj, str } from "../stream.js"
 import type {
   DecodedRequest,
   EncodeOptions,
   OpenAICompat,
   ReasoningEffort,
+  RequestPart,
   RequestRoute,
   ThinkingOptions,
 } from "../types.js"
 import { ChatHistoryReader } from "./history-decode.js"
+import { fromOpenAIFormat } from "./response-format.js"
 import { fromChatToolChoice, fromOpenAIChatTools, invalidAt } from "./tools.js"
 
 /** Which server's dialect of the Chat request to read: OpenAI's, or DeepSeek's (its `thinking` switch). */
@@ -37,6 +40,7 @@ const MODELED = new Set([
   "temperature",
   "prompt_cache_key",
   "prompt_cache_retention",
+  "response_format",
   "n",
 ])
 
@@ -55,6 +59,7 @@ export function decodeChatRequest(
   if (!Array.isArray(b.messages)) throw invalidAt("messages", "must be a list of messages")
   const unmodeled: string[] = []
   const diagnostics: Diagnostic[] = []
+  const sources: Partial<Record<RequestPart, string[]>> = {}
   for (const key of Object.keys(b))
     if (!MODELED.has(key) && !(flavour === "deepseek" && key === "thinking") && b[key] !== null && b[key] !== undefined)
       unmodeled.push(key)
@@ -67,10 +72,23 @@ export function decodeChatRequest(
   const options: EncodeOptions = {}
   const compat: OpenAICompat = {}
   const toolChoice = fromChatToolChoice(b, { unmodeled })
-  if (toolChoice !== undefined) options.toolChoice = toolChoice
-  if (typeof b.parallel_tool_calls === "boolean") options.parallelToolCalls = b.parallel_tool_calls
-  readLimits(b, options, compat)
+  if (toolChoice !== undefined) {
+    options.toolChoice = toolChoice
+    addSource(sources, "toolChoice", b.tool_choice != null ? "tool_choice" : "function_call")
+  }
+  // Both choices given: `tool_choice` is read, the legacy `function_call` is named.
+  if (b.tool_choice != null && b.function_call != null) unmodeled.push("function_call")
+  if (typeof b.parallel_tool_calls === "boolean") {
+    options.parallelToolCalls = b.parallel_tool_calls
+    addSource(sources, "parallelToolCalls", "parallel_tool_calls")
+  }
+  readLimits(b, options, compat, sources, unmodeled)
   readThinking(b, flavour, options, compat, unmodeled)
+  if (options.thinking !== undefined)
+    for (const field of flavour === "deepseek" ? ["reasoning_effort", "thinking"] : ["reasoning_effort"])
+      if (b[field] != null) addSource(sources, "thinking", field)
+  const format = fromOpenAIFormat(b.response_format, "response_format", false, { unmodeled, sources })
+  if (format) options.responseFormat = format
   readStream(b, options, compat, unmodeled)
   readCache(b, options, compat, unmodeled)
   if (typeof b.n === "number" && b.n !== 1) unmodeled.push("n")
@@ -83,11 +101,18 @@ export function decodeChatRequest(
     messages: history.messages,
     options,
     unmodeled,
+    sources,
     diagnostics,
   }
 }
 
-function readLimits(b: Record<string, unknown>, options: EncodeOptions, compat: OpenAICompat): void {
+function readLimits(
+  b: Record<string, unknown>,
+  options: EncodeOptions,
+  compat: OpenAICompat,
+  sources: Partial<Record<RequestPart, string[]>>,
+  unmodeled: string[],
+): void {
   const field =
     typeof b.max_completion_tokens === "number"
       ? "max_completion_tokens"
@@ -97,8 +122,14 @@ function readLimits(b: Record<string, unknown>, options: EncodeOptions, compat: 
   if (field) {
     options.maxTokens = b[field] as number
     compat.maxTokensField = field
+    addSource(sources, "maxTokens", field)
+    // Both limits given: the newer one is read, the older one is named.
+    if (field === "max_completion_tokens" && b.max_tokens != null) unmodeled.push("max_tokens")
   }
-  if (typeof b.temperature === "number") options.temperature = b.temperature
+  if (typeof b.temperature === "number") {
+    options.temperature = b.temperature
+    addSource(sources, "temperature", "temperature")
+  }
 }
 
 function readThinking(

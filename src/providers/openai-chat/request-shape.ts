@@ -32,7 +32,7 @@ export const OPENAI_CHAT_REQUEST_FIELDS = {
   prompt_cache_key: "accepted",
   prompt_cache_options: "accepted",
   prompt_cache_retention: "accepted",
-  response_format: "accepted",
+  response_format: "read",
   safety_identifier: "accepted",
   seed: "accepted",
   service_tier: "accepted",

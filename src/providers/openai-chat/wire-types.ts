@@ -4,6 +4,7 @@
  * message shapes the encoder writes. encode.test.ts checks the body stays assignable to the official SDK's type.
  */
 import type { ChatCompletionFunctionTool } from "../../tools/native-types.js"
+import type { ChatResponseFormat } from "./response-format.js"
 
 /** A text part of a user message. */
 export interface ChatCompletionContentPartText {
@@ -88,4 +89,6 @@ export type OpenAIChatRequest = {
   stream_options?: { include_usage?: boolean }
   prompt_cache_key?: string
   prompt_cache_retention?: "in_memory" | "24h"
+  /** Structured output: any JSON object, or JSON matching a schema. */
+  response_format?: ChatResponseFormat
 }

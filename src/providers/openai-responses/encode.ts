@@ -5,11 +5,13 @@
  */
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { ImageBlock, Message, TextBlock } from "../../history/message.js"
+import { choiceOffered, deferralUncarried, withUncarried } from "../carried.js"
 import { applyPromptCache, assistantImagesDropped, effortFor } from "../openai-chat/encode.js"
+import { toResponsesTextFormat } from "../openai-chat/response-format.js"
 import { prepareHistory } from "../portability.js"
 import { systemText } from "../system-message.js"
 import { repairTurns } from "../turns.js"
-import type { EncodeInput, EncodeOptions, EncodeResult } from "../types.js"
+import type { EncodeInput, EncodeOptions, EncodeResult, RequestPart } from "../types.js"
 import { compactionItem, responsesContextManagement } from "./compaction.js"
 import { toOpenAIResponsesTools } from "./tools.js"
 import type {
@@ -78,16 +80,22 @@ export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIRe
   const body: OpenAIResponsesRequest = { model: input.model.id }
   if (input.prompt.text) body.instructions = input.prompt.text
   body.input = items
+  // Deferred tools wait for a tool search this encoder does not write yet.
+  const uncarried: RequestPart[] = deferralUncarried(input)
+  const tools = native ? input.prompt.tools : []
   if (native) {
-    body.tools = toOpenAIResponsesTools(input.prompt.tools)
+    body.tools = toOpenAIResponsesTools(tools)
+    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
+  }
+  if (options.toolChoice !== undefined && !choiceOffered(options.toolChoice, tools)) uncarried.push("toolChoice")
+  else if (native) {
     const choice = responsesToolChoice(options)
     if (choice) body.tool_choice = choice
-    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls
   }
   body.max_output_tokens = options.maxTokens ?? input.model.maxOutput
   const thinks = input.model.capabilities.thinking
   if (options.temperature !== undefined) {
-    if (thinks)
+    if (thinks) {
       diagnostics.push(
         diagnostic(
           "warning",
@@ -95,21 +103,33 @@ export function encodeOpenAIResponses(input: EncodeInput): EncodeResult<OpenAIRe
           `${input.model.id} is a reasoning model; temperature not sent`,
         ),
       )
-    else body.temperature = options.temperature
+      uncarried.push("temperature")
+    } else body.temperature = options.temperature
   }
   if (thinks && options.thinking !== undefined) {
     const effort = effortFor(input.model, options.thinking, diagnostics)
     body.reasoning = effort === "none" ? { effort } : { effort, summary: "auto" }
+    if (options.thinking === false && effort !== "none") uncarried.push("thinking")
+  } else if (options.thinking !== undefined && options.thinking !== false) {
+    diagnostics.push(diagnostic("info", "thinking-not-sent", `${input.model.id} does not think; not requested`))
+    uncarried.push("thinking")
   }
   if (thinks && !store) body.include = ["reasoning.encrypted_content"]
   body.store = store
+  if (options.responseFormat) body.text = { format: toResponsesTextFormat(options.responseFormat) }
   if (options.contextManagement) {
     const managed = responsesContextManagement(options.contextManagement, diagnostics)
     if (managed) body.context_management = managed
+    const { clearToolUses, clearThinking, compaction } = options.contextManagement
+    if (clearToolUses !== undefined) uncarried.push("contextManagement.clearToolUses")
+    if (clearThinking !== undefined) uncarried.push("contextManagement.clearThinking")
+    // Compaction goes, but Anthropic's own settings of it (instructions, pausing) cannot.
+    if (typeof compaction === "object" && (compaction.instructions ?? compaction.pauseAfterCompaction) !== undefined)
+      uncarried.push("contextManagement.compaction")
   }
   body.stream = options.stream ?? true
   applyPromptCache(body, options, { promptCache: true })
-  return { body, diagnostics, breakpoints: [] }
+  return { body, diagnostics, breakpoints: [], ...withUncarried(uncarried) }
 }
 
 function encodeUser(message: Message): ResponseInputItem[] {

@@ -6,9 +6,11 @@
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import { REASONING_EFFORTS, type ReasoningEffort } from "../../models/types.js"
 import type { CacheSettings } from "../cache.js"
+import { addSource } from "../carried.js"
 import { ProviderError } from "../errors.js"
+import { type FormatSink, fromOpenAIFormat } from "../openai-chat/response-format.js"
 import { obj, str } from "../stream.js"
-import type { DecodedRequest, EncodeOptions, RequestRoute } from "../types.js"
+import type { DecodedRequest, EncodeOptions, RequestPart, RequestRoute } from "../types.js"
 import { fromResponsesContextManagement } from "./compaction.js"
 import { decodeResponsesInput } from "./input-decode.js"
 import { fromOpenAIResponsesTools, fromResponsesToolChoice } from "./tools.js"
@@ -30,6 +32,7 @@ const MODELED = new Set([
   "stream",
   "prompt_cache_key",
   "prompt_cache_retention",
+  "text",
 ])
 
 const INCLUDE_MODELED = "reasoning.encrypted_content"
@@ -46,6 +49,7 @@ export function decodeOpenAIResponsesRequest(body: unknown, route?: RequestRoute
   if (!model) throw new ProviderError("invalid-request", "model: required (a model id)")
   const unmodeled: string[] = []
   const diagnostics: Diagnostic[] = []
+  const sources: Partial<Record<RequestPart, string[]>> = {}
 
   const instructions = request.instructions
   const hasInstructions = typeof instructions === "string"
@@ -57,11 +61,15 @@ export function decodeOpenAIResponsesRequest(body: unknown, route?: RequestRoute
 
   const tools = fromOpenAIResponsesTools(request.tools)
   unmodeled.push(...tools.unmodeled)
+  if (tools.deferredPaths.length > 0) addSource(sources, "deferredTools", ...tools.deferredPaths)
   const options: EncodeOptions = { stream: request.stream === true || route?.stream === true }
   if (request.tool_choice !== undefined && request.tool_choice !== null) {
     const choice = fromResponsesToolChoice(request.tool_choice)
     if (choice === undefined) unmodeled.push("tool_choice")
-    else options.toolChoice = choice
+    else {
+      options.toolChoice = choice
+      addSource(sources, "toolChoice", "tool_choice")
+    }
   }
   const number = (field: string) => {
     const value = request[field]
@@ -71,17 +79,35 @@ export function decodeOpenAIResponsesRequest(body: unknown, route?: RequestRoute
     return value
   }
   const maxTokens = number("max_output_tokens")
-  if (maxTokens !== undefined) options.maxTokens = maxTokens
+  if (maxTokens !== undefined) {
+    options.maxTokens = maxTokens
+    addSource(sources, "maxTokens", "max_output_tokens")
+  }
   const temperature = number("temperature")
-  if (temperature !== undefined) options.temperature = temperature
-  if (typeof request.parallel_tool_calls === "boolean") options.parallelToolCalls = request.parallel_tool_calls
-  if (typeof request.store === "boolean") options.store = request.store
+  if (temperature !== undefined) {
+    options.temperature = temperature
+    addSource(sources, "temperature", "temperature")
+  }
+  if (typeof request.parallel_tool_calls === "boolean") {
+    options.parallelToolCalls = request.parallel_tool_calls
+    addSource(sources, "parallelToolCalls", "parallel_tool_calls")
+  }
+  if (typeof request.store === "boolean") {
+    options.store = request.store
+    addSource(sources, "store", "store")
+  }
   readReasoning(request.reasoning, options, unmodeled)
+  if (options.thinking !== undefined) addSource(sources, "thinking", "reasoning.effort")
+  const format = readText(request.text, { unmodeled, sources })
+  if (format) options.responseFormat = format
   readInclude(request.include, unmodeled)
   const cache = readCache(request, unmodeled)
   if (cache) options.cache = cache
   const managed = fromResponsesContextManagement(request.context_management, unmodeled)
-  if (managed) options.contextManagement = managed
+  if (managed) {
+    options.contextManagement = managed
+    addSource(sources, "contextManagement.compaction", "context_management")
+  }
 
   for (const key of Object.keys(request))
     if (!MODELED.has(key) && request[key] !== undefined && request[key] !== null) unmodeled.push(key)
@@ -95,10 +121,15 @@ export function decodeOpenAIResponsesRequest(body: unknown, route?: RequestRoute
     )
   return {
     model,
-    prompt: { text: system, tools: tools.tools },
+    prompt: {
+      text: system,
+      tools: tools.tools,
+      ...(tools.deferredTools.length > 0 ? { deferredTools: tools.deferredTools } : {}),
+    },
     messages: input.messages,
     options,
     unmodeled,
+    sources,
     diagnostics,
   }
 }
@@ -117,6 +148,15 @@ function readReasoning(value: unknown, options: EncodeOptions, unmodeled: string
       else unmodeled.push("reasoning.effort")
     } else if (!(key === "summary" && field === "auto")) unmodeled.push(`reasoning.${key}`)
   }
+}
+
+/** `text`: its `format` is the structured output (`text` is the default); `verbosity` and other keys are unmodeled. */
+function readText(value: unknown, sink: FormatSink) {
+  if (value === undefined || value === null) return undefined
+  const text = obj(value)
+  if (!text) throw new ProviderError("invalid-request", "text: must be an object")
+  for (const key of Object.keys(text)) if (key !== "format" && text[key] != null) sink.unmodeled.push(`text.${key}`)
+  return fromOpenAIFormat(text.format, "text.format", true, sink)
 }
 
 /** `include`: encrypted reasoning is how promptline always works statelessly; anything else is unmodeled. */

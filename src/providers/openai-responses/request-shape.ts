@@ -36,7 +36,7 @@ export const OPENAI_RESPONSES_REQUEST_FIELDS = {
   service_tier: "accepted",
   stream_options: "accepted",
   temperature: "accepted",
-  text: "accepted",
+  text: "read",
   top_logprobs: "accepted",
   top_p: "accepted",
   truncation: "accepted",

@@ -6,6 +6,7 @@
 
 import type { ResponsesFunctionTool } from "../../tools/native-types.js"
 import type { EnabledTool, JsonSchema } from "../../tools/spec.js"
+import { isPlaceholderTool } from "../carried.js"
 import { clientTool } from "../client-tool.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
@@ -21,16 +22,24 @@ export { toOpenAIResponsesTools } from "../../tools/native.js"
 /** The client tools a request declares, and the paths of the entries promptline does not model. */
 export interface DecodedTools {
   tools: EnabledTool[]
+  /** Function tools sent with `defer_loading: true` (found through tool search), and placeholder tools. */
+  deferredTools: EnabledTool[]
+  /** The path of each deferred tool, in the order of `deferredTools`. */
+  deferredPaths: string[]
   unmodeled: string[]
 }
 
+/** Keys of a function tool that promptline models (`strict: false` and `defer_loading` are read too). */
+const FUNCTION_KEYS = new Set(["type", "name", "description", "parameters", "defer_loading"])
+
 /**
  * Reads a request's `tools`: each function tool becomes an enabled tool of kind `client` (id = name, its JSON
- * schema as parameters, as given). Every other entry, and `strict: true` (promptline sends tools non-strict), is
- * named as unmodeled. A function tool without a name is refused.
+ * schema as parameters, as given); one with `defer_loading: true`, or a placeholder, is deferred. Every other
+ * entry, other keys, and `strict: true` (promptline sends tools non-strict), are named as unmodeled. A function
+ * tool without a name is refused.
  */
 export function fromOpenAIResponsesTools(value: unknown, path = "tools"): DecodedTools {
-  const out: DecodedTools = { tools: [], unmodeled: [] }
+  const out: DecodedTools = { tools: [], deferredTools: [], deferredPaths: [], unmodeled: [] }
   if (value === undefined || value === null) return out
   if (!Array.isArray(value)) throw new ProviderError("invalid-request", `${path}: must be a list of tools`)
   value.forEach((entry, i) => {
@@ -42,8 +51,14 @@ export function fromOpenAIResponsesTools(value: unknown, path = "tools"): Decode
     }
     const name = str(tool.name)
     if (!name) throw new ProviderError("invalid-request", `${path}[${i}].name: a function tool needs a name`)
-    if (tool.strict === true) out.unmodeled.push(`${path}[${i}].strict`)
-    out.tools.push(responsesClientTool(name, str(tool.description) ?? "", tool.parameters))
+    for (const key of Object.keys(tool))
+      if (!FUNCTION_KEYS.has(key) && tool[key] != null && !(key === "strict" && tool.strict === false))
+        out.unmodeled.push(`${path}[${i}].${key}`)
+    const decoded = responsesClientTool(name, str(tool.description) ?? "", tool.parameters)
+    if (tool.defer_loading === true || isPlaceholderTool(decoded)) {
+      out.deferredTools.push(decoded)
+      out.deferredPaths.push(`${path}[${i}]`)
+    } else out.tools.push(decoded)
   })
   return out
 }

@@ -4,6 +4,7 @@
  * body stays assignable to the official SDK's type.
  */
 import type { ResponsesFunctionTool } from "../../tools/native-types.js"
+import type { ResponsesTextFormat } from "../openai-chat/response-format.js"
 
 /** Text in an input message or a function call's output. */
 export interface ResponseInputText {
@@ -104,6 +105,8 @@ export type OpenAIResponsesRequest = {
   }
   include?: "reasoning.encrypted_content"[]
   store?: boolean
+  /** Structured output: the format of the answer's text. */
+  text?: { format: ResponsesTextFormat }
   stream?: boolean
   prompt_cache_key?: string
   prompt_cache_retention?: "in_memory" | "24h"
