@@ -4,6 +4,7 @@ import { loadConfig, type PromptlineConfig } from "../config/config.js"
 import { rememberTrust, trustOf } from "../config/trust.js"
 import { type GatherResult, gather } from "../context/gather.js"
 import { loadContext, type PromptContext, parseContext } from "../context/prompt-context.js"
+import { type TrustHints, untrustedDiagnostics } from "../context/untrusted.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { providerOf, UNKNOWN_PROVIDER } from "../models/resolve.js"
 import { type ContextFlags, DEFAULT_MODEL, homeOf, workspaceOptions } from "./context-options.js"
@@ -18,6 +19,12 @@ export interface McpTrust {
   why: string
   /** The user's config file that holds the answer, when one is recorded there. */
   recordedIn?: string
+}
+
+/** How to enable what trust left out, on the command line. */
+const CLI_HINTS: TrustHints = {
+  files: "--no-trust was given; leave it out to read them",
+  servers: "pass --trust to start them",
 }
 
 /** Project MCP servers that a gather left out because the workspace is not trusted to start them. */
@@ -147,9 +154,15 @@ export async function contextFrom(
   const servers = decidedEarly || flags.mcp === false ? [] : untrustedServers(gathered.report)
   const { trust, diagnostics } = await resolveMcpTrust(flags, io, config, gathered.context.cwd, servers)
   if (trust.start && !decidedEarly && servers.length > 0) gathered = await run(true)
+  // What trust left out, in the command line's words: the project-MCP warning is resolveMcpTrust's (above), and
+  // project files are skipped only with --no-trust.
+  const gatherDiagnostics = gathered.diagnostics.filter(
+    (d) => d.code !== "mcp-untrusted" && d.code !== "project-untrusted",
+  )
+  const skipped = untrustedDiagnostics(gathered.report, CLI_HINTS, { servers: false })
   return {
     ...gathered,
-    diagnostics: [...configDiagnostics, ...diagnostics, ...gathered.diagnostics],
+    diagnostics: [...configDiagnostics, ...diagnostics, ...skipped, ...gatherDiagnostics],
     config,
     mcpTrust: trust,
     ...(chosenBy ? { providerChosenBy: chosenBy } : {}),

@@ -18,6 +18,7 @@ import { type PlatformFacts, readPlatform } from "./platform.js"
 import { PROMPT_CONTEXT_VERSION, type PromptContext, type PromptContextInput, parseContext } from "./prompt-context.js"
 import type { GatherReport } from "./report.js"
 import { collectSkills } from "./skills.js"
+import { LIBRARY_HINTS, untrustedDiagnostics } from "./untrusted.js"
 import { USER_ROOTS, type UserRoot } from "./user-roots.js"
 
 export { localDate } from "./local-date.js"
@@ -31,9 +32,14 @@ export type GatherOptions = Omit<PromptContextInput, Gathered> & {
   cwd: string
   /** Today as YYYY-MM-DD; defaults to the local date, read once here. */
   date?: string
-  /** Read project-level files and start project MCP servers. Default false: an unknown folder is untrusted. */
+  /**
+   * How far the workspace is trusted. Left out (the default, as on the command line): project files (instructions,
+   * skills, MCP configs) are read, and the project's MCP servers, commands it chose, are listed but not started.
+   * `true`: they start too. `false`: no project file is read. What is left out comes back as a diagnostic
+   * (`project-untrusted`, `mcp-untrusted`) saying how to enable it.
+   */
   trust?: boolean
-  /** Start project MCP servers (commands the project chose); defaults to `trust`. */
+  /** Start project MCP servers (commands the project chose); defaults to `trust === true`. */
   trustMcp?: boolean
   /** The home folder (tests pass a temporary one); defaults to the user's. */
   home?: string
@@ -80,8 +86,8 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   const {
     cwd: givenCwd,
     date,
-    trust = false,
-    trustMcp = trust,
+    trust,
+    trustMcp = trust === true,
     home: givenHome,
     env = process.env,
     userRoots = USER_ROOTS,
@@ -114,7 +120,7 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
   const links = new LinkGuard(root, home, env, dirs)
   const gitignore = new GitignoreRules(root, dirs, (abs) => display(abs, "project"), links)
   const roots = new Set(userRoots)
-  const shared = { cwd, root, home, env, trust, userRoots: roots, dirs, gitignore, links, display }
+  const shared = { cwd, root, home, env, trust: trust !== false, userRoots: roots, dirs, gitignore, links, display }
   const [platform, git, instructions, skills, servers] = await Promise.all([
     readPlatform(env, home),
     gitFacts,
@@ -158,10 +164,18 @@ export async function gather(options: GatherOptions): Promise<GatherResult> {
     skills: skills.skills,
     mcpServers: servers.servers,
   })
+  const report = { instructions: instructions.entries, skills: skills.entries, mcpServers: servers.entries }
   return {
     context,
-    diagnostics: [...git.diagnostics, ...instructions.diagnostics, ...skills.diagnostics, ...servers.diagnostics],
+    diagnostics: [
+      ...git.diagnostics,
+      ...instructions.diagnostics,
+      ...skills.diagnostics,
+      ...servers.diagnostics,
+      // What trust left out, with how to enable it (servers only when connecting was asked for at all).
+      ...untrustedDiagnostics(report, LIBRARY_HINTS, { servers: mcp }),
+    ],
     mcpConfigs: servers.configs,
-    report: { instructions: instructions.entries, skills: skills.entries, mcpServers: servers.entries },
+    report,
   }
 }

@@ -8,6 +8,7 @@ import { type LinkGuard, linkDiagnostic } from "./link-guard.js"
 import { foldersBetween } from "./paths.js"
 import type { SkillInfo } from "./prompt-context.js"
 import type { EntryStatus, GatherEntry } from "./report.js"
+import { UNTRUSTED_FILES } from "./untrusted.js"
 import { promptlineUserDir, type UserRoot } from "./user-roots.js"
 
 /** Folders, relative to each project folder, that hold skills (one subfolder with a SKILL.md per skill). */
@@ -130,7 +131,7 @@ export async function collectSkills(input: SkillsInput): Promise<CollectedSkills
       return e
     }
     if (scope === "project" && !input.trust) {
-      out.entries.push(entry("skipped", "the workspace is not trusted, so project files are not read"))
+      out.entries.push(entry("skipped", UNTRUSTED_FILES))
       continue
     }
     const ignored = scope === "project" ? await input.gitignore.reason(abs, false) : undefined

@@ -3,6 +3,7 @@ import type { GitignoreRules } from "../gitignore.js"
 import { type LinkGuard, linkDiagnostic } from "../link-guard.js"
 import type { InstructionFile } from "../prompt-context.js"
 import type { EntryStatus, GatherEntry } from "../report.js"
+import { UNTRUSTED_FILES } from "../untrusted.js"
 import type { Candidate } from "./candidate.js"
 import { splitFrontmatter } from "./frontmatter.js"
 import { expandImports, type GivenFiles, type ImportScope } from "./imports.js"
@@ -64,7 +65,7 @@ export async function loadCandidate(c: Candidate, env: LoadEnv, given?: GivenFil
   }
   if (c.skip) return { entry: entry("skipped", c.skip), diagnostics: [] }
   if (c.scope === "project" && !env.trust) {
-    return { entry: entry("skipped", "the workspace is not trusted, so project files are not read"), diagnostics: [] }
+    return { entry: entry("skipped", UNTRUSTED_FILES), diagnostics: [] }
   }
   const notes: string[] = []
   if (c.scope === "project") {

@@ -1,6 +1,7 @@
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import { LinkGuard } from "../link-guard.js"
 import type { GatherEntry } from "../report.js"
+import { UNTRUSTED_SERVERS } from "../untrusted.js"
 import type { UserRoot } from "../user-roots.js"
 import { type McpConfigSource, type McpServerConfig, mcpConfigSources, readMcpConfig } from "./config.js"
 import type { ExpandVars } from "./expand.js"
@@ -56,7 +57,7 @@ export async function readMcpServers(input: McpInput): Promise<{ items: McpItem[
         detail: `from ${config.source}`,
       }
       if (config.scope === "project" && !input.trust) {
-        entry.reason = "the workspace is not trusted, so its MCP servers are not started"
+        entry.reason = UNTRUSTED_SERVERS
         items.push({ entry })
         continue
       }
