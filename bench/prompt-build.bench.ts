@@ -50,13 +50,18 @@ export function richContext(date = "2026-11-29"): PromptContext {
   })
 }
 
-/** The context Cline's snapshot tests use (see ../shared/reference/cline-snapshots/README.md), in our terms. */
-function clineContext(): PromptContext {
+/**
+ * The context Cline's snapshot tests use (see ../shared/reference/cline-snapshots/README.md), in our terms;
+ * `model` for the snapshot of another model (a local one for the compact prompt).
+ */
+export function clineContext(
+  model: { id: string; provider: string } = { id: "claude-sonnet-4-20250514", provider: "anthropic" },
+): PromptContext {
   return createContext({
     cwd: "/test/project",
     platform: { os: "macOS", shell: "zsh", home: "/Users/tester" },
     date: "2026-11-29",
-    model: { id: "claude-sonnet-4-20250514", provider: "anthropic" },
+    model,
     toolCalling: "xml",
     placement: "system",
     features: { browser: true, webTools: true, subagents: true, taskProgress: true },

@@ -407,6 +407,59 @@ describe("sizes", () => {
     expect(encode(p.text).length).toBeLessThanOrEqual(limit)
     const inline = build(basicContext({ ...local, placement: "system", instructions: [] }), strict)
     expect(encode(inline.text).length).toBeLessThanOrEqual(limit)
+    // What the model reads on a plain project: the system prompt and the context message together.
+    const plain = build(basicContext({ ...local, instructions: [] }), strict)
+    expect(encode(`${plain.text}\n${plain.contextMessage ?? ""}`).length).toBeLessThanOrEqual(limit)
+  })
+
+  it("keeps every rule in the compact prompt while it saves words", () => {
+    const text = build(basicContext({ model: { id: "qwen3-coder:30b", provider: "ollama" } }), strict).text
+    // One line per rule: tightened wording must still say each of them.
+    const rules: [string, RegExp][] = [
+      ["who it is", /You are promptline, a software engineering agent/],
+      ["one call per message, at its end, then wait", /at most one call per message, at its end, then stop and wait/],
+      ["never guess a result", /Never guess a result/],
+      ["how a call is written", /the tool's name around one tag per parameter/],
+      ["values raw, several lines between the tags", /never escaped[^\n]*between its tags/],
+      ["JSON parameters", /Parameters marked JSON take JSON text/],
+      ["optional parameters left out", /Leave out optional parameters/],
+      ["where the result comes", /<tool_result tool="tool_name">/],
+      ["SEARCH blocks hold exact whole lines", /the exact whole lines now in the file/],
+      ["a written file is complete", /complete content of the file, nothing left out/],
+      ["several changes, one call", /several changes to one file in one call/],
+      ["tools, not the shell", /search_files, read_file, replace_in_file and write_to_file, not with grep, cat/],
+      ["search respects .gitignore", /respects \.gitignore and caps its output/],
+      ["paths relative to the working directory", /Paths are relative to the working directory/],
+      ["nothing changed outside the project", /Change nothing outside the project unless the task asks/],
+      ["no more than the task", /Do what the task asks, no more/],
+      ["mention, do not fix, other problems", /Mention other problems instead of fixing them/],
+      [
+        "a fresh shell per command",
+        /fresh shell in the working directory; to work elsewhere, chain `cd dir && command`/,
+      ],
+      [
+        "destructive commands only when required",
+        /Delete data, rewrite history or install system-wide only when the task requires it/,
+      ],
+      ["-- before arguments", /`rm -- "\$f"`/],
+      ["project conventions", /Follow the project's conventions/],
+      ["no secrets", /Never print, store or commit secrets/],
+      ["tagged blocks are context", /are context, not the user's request/],
+      ["ask one precise question when blocked", /Ask one precise question in your reply and stop/],
+      ["direct and factual", /Be direct and factual/],
+      ["read before a bigger change", /beyond a small change, first read the relevant code and its tests/],
+      ["verify and fix what broke", /Verify: run the tests[^\n]*fix what you broke/],
+      ["tests change only with the task", /edit a test only when the task changes what it checks/],
+      [
+        "complete only when done and checked",
+        /When the task is done and checked, call attempt_completion with a short summary/,
+      ],
+      [
+        "answer without completing when nothing changes",
+        /needs no change directly in your reply, without attempt_completion/,
+      ],
+    ]
+    for (const [rule, pattern] of rules) expect(text, rule).toMatch(pattern)
   })
 })
 

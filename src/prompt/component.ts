@@ -41,6 +41,8 @@ export interface ComponentEnv {
   variant: string
   model: ModelInfo
   toolCalling: "native" | "xml"
+  /** The variant's `brief` value: sections say what they must in fewer words (the compact variant). */
+  brief: boolean
 }
 
 /** One section of the system prompt: a pure function of the context that may return nothing. */

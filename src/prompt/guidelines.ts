@@ -43,6 +43,23 @@ const DERIVED: DerivedGuideline[] = [
   },
 ]
 
+/**
+ * The first three derived guidelines in one line, for a brief prompt: which tools replace which shell commands.
+ * Undefined unless all three apply.
+ */
+function shellGuideline(t: ToolSet, context: PromptContext): string | undefined {
+  if (!DERIVED.slice(0, 3).every((g) => g.when(t, context))) return undefined
+  const tools = [t.name("search"), t.name("list"), t.name("read"), t.name("edit"), t.name("write")].filter(Boolean)
+  const replaced = [t.has("search") ? "grep" : "", t.has("list") ? "find, ls" : "", "cat, head, sed, echo or heredocs"]
+  const finders = [t.name("search"), t.name("list")].filter(Boolean)
+  const [subject, verbs] =
+    finders.length > 1
+      ? [finders.join(" and "), "respect .gitignore and cap their"]
+      : [finders[0], "respects .gitignore and caps its"]
+  const list = `${tools.slice(0, -1).join(", ")} and ${tools.at(-1)}`
+  return `Search, read and change files with ${list}, not with ${replaced.filter(Boolean).join(", ")} in ${n(t, "execute")} (${subject} ${verbs} output).`
+}
+
 /** The guidelines for this tool set: derived ones first, then each tool's own, without duplicates. */
 export function guidelinesFor(context: PromptContext, env: ComponentEnv): string[] {
   const seen = new Set<string>()
@@ -54,7 +71,9 @@ export function guidelinesFor(context: PromptContext, env: ComponentEnv): string
       out.push(key)
     }
   }
-  for (const g of DERIVED) if (g.when(env.tools, context)) add(g.text(env.tools))
+  const merged = env.brief ? shellGuideline(env.tools, context) : undefined
+  if (merged) add(merged)
+  for (const g of merged ? DERIVED.slice(3) : DERIVED) if (g.when(env.tools, context)) add(g.text(env.tools))
   for (const tool of env.tools.list) for (const g of tool.guidelines) add(g)
   return out
 }

@@ -41,6 +41,14 @@ describe("renderXmlToolDocs", () => {
     )
   })
 
+  it("without labels, gives the same parameters and example without the Parameters: and Example: lines", () => {
+    const tools = everyBuiltin("compact", COMPACT_TOOLS)
+    const labelled = renderXmlToolDocs(tools)
+    const bare = renderXmlToolDocs(tools, { labels: false })
+    expect(bare).not.toMatch(/^(Parameters|Example):$/m)
+    expect(bare).toBe(labelled.replace(/^(Parameters|Example):\n/gm, ""))
+  })
+
   it("is deterministic and keeps the given tool order", () => {
     const tools = everyBuiltin()
     const text = renderXmlToolDocs(tools)

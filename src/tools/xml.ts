@@ -23,29 +23,32 @@ export interface XmlToolDocsOptions {
   format?: boolean
   /** Markdown heading level of each tool's name. Default: 3 (the docs sit under a "## Tools" heading). */
   headingLevel?: number
+  /** The "Parameters:" and "Example:" lines before the list and the example. Default: true (false saves tokens). */
+  labels?: boolean
 }
 
 /** Renders the XML dialect's tool docs: the call format, then every tool in the given order; "(none)" when empty. */
 export function renderXmlToolDocs(tools: readonly EnabledTool[], options: XmlToolDocsOptions = {}): string {
   if (tools.length === 0) return "(none)"
   const level = Math.min(6, Math.max(1, options.headingLevel ?? 3))
-  const parts = tools.map((tool) => renderXmlTool(tool, level))
+  const parts = tools.map((tool) => renderXmlTool(tool, level, options.labels ?? true))
   return (options.format === false ? parts : [XML_CALL_FORMAT, ...parts]).join("\n\n")
 }
 
-/** Renders one tool: heading, description, parameters and a usage example. */
-export function renderXmlTool(tool: EnabledTool, headingLevel = 3): string {
+/** Renders one tool: heading, description, parameters and a usage example (`labels`: each under its label). */
+export function renderXmlTool(tool: EnabledTool, headingLevel = 3, labels = true): string {
   const names = Object.keys(tool.parameters.properties)
   const required = new Set(tool.parameters.required)
   const lines = [`${"#".repeat(headingLevel)} ${tool.name}`, tool.description.trim()]
   if (names.length > 0) {
-    lines.push("Parameters:")
+    if (labels) lines.push("Parameters:")
     for (const name of names) {
       const schema = tool.parameters.properties[name] ?? {}
       lines.push(renderParameter(name, schema, required.has(name)))
     }
   }
-  lines.push("Example:", renderExample(tool, names, required))
+  if (labels) lines.push("Example:")
+  lines.push(renderExample(tool, names, required))
   return lines.join("\n")
 }
 

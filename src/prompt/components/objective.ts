@@ -7,13 +7,11 @@ const COMPLETE = "${{ tools.by_kind.complete }}"
  * The steps of a task in act mode. Each is said only when the tools allow it: no "run the tests" without
  * a command tool, no "fix what you broke" without an edit tool.
  */
-function actSteps(_ctx: PromptContext, { tools, toolCalling }: ComponentEnv): string[] {
+function actSteps(_ctx: PromptContext, { tools, toolCalling, brief }: ComponentEnv): string[] {
   const changes = tools.has("edit") || tools.has("write")
   const steps: string[] = []
   if (tools.has("read") || tools.has("search") || tools.has("list"))
-    steps.push(
-      "Work out what the task needs. For anything beyond a small change, gather context first: read the relevant code and the tests.",
-    )
+    steps.push("Work out what the task needs; beyond a small change, first read the relevant code and its tests.")
   // The XML dialect's tool-use section already says: one call per message, then wait for its result.
   if (tools.list.length > 0 && toolCalling === "native")
     steps.push(
@@ -21,18 +19,20 @@ function actSteps(_ctx: PromptContext, { tools, toolCalling }: ComponentEnv): st
     )
   if (tools.has("execute") && changes)
     steps.push(
-      "Verify: run the tests, the build or the program when the project lets you, and fix what you broke. When an existing test fails after your change, the change is most likely wrong, not the test: edit a test only when the task changes what it checks.",
+      "Verify: run the tests, the build or the program where you can, and fix what you broke. If an existing test fails after your change, suspect the change, not the test: edit a test only when the task changes what it checks.",
     )
   else if (tools.has("execute"))
     steps.push("Check what you claim by running the tests or the program where that helps.")
   else if (changes) steps.push("You cannot run commands: re-read what you changed, and say what you could not verify.")
   const complete = tools.has("complete")
   const summary = changes ? "what changed and how you verified it" : "what you found and how you know"
+  // A brief prompt's completion tool does not repeat when to call it: this step says it.
+  const done = brief ? "done and checked" : "done"
   let finish = complete
-    ? `When the task is done, call ${COMPLETE} with a short summary of the result: ${summary}.`
-    : `When the task is done, give a short summary of the result: ${summary}.`
+    ? `When the task is ${done}, call ${COMPLETE} with a short summary: ${summary}.`
+    : `When the task is done, give a short summary: ${summary}.`
   if (complete)
-    finish += ` A question or other task that needs no change is answered directly in your reply, without ${COMPLETE}.`
+    finish += ` Answer a question or a task that needs no change directly in your reply, without ${COMPLETE}.`
   steps.push(finish)
   return steps
 }

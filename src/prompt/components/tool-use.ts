@@ -26,7 +26,7 @@ export const toolUse = defineComponent(
         tpl(XML_INTRO),
         data(XML_CALL_FORMAT),
         tpl("\n\n## Tools\n\n"),
-        data(renderXmlToolDocs(env.tools.list, { format: false })),
+        data(renderXmlToolDocs(env.tools.list, { format: false, labels: !env.brief })),
       )
     } else parts.push(tpl(NATIVE_FORMAT))
     const guidelines = guidelinesFor(ctx, env)

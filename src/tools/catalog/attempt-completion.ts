@@ -29,7 +29,7 @@ export const attemptCompletion = defineTool({
   when: actMode,
   variants: {
     compact: {
-      description: "Ends the task and presents the result. Use it only when the work is done and checked.",
+      description: "Ends the task and presents the result.",
       parameters: {
         result: {
           schema: { type: "string", description: "What was done, briefly." },

@@ -33,7 +33,7 @@ export const executeCommand = defineTool({
   },
   variants: {
     compact: {
-      description: "Runs a shell command in the working directory and returns its output and exit code.",
+      description: "Runs a shell command; returns its output and exit code.",
       parameters: {
         requires_approval: null,
         timeout: null,

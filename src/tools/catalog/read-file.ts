@@ -29,6 +29,7 @@ export const readFile = defineTool({
     compact: {
       description: "Returns the text of a file.",
       parameters: {
+        path: { schema: { type: "string", description: "File path." }, required: true, example: "src/index.ts" },
         start_line: { schema: { type: "number", description: "First line (1-based)." } },
         end_line: { schema: { type: "number", description: "Last line (inclusive)." } },
         task_progress: null,

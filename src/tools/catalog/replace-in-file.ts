@@ -37,8 +37,11 @@ export const replaceInFile = defineTool({
     compact: {
       description:
         "Changes parts of a file. Each block is a line `<<<<<<< SEARCH`, the exact whole lines now in the file, " +
-        "`=======`, the new lines, and `>>>>>>> REPLACE`.",
+        "`=======`, the new lines, and `>>>>>>> REPLACE`. Make several changes to one file in one call, one block each.",
+      // Said in the description above, so not again among the guidelines.
+      guidelines: [],
       parameters: {
+        path: { schema: { type: "string", description: "File path." }, required: true, example: "src/math.ts" },
         diff: {
           schema: { type: "string", description: "The SEARCH/REPLACE blocks." },
           required: true,

@@ -31,11 +31,7 @@ export const searchFiles = defineTool({
     compact: {
       description: "Finds a regular expression in the files under a folder; returns matches with line numbers.",
       parameters: {
-        path: {
-          schema: { type: "string", description: "Folder to search, relative to the working directory." },
-          required: true,
-          example: "src",
-        },
+        path: { schema: { type: "string", description: "Folder to search." }, required: true, example: "src" },
         file_pattern: { schema: { type: "string", description: "Glob for file names, such as *.ts." } },
         task_progress: null,
       },

@@ -40,6 +40,7 @@ export const writeToFile = defineTool({
     compact: {
       description: "Creates a file or replaces all of its content.",
       parameters: {
+        path: { schema: { type: "string", description: "File path." }, required: true, example: "src/greet.ts" },
         content: {
           schema: { type: "string", description: "The complete content of the file, nothing left out." },
           required: true,
