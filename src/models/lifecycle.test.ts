@@ -98,8 +98,10 @@ describe("every catalog row's lifecycle is well-formed and cited", () => {
       expect(life.source, row.id).toMatch(/^https:\/\/[a-z0-9.-]+\.[a-z]{2,}\//)
       expect([row.id, ...(row.aliases ?? [])], row.id).not.toContain(life.successor)
       // A successor in the catalog retires after the model it replaces.
-      const next =
-        life.successor && MODEL_CATALOG.find((m) => m.id === life.successor || m.aliases?.includes(life.successor!))
+      const successor = life.successor
+      const next = successor
+        ? MODEL_CATALOG.find((m) => m.id === successor || m.aliases?.includes(successor))
+        : undefined
       if (next?.lifecycle) expect(next.lifecycle.retires > life.retires, row.id).toBe(true)
     }
   })
