@@ -74,6 +74,8 @@ describe("parseConversation", () => {
     await writeFile(file, JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }))
     const read = await readConversation(file)
     expect(read).toMatchObject({ format: "gemini", messages: [{ id: "m1", role: "user" }] })
-    await expect(readConversation(join(dir, "missing.json"))).rejects.toThrow(/missing\.json: cannot read the history: it does not exist$/)
+    await expect(readConversation(join(dir, "missing.json"))).rejects.toThrow(
+      /missing\.json: cannot read the history: it does not exist$/,
+    )
   })
 })
