@@ -42,6 +42,45 @@ describe("structured output: what each client sends, read", () => {
     expect(sources.responseFormat).toEqual(["generationConfig.responseMimeType", "generationConfig.responseJsonSchema"])
   })
 
+  it("Gemini CLI's upper-case type names in responseJsonSchema and parametersJsonSchema become JSON Schema's own", () => {
+    // As Gemini CLI 0.61's model router writes it (the @google/genai Type enum), which Gemini accepts.
+    const upper = {
+      type: "OBJECT",
+      properties: {
+        reasoning: { type: "STRING", description: "why" },
+        score: { type: "INTEGER" },
+        tags: { type: "ARRAY", items: { type: "STRING" } },
+        either: { anyOf: [{ type: "NUMBER" }, { type: ["BOOLEAN", "NULL"] }] },
+        type: { type: "STRING", enum: ["OBJECT", "STRING"] },
+      },
+      required: ["reasoning", "score"],
+    }
+    const lower = {
+      type: "object",
+      properties: {
+        reasoning: { type: "string", description: "why" },
+        score: { type: "integer" },
+        tags: { type: "array", items: { type: "string" } },
+        either: { anyOf: [{ type: "number" }, { type: ["boolean", "null"] }] },
+        type: { type: "string", enum: ["OBJECT", "STRING"] },
+      },
+      required: ["reasoning", "score"],
+    }
+    const decoded = formatModule("gemini").decodeRequest(
+      {
+        contents: [{ role: "user", parts: [{ text: user }] }],
+        tools: [{ functionDeclarations: [{ name: "route", description: "d", parametersJsonSchema: upper }] }],
+        generationConfig: { responseMimeType: "application/json", responseJsonSchema: upper },
+      },
+      { model: "m", stream: false },
+    )
+    expect(decoded.options.responseFormat).toEqual({ type: "json-schema", schema: lower })
+    expect(decoded.prompt.tools[0]?.parameters.properties).toEqual(lower.properties)
+    // The OpenAI body made from it is valid.
+    const chat = write("openai-chat", "gpt-4.1", "openai", { responseFormat: decoded.options.responseFormat! })
+    expect(openapiErrors("CreateChatCompletionRequest", chat.body)).toEqual([])
+  })
+
   it("Gemini: responseSchema (the OpenAPI subset) becomes JSON Schema; JSON without a schema; other MIME types named", () => {
     const contents = [{ parts: [{ text: user }] }]
     const subset = { type: "OBJECT", properties: { n: { type: "INTEGER", nullable: true } }, required: ["n"] }

@@ -18,7 +18,7 @@ import type {
 import { decodeContents } from "./contents-decode.js"
 import { invalidRequest, keyIn, numberAt, otherKeys, type RecordOf, recordAt, stringAt } from "./fields.js"
 import { GEMINI_REQUEST_FIELDS, geminiField } from "./request-shape.js"
-import { decodeGeminiTools, fromGeminiSchema } from "./tools.js"
+import { decodeGeminiTools, fromGeminiSchema, normalizeJsonSchemaTypes } from "./tools.js"
 
 /** Top-level fields the decoder reads; the API's other fields and unknown ones are unmodeled. */
 const READ = new Set(
@@ -189,7 +189,8 @@ function responseFormat(
   if (!chosen) return { type: "json" }
   addSource(sources, "responseFormat", chosen.path)
   addSource(sources, "responseFormat.schema", chosen.path)
-  const schema = chosen.name === "responseJsonSchema" ? chosen.value : fromGeminiSchema(chosen.value)
+  const schema =
+    chosen.name === "responseJsonSchema" ? normalizeJsonSchemaTypes(chosen.value) : fromGeminiSchema(chosen.value)
   return { type: "json-schema", schema: schema as Record<string, unknown> }
 }
 

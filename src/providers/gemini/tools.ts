@@ -76,6 +76,34 @@ export function fromGeminiSchema(schema: Record<string, unknown>): JsonSchema {
   return out
 }
 
+/** JSON Schema keywords whose value is one schema, a list of schemas, or a record of schemas. */
+const ONE_SCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"]
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"]
+const SCHEMA_RECORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
+
+/**
+ * A client's JSON Schema (`responseJsonSchema`, `parametersJsonSchema`) with Gemini's upper-case type names
+ * (`OBJECT`, `STRING`: Gemini CLI writes them, and Gemini takes them) as JSON Schema's own lower-case ones, in every
+ * nested schema; everything else is copied unchanged. Another provider refuses `"type": "OBJECT"`.
+ */
+export function normalizeJsonSchemaTypes(schema: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  const sub = (value: unknown) =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? normalizeJsonSchemaTypes(value as Record<string, unknown>)
+      : structuredClone(value)
+  const typeName = (value: unknown) => (typeof value === "string" && TYPES[value] ? TYPES[value] : value)
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "type") out.type = Array.isArray(value) ? value.map(typeName) : typeName(value)
+    else if (ONE_SCHEMA.includes(key)) out[key] = sub(value)
+    else if (SCHEMA_LISTS.includes(key) && Array.isArray(value)) out[key] = value.map(sub)
+    else if (SCHEMA_RECORDS.includes(key) && typeof value === "object" && value !== null && !Array.isArray(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, sub(s)]))
+    else out[key] = structuredClone(value)
+  }
+  return out
+}
+
 function recordOrEmpty(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
 }
@@ -114,7 +142,7 @@ function declarationTool(declaration: RecordOf, path: string, unmodeled: string[
   const subset = geminiField(declaration, "parameters")
   const schema =
     jsonSchema !== undefined
-      ? (structuredClone(recordAt(jsonSchema, `${path}.parametersJsonSchema`)) as JsonSchema)
+      ? (normalizeJsonSchemaTypes(recordAt(jsonSchema, `${path}.parametersJsonSchema`)) as JsonSchema)
       : subset !== undefined
         ? fromGeminiSchema(recordAt(subset, `${path}.parameters`))
         : {}
