@@ -1,3 +1,5 @@
+import { type FieldIssue, issueText } from "./field-issues.js"
+
 /**
  * Every `code` a `PromptlineError` can carry, each documented in docs/errors.md. A throw with a code not listed
  * here does not compile. The first seven are the provider error kinds (`ProviderError.kind`).
@@ -92,11 +94,7 @@ export class PromptlineError<Code extends ErrorCode = ErrorCode> extends Error {
 }
 
 /** One invalid field of an input document, located by its JSON path. */
-export interface FieldIssue {
-  /** Dotted path such as `features.browser` or `instructions[2].text`; empty for the root. */
-  path: string
-  message: string
-}
+export type { FieldIssue } from "./field-issues.js"
 
 /** Input failed validation; `issues` lists every bad field, not only the first. */
 export class ValidationError extends PromptlineError<"invalid-input"> {
@@ -104,7 +102,7 @@ export class ValidationError extends PromptlineError<"invalid-input"> {
   readonly file: string | undefined
   constructor(what: string, issues: FieldIssue[], file?: string) {
     const head = `${file ? `${file}: ` : ""}invalid ${what} (${issues.length} problem${issues.length === 1 ? "" : "s"})`
-    const lines = issues.map((i) => `  ${i.path || "(root)"}: ${i.message}`)
+    const lines = issues.map((i) => `  ${issueText(i)}`)
     super("invalid-input", [head, ...lines].join("\n"))
     this.issues = issues
     this.file = file

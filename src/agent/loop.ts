@@ -481,12 +481,11 @@ export class Agent {
    * condensed range, fitted to the window; the task and latest request are copied in verbatim.
    */
   async #summarize(built: BuiltPrompt, keepTail?: number): Promise<boolean> {
-    const format = this.#format(built)
     const plan = this.#c.manager.planSummary(this.#source(built), {
       model: built.model,
       system: built.text,
       tools: this.#countedTools(built),
-      wireFormat: format,
+      wireFormat: this.#format(built),
       ...(keepTail !== undefined ? { keepTail } : {}),
     })
     if (!plan) return false
@@ -494,20 +493,8 @@ export class Agent {
       type: "notice",
       message: `context: summarizing ${plan.condensed.length} older messages${plan.masked || plan.dropped ? ` (request fitted: ${plan.masked} results masked, ${plan.dropped} messages left out)` : ""}`,
     })
-    const encoded = encodeRequest(format, {
-      prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
-      messages: joinUserRuns(plan.messages),
-      model: built.model,
-      ...(this.#c.encode ? { options: this.#c.encode } : {}),
-    })
-    const raw = await this.#c.send({
-      format,
-      body: encoded.body,
-      ...(encoded.headers ? { headers: encoded.headers } : {}),
-      model: built.model,
-      signal: this.#signal,
-      onRetry: (attempt, delayMs, error) => this.#emit({ type: "retry", attempt, delayMs, reason: error.message }),
-    })
+    // The caller's options alone: a summary request must answer with text, not be compacted by the provider.
+    const raw = await this.#send(built, plan.messages, this.#c.encode)
     const acc = new Accumulator({ ts: this.#c.now(), id: this.#id("summary"), model: built.model.id })
     for await (const event of raw) acc.push(event)
     const response = acc.finish().at(-1)!
@@ -527,6 +514,7 @@ export class Agent {
     return true
   }
 
+  /** The wire format of every request of this loop: the caller's, else the build's (the model's provider's). */
   #format(built: BuiltPrompt): WireFormat {
     return this.#c.format ?? built.wireFormat
   }
@@ -581,13 +569,7 @@ export class Agent {
 
   /** OpenAI's compact endpoint over the request's window: its compaction item is appended as the provider's turn. */
   async #compactEndpoint(built: BuiltPrompt): Promise<boolean> {
-    const format = this.#format(built)
-    const encoded = encodeRequest(format, {
-      prompt: { text: built.text, tools: built.tools, toolCalling: built.toolCalling },
-      messages: joinUserRuns(this.#c.manager.view(this.#source(built))),
-      model: built.model,
-      options: { ...this.#c.encode, stream: false },
-    })
+    const encoded = this.#encode(built, this.#c.manager.view(this.#source(built)), { ...this.#c.encode, stream: false })
     try {
       const result = await this.#c.compact!(encoded.body as Record<string, unknown>, this.#signal)
       const block = { ...result.compaction, provider: built.model.provider }
@@ -625,7 +607,7 @@ export class Agent {
       system: built.text,
       // In the XML dialect the tools are documented inside the system prompt, already counted.
       tools: this.#countedTools(built),
-      wireFormat: this.#c.format ?? built.wireFormat,
+      wireFormat: this.#format(built),
       ...(usage ? { usage } : {}),
     })
     for (const d of fit.diagnostics) this.#emit({ type: "diagnostic", diagnostic: d })
@@ -633,10 +615,12 @@ export class Agent {
     return fit
   }
 
-  /** Encodes, sends and decodes one request, showing text as it arrives; appends nothing. */
-  async #stream(built: BuiltPrompt, fit: FitResult): Promise<AssembledResponse> {
-    const format = this.#c.format ?? built.wireFormat
-    const encoded = encodeRequest(format, {
+  /**
+   * A request of this loop in its one wire format (`#format`): the build's prompt with all its tools (the deferred
+   * ones too, so every request shares the cached prefix), these messages, these options. Diagnostics are emitted.
+   */
+  #encode(built: BuiltPrompt, messages: readonly Message[], options: EncodeOptions | undefined) {
+    const encoded = encodeRequest(this.#format(built), {
       prompt: {
         text: built.text,
         tools: built.tools,
@@ -644,19 +628,34 @@ export class Agent {
         toolCalling: built.toolCalling,
       },
       // A new task after a completed session (or updates after saved results) follows a user message.
-      messages: joinUserRuns(fit.messages),
+      messages: joinUserRuns(messages),
       model: built.model,
-      ...(this.#encodeOptions(built) ? { options: this.#encodeOptions(built) } : {}),
+      ...(options ? { options } : {}),
     })
     for (const d of encoded.diagnostics) this.#emit({ type: "diagnostic", diagnostic: d })
-    const raw = await this.#c.send({
-      format,
+    return encoded
+  }
+
+  /** Encodes a request and sends it; resolves with the provider's events. */
+  async #send(
+    built: BuiltPrompt,
+    messages: readonly Message[],
+    options: EncodeOptions | undefined,
+  ): Promise<AsyncIterable<StreamEvent>> {
+    const encoded = this.#encode(built, messages, options)
+    return this.#c.send({
+      format: this.#format(built),
       body: encoded.body,
       ...(encoded.headers ? { headers: encoded.headers } : {}),
       model: built.model,
       signal: this.#signal,
       onRetry: (attempt, delayMs, error) => this.#emit({ type: "retry", attempt, delayMs, reason: error.message }),
     })
+  }
+
+  /** Encodes, sends and decodes one request, showing text as it arrives; appends nothing. */
+  async #stream(built: BuiltPrompt, fit: FitResult): Promise<AssembledResponse> {
+    const raw = await this.#send(built, fit.messages, this.#encodeOptions(built))
     const events = built.toolCalling === "xml" ? withXmlToolCalls(raw, { tools: built.tools, turn: this.#turn }) : raw
     const acc = new Accumulator({
       ts: this.#c.now(),

@@ -257,6 +257,22 @@ describe("where sessions are kept", () => {
     expect(await readdir(join(other.cwd, ".promptline"))).toEqual(["mcp.json"])
   })
 
+  it("a session.json with bad fields names each field in one line", async () => {
+    const { cwd, session, place } = await fresh()
+    const file = join(session.dir, "session.json")
+    const meta = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>
+    await writeFile(file, JSON.stringify({ ...meta, created: "yesterday", instructionsGiven: ["a", 2] }))
+    const error = await Session.resume(cwd, "s1", place).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    )
+    expect(error).toMatchObject({ code: "session-invalid" })
+    expect(error!.message).toBe(
+      `${file}: created: Invalid input: expected number, received string; ` +
+        "instructionsGiven[1]: Invalid input: expected string, received number",
+    )
+  })
+
   it("a session file that is a folder, a link or a FIFO is named in a session-invalid error (no stack trace)", async () => {
     for (const name of ["history.jsonl", "session.json", "events.jsonl", "change-log.json", "files.json"]) {
       for (const kind of ["folder", "link", "fifo"] as const) {

@@ -8,6 +8,7 @@ import { removeStaleTemps, writeFileAtomic } from "../atomic-write.js"
 import { promptlineStateDir, workspaceKey } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
+import { fieldIssues, issuesLine, issueText } from "../field-issues.js"
 import type { ChangeLog } from "../history/change-log.js"
 import { loadChangeLogFor } from "../history/change-log-check.js"
 import { repairPairs } from "../history/edits.js"
@@ -190,9 +191,7 @@ async function readLines<T>(
 function parseMessage(value: unknown): { value: Message } | string {
   const parsed = messageSchema.safeParse(value)
   if (parsed.success) return { value: parsed.data as Message }
-  const issue = parsed.error.issues[0]!
-  const field = issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""
-  return `the line is not a message (${field}${issue.message})`
+  return `the line is not a message (${issueText(fieldIssues(parsed.error)[0]!, "")})`
 }
 
 /**
@@ -277,7 +276,7 @@ async function readMeta(dir: string): Promise<SessionMeta> {
     throw unreadable(file, error)
   }
   const parsed = metaSchema.safeParse(parseJsonDocument(raw, file, "session-invalid"))
-  if (!parsed.success) throw new SessionError("session-invalid", `${file}: ${parsed.error.message}`)
+  if (!parsed.success) throw new SessionError("session-invalid", `${file}: ${issuesLine(fieldIssues(parsed.error))}`)
   return parsed.data
 }
 

@@ -1,6 +1,7 @@
 import { lstat, realpath } from "node:fs/promises"
 import { homedir } from "node:os"
 import path from "node:path"
+import { isInside } from "../context/paths.js"
 
 /** Which folders tools may reach: the workspace root, extra read-write roots, extra read-only roots. */
 export interface PathPolicy {
@@ -32,11 +33,7 @@ export interface RefusedPath {
 
 const toPosix = (p: string): string => p.split(path.sep).join("/")
 
-/** Whether `inner` is `outer` or inside it (both absolute and normalized). */
-export function isInside(outer: string, inner: string): boolean {
-  const rel = path.relative(outer, inner)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
-}
+export { isInside } from "../context/paths.js"
 
 async function realOrUndefined(p: string): Promise<string | undefined> {
   try {

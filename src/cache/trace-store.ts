@@ -8,16 +8,15 @@ import { readdir, readFile, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { makePrivateFolder, writeFileAtomic } from "../atomic-write.js"
 import type { TokenCounter } from "../history/tokens.js"
-import type { ModelInfo, WireFormat } from "../models/types.js"
-import type { Usage } from "../providers/stream.js"
+import type { ModelInfo } from "../models/types.js"
 import { redactHeaders, redactUrl } from "../redact.js"
 import { BlobStore, TRACE_FILE_MODE } from "./blob-store.js"
 import { affinity, conversationKeys } from "./conversation.js"
 import { CacheExplainer, type CacheRequest, type CacheVerdict } from "./explain.js"
 import { cacheHeader } from "./header.js"
-import type { TraceLine } from "./trace-types.js"
+import type { StoredMessage, TracedMessage, TraceInput, TraceLine } from "./trace-types.js"
 
-export type { TraceLine } from "./trace-types.js"
+export type { TracedMessage, TraceInput, TraceLine } from "./trace-types.js"
 
 /** Retention of a trace folder (the config's `traces` section). */
 export interface TraceRetention {
@@ -27,36 +26,6 @@ export interface TraceRetention {
   maxBytes?: number
   /** Conversations whose last request is older than this many days are removed. */
   maxAgeDays?: number
-}
-
-/** One HTTP exchange side: headers and body. */
-export interface TracedMessage {
-  headers?: Record<string, string | string[] | undefined>
-  body: unknown
-  url?: string
-}
-
-/** What a caller records for one request. */
-export interface TraceInput {
-  /** When the request arrived (milliseconds; the clock is the caller's). */
-  at: number
-  durationMs?: number
-  /** Milliseconds until the first byte of the answer. */
-  firstByteMs?: number
-  /** The API the client spoke. */
-  clientApi: string
-  /** Where the request went: its wire format, and the provider or URL. */
-  upstream: { format: WireFormat; provider?: string; url?: string }
-  model: string
-  /** An explicit conversation id (a header or session id). */
-  conversation?: string
-  /** The request as the client sent it, when it differs from what went upstream. */
-  received?: TracedMessage
-  /** The request as sent upstream (the body the cache is explained on). */
-  sent: TracedMessage
-  usage?: Usage
-  status?: number
-  error?: string
 }
 
 /** What `record` returns. */
@@ -209,7 +178,7 @@ export class TraceStore {
     return join(this.dir, "conversations", `${key}.jsonl`)
   }
 
-  private async stored(message: TracedMessage): Promise<TraceLine["sent"]> {
+  private async stored(message: TracedMessage): Promise<StoredMessage> {
     return {
       ...(message.url ? { url: redactUrl(message.url) } : {}),
       ...(message.headers ? { headers: redactHeaders(message.headers) } : {}),

@@ -1,28 +1,64 @@
-/** The shape of one trace line, as written by the trace store and read by `promptline traces` and `inspect --trace`. */
+/**
+ * The trace types in one place: what a caller reports for one request (`TraceInput`) and the line the trace store
+ * writes for it (`TraceLine`, read by `promptline traces` and `inspect --trace`). Both extend `TraceFacts`, the
+ * facts a line keeps as reported.
+ */
 import type { WireFormat } from "../models/types.js"
 import type { Usage } from "../providers/stream.js"
 import type { CacheVerdict } from "./explain.js"
 
-/** One request of a trace: timing, APIs, the request as received and as sent (bodies as stored skeletons), usage, verdict. */
-export interface TraceLine {
+/** What a request's trace keeps as the caller reported it: timing, APIs, model, usage, outcome. */
+export interface TraceFacts {
+  /** When the request arrived (milliseconds; the clock is the caller's). */
+  at: number
+  durationMs?: number
+  /** Milliseconds until the first byte of the answer. */
+  firstByteMs?: number
+  /** The API the client spoke. */
+  clientApi: string
+  /** Where the request went: its wire format, and the provider or URL (credentials redacted in a line). */
+  upstream: { format: WireFormat; provider?: string; url?: string }
+  model: string
+  usage?: Usage
+  status?: number
+  error?: string
+}
+
+/** One HTTP exchange side as the caller has it: headers and body. */
+export interface TracedMessage {
+  headers?: Record<string, string | string[] | undefined>
+  body: unknown
+  url?: string
+}
+
+/** One exchange side as a line stores it: redacted URL and headers, the body as a stored skeleton. */
+export interface StoredMessage {
+  url?: string
+  headers?: Record<string, string>
+  body: unknown
+}
+
+/** What a caller records for one request. */
+export interface TraceInput extends TraceFacts {
+  /** An explicit conversation id (a header or session id). */
+  conversation?: string
+  /** The request as the client sent it, when it differs from what went upstream. */
+  received?: TracedMessage
+  /** The request as sent upstream (the body the cache is explained on). */
+  sent: TracedMessage
+}
+
+/** One request of a trace: the facts as reported, its place in its conversation, the stored bodies, the verdict. */
+export interface TraceLine extends TraceFacts {
   v: 1
   /** 1-based position in the conversation. */
   n: number
-  at: number
-  durationMs?: number
-  firstByteMs?: number
-  clientApi: string
-  upstream: { format: WireFormat; provider?: string; url?: string }
-  model: string
   conversation: string
   /** The group the conversation was matched within: its first user message, and the session id the body carries. */
   group?: string
   /** The first-user-message key of lines written before groups (read as `group`). */
   loose?: string
-  received?: { url?: string; headers?: Record<string, string>; body: unknown }
-  sent: { url?: string; headers?: Record<string, string>; body: unknown }
-  usage?: Usage
-  status?: number
-  error?: string
+  received?: StoredMessage
+  sent: StoredMessage
   verdict: CacheVerdict
 }

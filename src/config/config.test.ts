@@ -41,7 +41,7 @@ describe("parseConfig", () => {
     })()
     expect(error).toBeInstanceOf(FileError)
     expect(error!.code).toBe("config-invalid")
-    expect(error!.message).toMatch(/^c\.json:4: field "models\.0\.contextWindow"/)
+    expect(error!.message).toMatch(/^c\.json:4: field "models\[0\]\.contextWindow"/)
   })
 
   it("names an unknown field and lists the known ones; a syntax error gives its line", () => {
@@ -73,11 +73,11 @@ describe("the gateway section", () => {
   it("names the line and field of a route to an unknown upstream, and lists a nested object's own fields", () => {
     const text = JSON.stringify({ gateway: { ...gateway, routes: [{ match: "*", upstream: "nowhere" }] } }, null, 2)
     expect(() => parseConfig(text, "c.json")).toThrow(
-      /c\.json:\d+: field "gateway\.routes\.0\.upstream": no upstream named "nowhere" \(the upstreams are: local\)/,
+      /c\.json:\d+: field "gateway\.routes\[0\]\.upstream": no upstream named "nowhere" \(the upstreams are: local\)/,
     )
     const typo = JSON.stringify({ gateway: { routes: [{ match: "*", upstream: "x", modle: "y" }] } }, null, 2)
     expect(() => parseConfig(typo, "c.json")).toThrow(
-      /c\.json:7: field "gateway\.routes\.0\.modle": unknown field \(the fields are: match, upstream, model, mode, cache, fit\)/,
+      /c\.json:7: field "gateway\.routes\[0\]\.modle": unknown field \(the fields are: match, upstream, model, mode, cache, fit\)/,
     )
     expect(() => parseConfig('{ "gateway": { "port": 70000 } }', "c.json")).toThrow(/field "gateway\.port"/)
   })

@@ -12,6 +12,7 @@ import type * as Zod from "zod"
 import { promptlineUserDir } from "../context/user-roots.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import { FileError } from "../errors.js"
+import { fieldPath } from "../field-issues.js"
 import { describeSyntaxError } from "../json-syntax.js"
 import { lazyModule, lazyValue } from "../lazy-module.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
@@ -178,7 +179,7 @@ export function parseConfig(text: string, file: string): ConfigFileContent {
   const path = issue.path.filter((p): p is string | number => typeof p !== "symbol")
   const unknown = issue.code === "unrecognized_keys" ? issue.keys : []
   const field = [...path, ...unknown.slice(0, 1)]
-  const where = field.length > 0 ? `field "${field.join(".")}"` : "the file"
+  const where = field.length > 0 ? `field "${fieldPath(field)}"` : "the file"
   const line = lineOf(text, field)
   const what =
     unknown.length > 0 ? `unknown field (the fields are: ${fieldsAt(configFile, path).join(", ")})` : issue.message

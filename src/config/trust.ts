@@ -3,9 +3,10 @@
  * config lists trusted and declined folders, and an answer given at the terminal is recorded there.
  */
 import { mkdir, readFile } from "node:fs/promises"
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path"
+import { dirname, resolve } from "node:path"
 import type * as Jsonc from "jsonc-parser"
 import { writeFileAtomic } from "../atomic-write.js"
+import { isInside } from "../context/paths.js"
 import { lazyModule } from "../lazy-module.js"
 import type { PromptlineConfig } from "./config.js"
 
@@ -19,10 +20,7 @@ export type TrustState =
   | { state: "unknown" }
 
 /** Whether `folder` is `parent` or lies below it. */
-function within(folder: string, parent: string): boolean {
-  const rel = relative(parent, folder)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
-}
+const within = (folder: string, parent: string): boolean => isInside(parent, folder)
 
 /** The trust the user's config gives a workspace: a trusted folder (or one above it) wins over a declined one. */
 export function trustOf(

@@ -6,10 +6,13 @@ export function toPosix(path: string): string {
   return sep === "/" ? path : path.split(sep).join("/")
 }
 
-/** True when `child` is `parent` or lies inside it (both absolute, native form). */
+/**
+ * True when `child` is `parent` or lies inside it (both absolute, native form). A name that only starts with two
+ * dots (`..cache`) is inside; only `..` itself as the first segment leads out.
+ */
 export function isInside(parent: string, child: string): boolean {
   const rel = relative(parent, child)
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
 /** How a gathered file is named in the context and reports: relative to cwd, or `~/...` under home. */

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises"
 import type { z } from "zod"
-import { type FieldIssue, FileError, ValidationError } from "../errors.js"
+import { FileError, ValidationError } from "../errors.js"
+import { fieldIssues } from "../field-issues.js"
 import { parseJsonDocument } from "../json.js"
 import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
 import { quickParseContext } from "./quick-parse.js"
@@ -218,19 +219,12 @@ export type McpToolInfo = z.output<typeof mcpToolSchema>
 /** The current PromptContext schema version. */
 export const PROMPT_CONTEXT_VERSION = 1
 
-function issuesOf(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join(""),
-    message: issue.message,
-  }))
-}
-
 /** Validates a value as a PromptContext, filling defaults; throws a ValidationError listing every bad field. */
 export function parseContext(value: unknown, file?: string): PromptContext {
   const quick = quickParseContext(value)
   if (quick !== undefined) return quick as PromptContext
   const result = promptContextSchema.safeParse(value)
-  if (!result.success) throw new ValidationError("prompt context", issuesOf(result.error), file)
+  if (!result.success) throw new ValidationError("prompt context", fieldIssues(result.error), file)
   return result.data
 }
 

@@ -1,3 +1,10 @@
+/**
+ * The work-tree watch, which stands in for running `git status` on every gather (and for git's own file-system
+ * monitor, which promptline switches off): `git status` is kept while a watch on every folder it reads sees no
+ * change (docs/decisions.md). Why: `npm run bench -- shadows` (bench/results.md) gathers the gather benchmark's
+ * monorepo warm in 13.0 ms with the watch against 49.5 ms with `watch: false`. git.ts is its only user; the tests
+ * beside it compare every kept answer with what `git status` prints after random changes.
+ */
 import { type FSWatcher, lstatSync, readdirSync, readFileSync, readlinkSync, statfsSync, watch } from "node:fs"
 import { basename, join } from "node:path"
 import { setBounded } from "../bounded-map.js"

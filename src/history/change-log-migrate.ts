@@ -1,5 +1,6 @@
 import type { z } from "zod"
 import { PromptlineError } from "../errors.js"
+import { fieldIssues, issuesLine } from "../field-issues.js"
 import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
 import type { Edit } from "./edits.js"
 import type { Message } from "./message.js"
@@ -47,10 +48,6 @@ const schemas = lazyValue(() => buildSchemas(zod().z))
 const v1Schema = lazyObject(() => schemas().v1Schema)
 const v0Schema = lazyObject(() => schemas().v0Schema)
 
-function issues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")
-}
-
 /** Reads any known schema and returns schema-1 edits; throws a PromptlineError naming the problem. */
 export function migrateChangeLog(data: unknown, history?: readonly Message[]): Edit[] {
   const version =
@@ -58,13 +55,19 @@ export function migrateChangeLog(data: unknown, history?: readonly Message[]): E
   if (version === 1) {
     const parsed = v1Schema.safeParse(data)
     if (!parsed.success)
-      throw new PromptlineError("change-log-invalid", `not a valid change log: ${issues(parsed.error)}`)
+      throw new PromptlineError(
+        "change-log-invalid",
+        `not a valid change log: ${issuesLine(fieldIssues(parsed.error))}`,
+      )
     return parsed.data.edits as Edit[]
   }
   if (version === 0) {
     const parsed = v0Schema.safeParse(data)
     if (!parsed.success)
-      throw new PromptlineError("change-log-invalid", `not a valid change log: ${issues(parsed.error)}`)
+      throw new PromptlineError(
+        "change-log-invalid",
+        `not a valid change log: ${issuesLine(fieldIssues(parsed.error))}`,
+      )
     if (!history)
       throw new PromptlineError("change-log-needs-history", "a schema 0 change log needs the history to migrate")
     return migrateV0(parsed.data, history)

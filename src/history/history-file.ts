@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises"
 import { FileError, ValidationError } from "../errors.js"
+import { fieldIssues } from "../field-issues.js"
 import { fsProblem } from "../fs-problem.js"
 import { parseJsonDocument } from "../json.js"
 import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
@@ -123,13 +124,7 @@ export function completeMessages(
 /** Parses an already-read JSON history; bad fields are listed by path. */
 export function historyFromJson(data: unknown, file: string): Message[] {
   const parsed = schemas().historyInputSchema.safeParse(data)
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({
-      path: i.path.map((p, n) => (typeof p === "number" ? `[${p}]` : n === 0 ? String(p) : `.${String(p)}`)).join(""),
-      message: i.message,
-    }))
-    throw new ValidationError("history", issues, file)
-  }
+  if (!parsed.success) throw new ValidationError("history", fieldIssues(parsed.error), file)
   return completeMessages(parsed.data as Parameters<typeof completeMessages>[0])
 }
 

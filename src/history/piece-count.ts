@@ -1,8 +1,23 @@
 import { WeightedMap } from "../bounded-map.js"
-import { mergeCount, type RankTable } from "./bpe-merge.js"
-import { ASCII, LOWER, type PieceEnd, regexPieceEnd, UPPER, WORD_PREFIX } from "./pieces.js"
+import { mergeCount, RankTable } from "./bpe-merge.js"
+import {
+  ASCII,
+  cl100kPieceEnd,
+  LOWER,
+  o200kPieceEnd,
+  type PieceEnd,
+  regexPieceEnd,
+  UPPER,
+  WORD_PREFIX,
+} from "./pieces.js"
 
 /**
+ * The boundary of promptline's own token counting, which stands in for gpt-tokenizer's `countTokens` (tokens.ts
+ * imports this module alone; `pieces.ts` and `bpe-merge.ts` are its parts, each tested against gpt-tokenizer).
+ * Why: `npm run bench -- tokens` (bench/results.md) counts normal agent-history text 2.3x as fast as
+ * gpt-tokenizer (11.6 against 27.1 ms per MB, the same counts), and one long piece (40,000 dashes, letters or
+ * '中') 74 to 169 times as fast, where gpt-tokenizer's merge grows with the square of the piece.
+ *
  * Exact token counting, piece by piece. gpt-tokenizer cuts a text into pre-token pieces with the encoding's
  * regex and counts each piece on its own (one token when the piece is a token, else the tokens its bytes
  * merge into), so the count of a text is the sum of the counts of its pieces. Here:
@@ -39,6 +54,31 @@ export interface PieceEncoding {
 
 /** Default bound on the piece length left to gpt-tokenizer (its cost per piece grows with the square). */
 export const MAX_PIECE = 256
+
+/** What `encodingCounter` needs of gpt-tokenizer for one encoding. */
+export interface EncodingSource {
+  /** gpt-tokenizer's exact count of a text. */
+  exact: (text: string) => number
+  /** The encoding's pre-token regex. */
+  split: RegExp
+  /** The encoding's rank list (index = rank), read the first time a long piece is met. */
+  ranks: () => readonly (string | readonly number[])[]
+}
+
+/** An exact counter of one encoding: pieces by our scanner, counted once each, long pieces by our merge. */
+export function encodingCounter(encoding: "o200k" | "cl100k", source: EncodingSource): (text: string) => number {
+  let table: RankTable | undefined
+  const counter = new PieceCounter({
+    exact: source.exact,
+    pieceEnd: encoding === "o200k" ? o200kPieceEnd : cl100kPieceEnd,
+    split: source.split,
+    table: () => (table ??= RankTable.from(source.ranks())),
+    maxPiece: MAX_PIECE,
+    // For o200k an ASCII word piece is found and hashed in one pass.
+    asciiWords: encoding === "o200k",
+  })
+  return (text) => counter.count(text)
+}
 
 /** Pieces up to this length have their counts remembered; longer ones (rare) are counted each time. */
 const KNOWN_PIECE_LENGTH = 32

@@ -2,10 +2,8 @@ import { createHash } from "node:crypto"
 import { setBounded } from "../bounded-map.js"
 import { lazyModule } from "../lazy-module.js"
 import type { TokenizerFamily, WireFormat } from "../models/types.js"
-import { RankTable } from "./bpe-merge.js"
 import { type Block, type Message, textOf } from "./message.js"
-import { MAX_PIECE, PieceCounter } from "./piece-count.js"
-import { cl100kPieceEnd, o200kPieceEnd, type PieceEnd } from "./pieces.js"
+import { encodingCounter } from "./piece-count.js"
 
 /**
  * Token counting. OpenAI encodings (o200k, cl100k) are counted exactly with gpt-tokenizer; other
@@ -78,26 +76,6 @@ const cl100kRanks = lazyModule<typeof import("gpt-tokenizer/bpeRanks/cl100k_base
 /** Special-token text (e.g. `<|endoftext|>` inside a file) is counted as ordinary text. */
 const PLAIN = { disallowedSpecial: new Set<string>() }
 
-/** An exact counter of one encoding: pieces by our scanner, counted once each (see piece-count.ts). */
-function encodingCounter(
-  exact: (text: string) => number,
-  pieceEnd: PieceEnd,
-  split: RegExp,
-  ranks: () => readonly (string | readonly number[])[],
-  asciiWords: boolean,
-): EncodingCounter {
-  let table: RankTable | undefined
-  const counter = new PieceCounter({
-    exact,
-    pieceEnd,
-    split,
-    table: () => (table ??= RankTable.from(ranks())),
-    maxPiece: MAX_PIECE,
-    asciiWords,
-  })
-  return (text) => counter.count(text)
-}
-
 /**
  * Loads gpt-tokenizer's o200k encoder (about 0.2–0.5 s the first time in a process); cl100k, which only
  * older OpenAI models use, is loaded on its first count (another 0.2 s that most processes never pay). Counts
@@ -113,21 +91,17 @@ export async function loadEncoders(): Promise<Encoders> {
   ])
   let cl100k: EncodingCounter | undefined
   return {
-    o200k: encodingCounter(
-      (text) => o200k.countTokens(text, PLAIN),
-      o200kPieceEnd,
-      O200K_TOKEN_SPLIT_REGEX,
-      () => o200kRanks.default,
-      true,
-    ),
+    o200k: encodingCounter("o200k", {
+      exact: (text) => o200k.countTokens(text, PLAIN),
+      split: O200K_TOKEN_SPLIT_REGEX,
+      ranks: () => o200kRanks.default,
+    }),
     cl100k: (text) => {
-      cl100k ??= encodingCounter(
-        (piece) => cl100kModule().countTokens(piece, PLAIN),
-        cl100kPieceEnd,
-        CL100K_TOKEN_SPLIT_REGEX,
-        () => cl100kRanks().default,
-        false,
-      )
+      cl100k ??= encodingCounter("cl100k", {
+        exact: (piece) => cl100kModule().countTokens(piece, PLAIN),
+        split: CL100K_TOKEN_SPLIT_REGEX,
+        ranks: () => cl100kRanks().default,
+      })
       return cl100k(text)
     },
   }

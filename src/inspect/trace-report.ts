@@ -18,6 +18,7 @@ import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { formatModule } from "../providers/formats.js"
 import type { CalibrationReport, WindowPart, WindowPartId, WindowView } from "./report-types.js"
+import { WINDOW_PART_GROUPS, WINDOW_PART_LABELS } from "./window-view.js"
 
 /** One request of the conversation, for the timeline. */
 export interface TimelineEntry {
@@ -73,26 +74,6 @@ export interface TraceReportInput {
   models?: readonly ModelInfo[]
 }
 
-const LABELS: Partial<Record<WindowPartId, string>> = {
-  system: "system prompt",
-  tools: "tools",
-  instructions: "instructions",
-  user: "user text",
-  assistant: "assistant text",
-  "tool-calls": "tool calls",
-  "tool-results": "tool results",
-  reasoning: "reasoning",
-  compaction: "provider compaction",
-  reserve: "output reserve",
-  free: "free space",
-}
-const GROUPS: Partial<Record<WindowPartId, WindowPart["group"]>> = {
-  system: "prompt",
-  tools: "prompt",
-  instructions: "prompt",
-  reserve: "reserve",
-  free: "free",
-}
 const ORDER: WindowPartId[] = [
   "system",
   "tools",
@@ -195,8 +176,8 @@ export function traceReport(input: TraceReportInput): TraceReport {
   const whole = Math.max(window, used + reserve)
   const parts: WindowPart[] = ORDER.filter((id) => (sizes.get(id) ?? 0) > 0 || id === "free").map((id) => ({
     id,
-    label: LABELS[id]!,
-    group: GROUPS[id] ?? "messages",
+    label: WINDOW_PART_LABELS[id],
+    group: WINDOW_PART_GROUPS[id],
     tokens: sizes.get(id) ?? 0,
     share: (sizes.get(id) ?? 0) / whole,
   }))

@@ -35,7 +35,8 @@ function kindOf(block: Block, role: Message["role"]): WindowPartId {
   }
 }
 
-const LABELS: Record<WindowPartId, string> = {
+/** How each part of the context window is named in reports (the inspect report and the trace report). */
+export const WINDOW_PART_LABELS: Readonly<Record<WindowPartId, string>> = {
   system: "system prompt",
   tools: "tools",
   "mcp-tools": "MCP tools",
@@ -51,7 +52,8 @@ const LABELS: Record<WindowPartId, string> = {
   free: "free space",
 }
 
-const GROUPS: Record<WindowPartId, WindowPart["group"]> = {
+/** The group each part of the context window belongs to. */
+export const WINDOW_PART_GROUPS: Readonly<Record<WindowPartId, WindowPart["group"]>> = {
   system: "prompt",
   tools: "prompt",
   "mcp-tools": "prompt",
@@ -137,7 +139,13 @@ export function windowView(input: WindowViewInput): WindowView {
   const whole = Math.max(window, used + reserve)
   const parts: WindowPart[] = [...sizes]
     .filter(([id, tokens]) => tokens > 0 || id === "free")
-    .map(([id, tokens]) => ({ id, label: LABELS[id], group: GROUPS[id], tokens, share: tokens / whole }))
+    .map(([id, tokens]) => ({
+      id,
+      label: WINDOW_PART_LABELS[id],
+      group: WINDOW_PART_GROUPS[id],
+      tokens,
+      share: tokens / whole,
+    }))
   const view: WindowView = { window, used, reserve, free, over: Math.max(0, used - budget.effective), parts }
   if (input.history) {
     const messages = [...history.values()].reduce((a, b) => a + b, 0)

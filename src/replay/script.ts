@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises"
 import { dirname, resolve } from "node:path"
 import { z } from "zod"
-import { type FieldIssue, FileError, ValidationError } from "../errors.js"
+import { FileError, ValidationError } from "../errors.js"
+import { fieldIssues } from "../field-issues.js"
 import { parseJsonDocument } from "../json.js"
 
 /**
@@ -169,17 +170,10 @@ export type ScriptUsage = z.output<typeof usageSchema>
 export type ReplayFault = z.output<typeof faultSchema>
 export type TurnExpectation = z.output<typeof expectationSchema>
 
-function issuesOf(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`)).join(""),
-    message: issue.message,
-  }))
-}
-
 /** Validates a replay script; throws a ValidationError listing every bad field by path. */
 export function parseReplayScript(value: unknown, file?: string): ReplayScript {
   const result = replayScriptSchema.safeParse(value)
-  if (!result.success) throw new ValidationError("replay script", issuesOf(result.error), file)
+  if (!result.success) throw new ValidationError("replay script", fieldIssues(result.error), file)
   return result.data
 }
 

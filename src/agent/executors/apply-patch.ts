@@ -1,7 +1,7 @@
-import { lstat, readFile, readlink, rm, stat, symlink } from "node:fs/promises"
+import { lstat, readFile, readlink, rm, symlink } from "node:fs/promises"
 import { z } from "zod"
 import { taskProgressArg } from "./args.js"
-import { type AllowedPath, commitFile, looksBinary, notAFile, resolveIn, stageFile, writeFileAtomic } from "./files.js"
+import { type AllowedPath, commitFile, looksBinary, resolveIn, stageFile, toolPath, writeFileAtomic } from "./files.js"
 import { count, failure, success } from "./outcome.js"
 import { applyChunks } from "./patch-apply.js"
 import { parsePatch } from "./patch-parse.js"
@@ -40,14 +40,13 @@ class PatchPlan {
   constructor(private readonly env: ResolvedEnv) {}
 
   async file(path: string): Promise<FileState> {
-    const where = await resolveIn(this.env, path, "write")
-    if (!where.ok) throw new Refusal(where.reason)
+    const found = await toolPath(this.env, path, { access: "write", verb: "patch" })
+    if (!found.ok) throw new Refusal(found.reason)
+    const { where, info, kind } = found
     if (this.removedLinks.has(where.absolute)) throw new Refusal(`${where.display} was deleted earlier in this patch`)
     const known = this.files.get(where.real)
     if (known) return known
     let before: string | null = null
-    const info = await stat(where.real).catch(() => undefined)
-    const kind = info && notAFile(info)
     if (kind) throw new Refusal(`${where.display} is ${kind}, not a regular file`)
     if (info) {
       const raw = await readFile(where.real)

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { fieldPath } from "../../field-issues.js"
 
 /**
  * Argument schemas shared by the executors. Values may come from native tool calls (typed JSON) or
@@ -67,10 +68,7 @@ export function validateArgs<S extends z.ZodType>(
   if (result.success) return { ok: true, value: result.data }
   const problems = result.error.issues.map((issue) => {
     const [head, ...rest] = issue.path
-    const name =
-      head === undefined
-        ? "(arguments)"
-        : String(head) + rest.map((k) => (typeof k === "number" ? `[${k}]` : `.${String(k)}`)).join("")
+    const name = fieldPath(issue.path) || "(arguments)"
     if (rest.length === 0 && head !== undefined && (value as Record<PropertyKey, unknown>)[head] === undefined) {
       return `missing required parameter '${name}'`
     }

@@ -2,7 +2,9 @@ import type { Stats } from "node:fs"
 import { open, stat } from "node:fs/promises"
 import * as atomic from "../../atomic-write.js"
 import { type AllowedPath, resolvePath } from "../workspace.js"
-import type { ResolvedEnv } from "./types.js"
+import { failure } from "./outcome.js"
+import type { ResolvedEnv, ToolOutcome } from "./types.js"
+import { isPrivatePath, privateRefusal } from "./walk.js"
 
 /** Resolves a tool's path argument under the env's path policy. */
 export function resolveIn(env: ResolvedEnv, input: string, access: "read" | "write") {
@@ -14,6 +16,42 @@ export function resolveIn(env: ResolvedEnv, input: string, access: "read" | "wri
 }
 
 export { commitFile } from "../../atomic-write.js"
+
+/** A tool's path that passed the policy, and what is there. */
+export interface ToolPath {
+  ok: true
+  where: AllowedPath
+  /** How the path is shown to the model and the user. */
+  shown: string
+  /** What is there (symbolic links followed); undefined when nothing is. */
+  info: Stats | undefined
+  /** What is there when it is not a regular file, in words (`notAFile`): "a folder", "a named pipe (FIFO)", ... */
+  kind: string | undefined
+}
+
+/**
+ * The path checks every file tool makes, in one place: the path policy (`resolveIn`), the agent's private folders
+ * when the tool lists or searches (`private: "refuse"`), then a look at what is there. A refusal comes back as the
+ * tool's failure, summarized as `refused to <verb> <path>`; what the tool needs to find there is its own check.
+ */
+export async function toolPath(
+  env: ResolvedEnv,
+  input: string,
+  options: { access: "read" | "write"; verb: string; private?: "refuse" },
+): Promise<ToolPath | { ok: false; reason: string; outcome: ToolOutcome }> {
+  const refuse = (reason: string, summary: string) => ({
+    ok: false as const,
+    reason,
+    outcome: failure(reason, summary),
+  })
+  const where = await resolveIn(env, input, options.access)
+  if (!where.ok) return refuse(where.reason, `refused to ${options.verb} ${input}`)
+  const shown = where.display
+  if (options.private && (isPrivatePath(env.workspace, where.real) || isPrivatePath(env.workspace, where.absolute)))
+    return refuse(privateRefusal(shown), `refused to ${options.verb} ${shown}: private`)
+  const info = await stat(where.real).catch(() => undefined)
+  return { ok: true, where, shown, info, kind: info && notAFile(info) }
+}
 
 /**
  * What a path that is not a regular file is, in words ("a folder", "a named pipe (FIFO)", ...), or undefined for

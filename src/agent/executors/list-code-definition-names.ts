@@ -3,7 +3,7 @@ import { z } from "zod"
 import { displayPath } from "../workspace.js"
 import { pathArg, taskProgressArg } from "./args.js"
 import { type Definition, DefinitionParser, languageOf } from "./definitions.js"
-import { looksBinary, resolveIn } from "./files.js"
+import { looksBinary, toolPath } from "./files.js"
 import { count, failure, readOf, success } from "./outcome.js"
 import { defineExecutor } from "./types.js"
 import { walk } from "./walk.js"
@@ -29,15 +29,14 @@ export const listCodeDefinitionNamesExecutor = defineExecutor({
   id: "list_code_definition_names",
   schema,
   async run(input, env) {
-    const where = await resolveIn(env, input.path, "read")
-    if (!where.ok) return failure(where.reason, `refused to outline ${input.path}`)
-    const shown = where.display
-    const info = await stat(where.absolute).catch(() => undefined)
+    const found = await toolPath(env, input.path, { access: "read", verb: "outline" })
+    if (!found.ok) return found.outcome
+    const { where, shown, info, kind } = found
     if (!info) return failure(`No such file or folder: ${shown}.`, `outline ${shown}: not found`)
     const files: string[] = []
     if (info.isFile()) files.push(where.absolute)
     else if (!info.isDirectory()) {
-      return failure(`${shown} is not a regular file or folder.`, `outline ${shown}: not a file`)
+      return failure(`${shown} is ${kind}, not a regular file or folder.`, `outline ${shown}: not a file`)
     } else {
       for await (const entry of walk({
         root: env.workspace,

@@ -1,12 +1,11 @@
-import { stat } from "node:fs/promises"
 import path from "node:path"
 import { z } from "zod"
 import { displayPath } from "../workspace.js"
 import { booleanArg, pathArg, taskProgressArg } from "./args.js"
-import { resolveIn } from "./files.js"
+import { toolPath } from "./files.js"
 import { count, failure, readOf, success } from "./outcome.js"
 import { defineExecutor } from "./types.js"
-import { isPrivatePath, privateRefusal, SKIPPED_FOLDERS, walk } from "./walk.js"
+import { SKIPPED_FOLDERS, walk } from "./walk.js"
 
 const schema = z.object({
   path: pathArg,
@@ -22,15 +21,12 @@ export const listFilesExecutor = defineExecutor({
   id: "list_files",
   schema,
   async run(input, env) {
-    const where = await resolveIn(env, input.path, "read")
-    if (!where.ok) return failure(where.reason, `refused to list ${input.path}`)
-    const shown = where.display
-    if (isPrivatePath(env.workspace, where.real) || isPrivatePath(env.workspace, where.absolute))
-      return failure(privateRefusal(shown), `refused to list ${shown}: private`)
-    const info = await stat(where.absolute).catch(() => undefined)
+    const found = await toolPath(env, input.path, { access: "read", verb: "list", private: "refuse" })
+    if (!found.ok) return found.outcome
+    const { where, shown, info, kind } = found
     if (!info) return failure(`No such folder: ${shown}.`, `list ${shown}: not found`)
-    if (!info.isDirectory())
-      return failure(`${shown} is a file, not a folder. Use read_file to read it.`, `list ${shown}: a file`)
+    if (!kind) return failure(`${shown} is a file, not a folder. Use read_file to read it.`, `list ${shown}: a file`)
+    if (!info.isDirectory()) return failure(`${shown} is ${kind}, not a folder.`, `list ${shown}: ${kind}`)
     const recursive = input.recursive ?? false
     const limit = env.limits.listMaxEntries
     const lines: string[] = []

@@ -1,10 +1,10 @@
 import { createReadStream } from "node:fs"
-import { readFile, stat } from "node:fs/promises"
+import { readFile } from "node:fs/promises"
 import path from "node:path"
 import { createInterface } from "node:readline"
 import { z } from "zod"
 import { pathArg, positiveIntArg, taskProgressArg } from "./args.js"
-import { IMAGE_TYPES, looksBinary, readHead, resolveIn } from "./files.js"
+import { IMAGE_TYPES, looksBinary, readHead, toolPath } from "./files.js"
 import { count, failure, readOf, success } from "./outcome.js"
 import { defineExecutor } from "./types.js"
 
@@ -58,17 +58,14 @@ export const readFileExecutor = defineExecutor({
   id: "read_file",
   schema,
   async run(input, env) {
-    const where = await resolveIn(env, input.path, "read")
-    if (!where.ok) return failure(where.reason, `refused to read ${input.path}`)
-    const shown = where.display
-    const info = await stat(where.absolute).catch(() => undefined)
+    const found = await toolPath(env, input.path, { access: "read", verb: "read" })
+    if (!found.ok) return found.outcome
+    const { where, shown, info, kind } = found
     if (!info) return failure(`File not found: ${shown}. Check the path with list_files.`, `read ${shown}: not found`)
     if (info.isDirectory()) {
       return failure(`${shown} is a folder, not a file. Use list_files to see its contents.`, `read ${shown}: a folder`)
     }
-    if (!info.isFile()) {
-      return failure(`${shown} is not a regular file (a device, socket or pipe).`, `read ${shown}: not a file`)
-    }
+    if (kind) return failure(`${shown} is ${kind}, not a regular file.`, `read ${shown}: not a file`)
     if (input.start_line && input.end_line && input.end_line < input.start_line) {
       return failure(
         `Invalid range: end_line (${input.end_line}) is before start_line (${input.start_line}).`,

@@ -1,7 +1,7 @@
-import { readFile, stat } from "node:fs/promises"
+import { readFile } from "node:fs/promises"
 import { z } from "zod"
 import { pathArg, taskProgressArg } from "./args.js"
-import { looksBinary, notAFile, resolveIn, usesCrlf, writeFileAtomic } from "./files.js"
+import { looksBinary, toolPath, usesCrlf, writeFileAtomic } from "./files.js"
 import { count, failure, oneLine, success, writeOf } from "./outcome.js"
 import { applyEditBlocks, type BlockResult, parseEditBlocks } from "./search-replace.js"
 import { defineExecutor } from "./types.js"
@@ -29,9 +29,9 @@ export const replaceInFileExecutor = defineExecutor({
   id: "replace_in_file",
   schema,
   async run(input, env) {
-    const where = await resolveIn(env, input.path, "write")
-    if (!where.ok) return failure(where.reason, `refused to edit ${input.path}`)
-    const shown = where.display
+    const found = await toolPath(env, input.path, { access: "write", verb: "edit" })
+    if (!found.ok) return found.outcome
+    const { where, shown, info, kind } = found
     const { blocks, errors } = parseEditBlocks(input.diff)
     if (blocks.length === 0 || errors.length > 0) {
       const problems = errors.length ? ` Problems: ${errors.join("; ")}.` : ""
@@ -41,9 +41,7 @@ export const replaceInFileExecutor = defineExecutor({
         `edit ${shown}: malformed diff`,
       )
     }
-    const info = await stat(where.absolute).catch(() => undefined)
     let original = ""
-    const kind = info && notAFile(info)
     if (kind) return failure(`${shown} is ${kind}, not a regular file.`, `edit ${shown}: ${kind}`)
     if (info) {
       const raw = await readFile(where.absolute)

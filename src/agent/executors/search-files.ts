@@ -1,13 +1,11 @@
-import { stat } from "node:fs/promises"
 import { z } from "zod"
 import { pathArg, taskProgressArg } from "./args.js"
-import { resolveIn } from "./files.js"
+import { toolPath } from "./files.js"
 import { count, failure, oneLine, readOf, success } from "./outcome.js"
 import { findRipgrep, type SearchQuery, searchWithRipgrep } from "./ripgrep.js"
 import { compileRegex, searchWithJavaScript } from "./search-js.js"
 import { formatResults } from "./search-results.js"
 import { defineExecutor, type ResolvedEnv } from "./types.js"
-import { isPrivatePath, privateRefusal } from "./walk.js"
 
 const schema = z.object({
   path: pathArg,
@@ -28,14 +26,13 @@ export const searchFilesExecutor = defineExecutor({
   id: "search_files",
   schema,
   async run(input, env) {
-    const where = await resolveIn(env, input.path, "read")
-    if (!where.ok) return failure(where.reason, `refused to search ${input.path}`)
-    const shown = where.display
-    if (isPrivatePath(env.workspace, where.real) || isPrivatePath(env.workspace, where.absolute))
-      return failure(privateRefusal(shown), `refused to search ${shown}: private`)
-    if (!(await stat(where.absolute).catch(() => undefined))) {
-      return failure(`No such file or folder: ${shown}.`, `search ${shown}: not found`)
-    }
+    const found = await toolPath(env, input.path, { access: "read", verb: "search", private: "refuse" })
+    if (!found.ok) return found.outcome
+    const { where, shown, info, kind } = found
+    if (!info) return failure(`No such file or folder: ${shown}.`, `search ${shown}: not found`)
+    // A named pipe, socket or device is not searched: reading one could wait forever.
+    if (kind && !info.isDirectory())
+      return failure(`${shown} is ${kind}, not a regular file or folder.`, `search ${shown}: not a file`)
     const query: SearchQuery = {
       workspace: env.workspace,
       target: where.absolute,

@@ -54,6 +54,24 @@ describe.runIf(process.platform !== "win32")("the tools that write refuse specia
     }
   }
 
+  // The tools that read say what is there instead of opening it (a read of a FIFO would wait for a writer).
+  const READERS = {
+    read_file: (p: string) => ({ path: p }),
+    search_files: (p: string) => ({ path: p, regex: "x" }),
+    list_code_definition_names: (p: string) => ({ path: p }),
+    list_files: (p: string) => ({ path: p }),
+  } as const
+  for (const kind of ["fifo", "socket"] as const) {
+    for (const [tool, args] of Object.entries(READERS)) {
+      it(`${tool} refuses a ${kind}, naming what it is`, async () => {
+        await special(kind, `thing-${kind}`)
+        const out = await ws.run(tool, args(`thing-${kind}`))
+        expect(out.isError, textOf(out)).toBe(true)
+        expect(textOf(out)).toContain(`thing-${kind} is ${kind === "fifo" ? "a named pipe (FIFO)" : "a socket"}, not a`)
+      })
+    }
+  }
+
   it("a link to a FIFO is refused the same way (the write would go through the link)", async () => {
     await special("fifo", "pipe")
     const { symlink } = await import("node:fs/promises")

@@ -14,7 +14,8 @@ async function walked(root: string, start = root): Promise<string[]> {
   return out
 }
 
-const name = fc.constantFrom("a", "b", "build", "keep")
+// `..x` is a name inside its folder that only starts with two dots.
+const name = fc.constantFrom("a", "b", "build", "keep", "..x")
 const rule = fc.constantFrom("build", "!build", "build/", "!build/", "keep", "!*/", "*.log", "/a", "a/build", "b/*")
 
 describe("the agent's walk against git", () => {

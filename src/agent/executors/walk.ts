@@ -90,7 +90,7 @@ function ignoredBy(layers: Layer[], absolute: string, isDirectory: boolean): boo
   const name = path.basename(absolute)
   for (const layer of layers) {
     const below = path.relative(layer.base, path.dirname(absolute)).split(path.sep).join("/")
-    if (absolute === layer.base || below.startsWith("..")) continue
+    if (absolute === layer.base || !isInside(layer.base, path.dirname(absolute))) continue
     const verdict = layer.rules.test(ruleSubject(layer.byName, below, name, isDirectory))
     if (verdict.ignored) ignored = true
     else if (verdict.unignored) ignored = false

@@ -1,7 +1,6 @@
-import { stat } from "node:fs/promises"
 import { z } from "zod"
 import { pathArg, taskProgressArg } from "./args.js"
-import { lineCount, notAFile, resolveIn, writeFileAtomic } from "./files.js"
+import { lineCount, toolPath, writeFileAtomic } from "./files.js"
 import { count, failure, success, writeOf } from "./outcome.js"
 import { defineExecutor } from "./types.js"
 
@@ -16,11 +15,9 @@ export const writeToFileExecutor = defineExecutor({
   id: "write_to_file",
   schema,
   async run(input, env) {
-    const where = await resolveIn(env, input.path, "write")
-    if (!where.ok) return failure(where.reason, `refused to write ${input.path}`)
-    const shown = where.display
-    const existing = await stat(where.real).catch(() => undefined)
-    const kind = existing && notAFile(existing)
+    const found = await toolPath(env, input.path, { access: "write", verb: "write" })
+    if (!found.ok) return found.outcome
+    const { where, shown, info: existing, kind } = found
     if (kind) {
       // A FIFO, socket or device would be replaced by a regular file (the atomic rename): refused like a folder.
       return failure(

@@ -4,6 +4,9 @@
  * (`globs: src/**`, `alwaysApply: true`, `paths: ["**\/*.ts"]`, `description: …`). `plainFields` answers
  * only for blocks whose YAML 1.2 reading it knows for certain, and gives exactly what YAML would give
  * (`doc.toJS()`); any other block gives undefined and goes to YAML. The tests compare both on generated blocks.
+ * The figures (`npm run bench -- shadows`, bench/results.md): ten rule-file blocks read the first time in a fresh
+ * process take 0.7 ms against 56 ms for importing `yaml` and parsing them (warm: 10 against 221 µs).
+ * frontmatter.ts is its only user.
  */
 
 /** Characters that YAML reads specially at the start of a plain value (indicators, quotes, tags, anchors). */

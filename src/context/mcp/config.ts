@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from "node:path"
 import type * as Jsonc from "jsonc-parser"
 import type { ParseError } from "jsonc-parser"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
+import { fieldIssues, issuesLine } from "../../field-issues.js"
 import { describeSyntaxError } from "../../json-syntax.js"
 import { lazyModule, lazyValue } from "../../lazy-module.js"
 import { readTextFile } from "../instructions/read.js"
@@ -153,7 +154,7 @@ export function parseMcpConfig(
         diagnostic("error", "mcp-config-invalid", `server \`${name}\`: ${message}; skipped`, at(key.offset)),
       )
     if (!parsed.success) {
-      bad(parsed.error.issues.map((i) => `${i.path.join(".") || "(server)"}: ${i.message}`).join("; "))
+      bad(issuesLine(fieldIssues(parsed.error), "(server)"))
       continue
     }
     const s = parsed.data

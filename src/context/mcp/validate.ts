@@ -1,4 +1,5 @@
 import type { z } from "zod"
+import { fieldIssues, issuesLine } from "../../field-issues.js"
 import { type McpServerInfo, type McpToolInfo, mcpServerSchema, mcpToolSchema } from "../prompt-context.js"
 
 /** A server snapshot as the context accepts it, the tools left out and why, or why the whole server is. */
@@ -11,7 +12,7 @@ export interface CheckedSnapshot {
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`).join("; ")
+  return issuesLine(fieldIssues(error), "")
 }
 
 /**

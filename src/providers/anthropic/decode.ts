@@ -9,26 +9,13 @@ import {
   obj,
   type PayloadDecoder,
   partialToolCall,
-  type StopReason,
   type StreamErrorEvent,
   type StreamEvent,
   str,
   type Usage,
 } from "../stream.js"
 import { appliedEdits, compactionFromWire } from "./context-edits.js"
-
-/** Anthropic's stop reasons → ours. `pause_turn` (a server tool paused the turn) ends the turn; `raw` keeps it. */
-const STOP: Record<string, StopReason> = {
-  end_turn: "end",
-  stop_sequence: "end",
-  pause_turn: "end",
-  // pause_after_compaction: the answer holds the compaction block and nothing after it.
-  compaction: "end",
-  tool_use: "tool_use",
-  max_tokens: "length",
-  model_context_window_exceeded: "length",
-  refusal: "refusal",
-}
+import { stopFromAnthropic } from "./stop-reasons.js"
 
 /**
  * Anthropic's completeness rule: `message_start`, then a `message_delta` with the stop reason, then
@@ -344,7 +331,7 @@ export class AnthropicDecoder implements PayloadDecoder {
   /** Ends the response by the completeness rule; `missing` is what the rule still lacked, `endedBy` what ended it anyway. */
   #close(out: StreamEvent[], missing: string | undefined, endedBy?: string): void {
     const raw = this.#stop
-    const stop = raw === undefined ? undefined : { reason: STOP[raw] ?? "end", raw, message: this.#stopMessage }
+    const stop = raw === undefined ? undefined : { reason: stopFromAnthropic(raw), raw, message: this.#stopMessage }
     closeResponse(out, { missing, endedBy, failed: this.#failed, stop, usage: this.#usage })
     this.#done = true
   }

@@ -5,33 +5,14 @@
  * `message_stop`. An error-level error becomes an `error` event, after which the API sends nothing more.
  */
 import { isErrorLevel } from "../completeness.js"
-import type { AppliedContextEdit, StopReason, StreamEvent, Usage } from "../stream.js"
+import type { AppliedContextEdit, StreamEvent, Usage } from "../stream.js"
 import type { StreamEncodeOptions, StreamEncoder } from "../types.js"
 import { appliedEditsToWire, compactionToWire } from "./context-edits.js"
 import { anthropicErrorType } from "./errors.js"
+import { stopToAnthropic } from "./stop-reasons.js"
 
 /** One event of an Anthropic stream: its payload (whose `type` is also the SSE event name). */
 export type AnthropicStreamPayload = { type: string } & Record<string, unknown>
-
-/** Our stop reasons as Anthropic's (an `error` stop has no stop reason: the stream ends with an error event). */
-const STOP_REASONS: Record<Exclude<StopReason, "error">, string> = {
-  end: "end_turn",
-  tool_use: "tool_use",
-  length: "max_tokens",
-  refusal: "refusal",
-}
-
-/** Anthropic's own stop reasons, which a `raw` stop reason may name (kept when it maps to the same reason). */
-const RAW_STOPS: Record<string, StopReason> = {
-  end_turn: "end",
-  stop_sequence: "end",
-  pause_turn: "end",
-  compaction: "end",
-  tool_use: "tool_use",
-  max_tokens: "length",
-  model_context_window_exceeded: "length",
-  refusal: "refusal",
-}
 
 /** One server-sent event as the API frames it: the event name, then the JSON payload. */
 export function frameAnthropicEvent(payload: AnthropicStreamPayload): string {
@@ -274,8 +255,10 @@ export class AnthropicStreamWriter {
     }
     this.#start(out)
     this.#ping(out)
-    const raw = event.raw !== undefined && RAW_STOPS[event.raw] === event.reason ? event.raw : undefined
-    const delta: Record<string, unknown> = { stop_reason: raw ?? STOP_REASONS[event.reason], stop_sequence: null }
+    const delta: Record<string, unknown> = {
+      stop_reason: stopToAnthropic(event.reason, event.raw),
+      stop_sequence: null,
+    }
     if (event.reason === "refusal" && event.message !== undefined)
       delta.stop_details = { type: "refusal", explanation: event.message }
     const usage: Record<string, unknown> = { ...this.#usageFields(), output_tokens: this.#usage.output }
