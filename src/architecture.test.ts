@@ -132,6 +132,14 @@ describe("the layer rule", () => {
     expect(upward).toEqual([])
   })
 
+  it("the gateway, the replay server, the cache explainer and the providers import nothing from the reference agent", () => {
+    const served = ["gateway", "replay", "cache", "providers"]
+    const intoAgent = edges
+      .filter((e) => served.includes(layerOf(e.from)) && layerOf(e.to) === "agent")
+      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`)
+    expect(intoAgent).toEqual([])
+  })
+
   it("every relative import names a file that exists", () => {
     const known = new Set(files)
     const missing = edges.filter((e) => !known.has(e.to)).map((e) => `${relative(SRC, e.from)} -> ${e.to}`)

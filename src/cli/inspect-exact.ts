@@ -4,14 +4,15 @@
  * told apart by counting the request without it. No key, a format without an endpoint, or a failed request is
  * a reason returned as data; the estimate stands in.
  */
-import { COUNTING_FORMATS, countingRequest, countTokens } from "../agent/transport/count.js"
-import { type Endpoint, endpointFor, MissingKeyError } from "../agent/transport/endpoints.js"
+
 import type { Calibration, ContextManager, CountedTool } from "../history/context-manager.js"
 import type { Message, TextBlock } from "../history/message.js"
 import type { ExactCount, ExactPart } from "../inspect/report-types.js"
 import type { WireFormat } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
+import { COUNTING_FORMATS, countingRequest, countTokens } from "../providers/count.js"
 import { encodeRequest } from "../providers/encode.js"
+import { type Endpoint, endpointFor, MissingKeyError } from "../providers/endpoints.js"
 import type { PromptInput } from "../providers/types.js"
 
 /** What an exact count needs: the build, the conversation, the manager that counts, and where the provider is. */

@@ -5,11 +5,12 @@
  * has one; otherwise promptline counts it (exact for OpenAI's tokenizers, an estimate for others). The answer is
  * the client's own counting shape.
  */
-import { COUNTING_FORMATS, countTokens } from "../agent/transport/count.js"
+
 import { ContextManager } from "../history/context-manager.js"
 import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
+import { COUNTING_FORMATS, countTokens } from "../providers/count.js"
 import { formatModule, type SpokenFormat } from "../providers/formats.js"
 import type { DecodedRequest } from "../providers/types.js"
 import { GatewayError } from "./errors.js"

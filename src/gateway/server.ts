@@ -6,12 +6,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { countingRequest } from "../agent/transport/count.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
 import type { ModelInfo } from "../models/types.js"
 import { type ApiRoute, countingRouteOf, isModelListPath, routeOf } from "../providers/api-paths.js"
+import { countingRequest } from "../providers/count.js"
 import { formatModule } from "../providers/formats.js"
 import type { DecodedRequest } from "../providers/types.js"
 import { ConversationChangeLogs } from "./change-logs.js"

@@ -1,7 +1,7 @@
-import { PromptlineError } from "../../errors.js"
-import { UNKNOWN_PROVIDER } from "../../models/resolve.js"
-import type { WireFormat } from "../../models/types.js"
-import { wireFormatOf } from "../../models/wire.js"
+import { PromptlineError } from "../errors.js"
+import { UNKNOWN_PROVIDER } from "../models/resolve.js"
+import type { WireFormat } from "../models/types.js"
+import { wireFormatOf } from "../models/wire.js"
 
 /** How a provider takes its key: Anthropic's header, a Bearer token, Google's header, or not at all. */
 export type AuthStyle = "x-api-key" | "bearer" | "x-goog-api-key" | "none"

@@ -1,5 +1,5 @@
-import { PromptlineError } from "../../errors.js"
-import type { WireFormat } from "../../models/types.js"
+import { PromptlineError } from "../errors.js"
+import type { WireFormat } from "../models/types.js"
 import { type Endpoint, requestUrl } from "./endpoints.js"
 import { postJson } from "./post-json.js"
 
