@@ -1,5 +1,6 @@
 import { PromptlineError } from "../errors.js"
-import type { WireFormat } from "../models/types.js"
+import type { CountingEndpoint, WireFormatDescriptor } from "./descriptor.js"
+import { descriptorOf, WIRE_FORMAT_DESCRIPTORS, type WireFormat } from "./descriptors.js"
 import { type Endpoint, requestUrl } from "./endpoints.js"
 import { postJson } from "./post-json.js"
 
@@ -9,28 +10,10 @@ import { postJson } from "./post-json.js"
  * (answers `input_tokens`), Gemini `POST /v1beta/models/{model}:countTokens` (answers `totalTokens`).
  */
 
-/** The wire formats whose provider has a counting endpoint. */
-export const COUNTING_FORMATS: readonly WireFormat[] = ["anthropic", "openai-responses", "gemini"]
-
-/** Body fields the counting endpoints do not take (they describe the answer, not the prompt). */
-const ANSWER_FIELDS: Readonly<Partial<Record<WireFormat, readonly string[]>>> = {
-  anthropic: ["stream", "max_tokens", "temperature", "top_p", "top_k", "stop_sequences", "metadata", "service_tier"],
-  "openai-responses": [
-    "stream",
-    "stream_options",
-    "store",
-    "max_output_tokens",
-    "temperature",
-    "top_p",
-    "prompt_cache_key",
-    "prompt_cache_retention",
-    "include",
-    "metadata",
-    "service_tier",
-    "safety_identifier",
-    "generate",
-  ],
-}
+/** The wire formats whose provider has a counting endpoint (a descriptor with `counting`). */
+export const COUNTING_FORMATS: readonly WireFormat[] = WIRE_FORMAT_DESCRIPTORS.filter((d) => "counting" in d).map(
+  (d) => d.format,
+)
 
 /** The counting endpoint's URL and body for an encoded request. */
 export function countingRequest(
@@ -39,19 +22,16 @@ export function countingRequest(
   model: string,
   body: Record<string, unknown>,
 ): { url: string; body: unknown } {
-  if (!COUNTING_FORMATS.includes(format))
+  const counting = countingOf(format)
+  return counting.request(requestUrl(endpoint, model, { format, stream: false }), body, model)
+}
+
+/** A format's counting endpoint, or a typed error when its provider has none. */
+function countingOf(format: WireFormat): CountingEndpoint {
+  const counting = (descriptorOf(format) as WireFormatDescriptor).counting
+  if (!counting)
     throw new PromptlineError("count-unsupported", `the ${format} wire format has no token-counting endpoint`)
-  const url = requestUrl(endpoint, model, { format, stream: false })
-  if (format === "gemini") {
-    const name = model.replace(/^models\//, "")
-    return {
-      url: url.replace(/:(stream)?[gG]enerateContent(\?.*)?$/, ":countTokens"),
-      body: { generateContentRequest: { model: `models/${name}`, ...body } },
-    }
-  }
-  const rest = { ...body }
-  for (const field of ANSWER_FIELDS[format] ?? []) delete rest[field]
-  return { url: `${url}${format === "anthropic" ? "/count_tokens" : "/input_tokens"}`, body: rest }
+  return counting
 }
 
 /** Asks the provider how many prompt tokens an encoded request holds; typed errors as for `send`. */
@@ -67,7 +47,7 @@ export async function countTokens(
 ): Promise<number> {
   const { url, body } = countingRequest(endpoint, request.format, request.model, request.body)
   const data = await postJson(endpoint, url, body, request)
-  const count = request.format === "gemini" ? data?.totalTokens : data?.input_tokens
+  const count = countingOf(request.format).tokens(data)
   if (typeof count !== "number" || !Number.isFinite(count) || count < 0)
     throw new PromptlineError("count-invalid", `${url} answered without a token count`)
   return count
