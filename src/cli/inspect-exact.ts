@@ -7,6 +7,7 @@
 
 import type { Calibration, ContextManager, CountedTool } from "../history/context-manager.js"
 import type { Message, TextBlock } from "../history/message.js"
+import { promptCount } from "../history/request-count.js"
 import type { ExactCount, ExactPart } from "../inspect/report-types.js"
 import type { WireFormat } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
@@ -52,11 +53,8 @@ export async function exactCount(input: ExactCountInput): Promise<ExactCountResu
   const { built, manager } = input
   const format: WireFormat = built.wireFormat
   const { messages, probe } = conversation(built, input.history ?? [])
-  const native = built.toolCalling === "native"
-  const tools: CountedTool[] = native
-    ? built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
-    : []
-  const measured = manager.measure(messages, { model: built.model, system: built.text, tools, wireFormat: format })
+  const { system, tools } = promptCount(built)
+  const measured = manager.measure(messages, { model: built.model, system, tools, wireFormat: format })
   const estimated = measured.tokens.local
   const unavailable = (code: string, reason: string): ExactCountResult => ({
     exact: { status: "unavailable", code, reason: `${reason}; the figures are our estimate`, estimated },

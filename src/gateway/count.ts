@@ -7,6 +7,7 @@
  */
 
 import { ContextManager } from "../history/context-manager.js"
+import { promptCount } from "../history/request-count.js"
 import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
@@ -55,16 +56,10 @@ export async function countTranslated(ex: Exchange, decoded: DecodedRequest, inp
       signal: ex.abort.signal,
     })
   } else {
-    const tools = decoded.prompt.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: t.parameters,
-    }))
     const fit = new ContextManager(await input.counter()).fit(decoded.messages, {
       model,
       now: 0,
-      system: decoded.prompt.text,
-      tools,
+      ...promptCount(decoded.prompt),
       wireFormat: plan.upstream.format,
     })
     tokens = fit.tokens.before
