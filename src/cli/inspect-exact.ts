@@ -5,7 +5,7 @@
  * a reason returned as data; the estimate stands in.
  */
 
-import type { Calibration, ContextManager, CountedTool } from "../history/context-manager.js"
+import type { Calibration, ContextManager } from "../history/context-manager.js"
 import type { Message, TextBlock } from "../history/message.js"
 import { promptCount } from "../history/request-count.js"
 import type { ExactCount, ExactPart } from "../inspect/report-types.js"

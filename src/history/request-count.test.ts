@@ -23,18 +23,16 @@ const prompt = fc.record({
   tools: fc.array(tool, { maxLength: 3 }),
   toolCalling: fc.constantFrom("native" as const, "xml" as const, undefined),
 })
-const messages = fc
-  .array(fc.string({ maxLength: 40 }), { maxLength: 4 })
-  .map((texts) =>
-    texts.map(
-      (text, i): Message => ({
-        id: `m${i}`,
-        role: i % 2 ? "assistant" : "user",
-        ts: 0,
-        content: [{ type: "text", text }],
-      }),
-    ),
-  )
+const messages = fc.array(fc.string({ maxLength: 40 }), { maxLength: 4 }).map((texts) =>
+  texts.map(
+    (text, i): Message => ({
+      id: `m${i}`,
+      role: i % 2 ? "assistant" : "user",
+      ts: 0,
+      content: [{ type: "text", text }],
+    }),
+  ),
+)
 
 describe("one reading of a request's count", () => {
   it("counts tools by name, description and schema only, and none in the XML dialect", () => {
