@@ -14,6 +14,7 @@ const SRC = dirname(fileURLToPath(import.meta.url))
 /** The layers from the top (imported by everything below) down. `root` is the files directly in src/. */
 const LAYERS = [
   "root",
+  "formats",
   "models",
   "context",
   "tools",
@@ -52,9 +53,13 @@ function productionFiles(dir: string): string[] {
   return out
 }
 
+/** The wire-format descriptors: pure data in providers/ that every layer may read (providers/descriptor.ts). */
+const FORMATS_LAYER = /^providers\/(descriptors?\.ts|[^/]+\/descriptor\.ts)$/
+
 function layerOf(file: string): string {
   const parts = relative(SRC, file).split(sep)
   if (parts.length === 1) return parts[0] === "index.ts" ? "index" : "root"
+  if (FORMATS_LAYER.test(parts.join("/"))) return "formats"
   return parts[0]!
 }
 
@@ -130,6 +135,14 @@ describe("the layer rule", () => {
       .filter((e) => rank(e.to) > rank(e.from))
       .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}${e.typeOnly ? " (type)" : ""}`)
     expect(upward).toEqual([])
+  })
+
+  it("the gateway, the replay server, the cache explainer and the providers import nothing from the reference agent", () => {
+    const served = ["gateway", "replay", "cache", "providers"]
+    const intoAgent = edges
+      .filter((e) => served.includes(layerOf(e.from)) && layerOf(e.to) === "agent")
+      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`)
+    expect(intoAgent).toEqual([])
   })
 
   it("every relative import names a file that exists", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
+import { PROVIDERS } from "../providers/endpoints.js"
 import { childEnv, PROVIDER_KEY_ENV } from "./child-env.js"
-import { PROVIDERS } from "./transport/endpoints.js"
 
 describe("the environment of the agent's child processes", () => {
   it("lists every key variable of the provider registry", () => {

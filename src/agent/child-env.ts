@@ -1,5 +1,5 @@
+import { PROVIDERS } from "../providers/endpoints.js"
 import { type SecretEnvPolicy, withoutSecrets } from "../secret-env.js"
-import { PROVIDERS } from "./transport/endpoints.js"
 
 /** Every environment variable the provider registry reads a key from, sorted. */
 export const PROVIDER_KEY_ENV: readonly string[] = [

@@ -6,6 +6,7 @@ import { FileTracker, renderChangedFiles } from "../history/file-tracker.js"
 import type { Block, Message, TextBlock } from "../history/message.js"
 import { toolUsesOf } from "../history/message.js"
 import { type CompactionTarget, compactionWindow, foreignCompactions, madeBy } from "../history/provider-compaction.js"
+import { promptCount } from "../history/request-count.js"
 import { AGENT_TEXTS } from "../history/requests.js"
 import { joinUserRuns } from "../history/turns.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
@@ -591,9 +592,7 @@ export class Agent {
 
   /** The tool definitions a request counts: native ones; in the XML dialect they are in the system prompt. */
   #countedTools(built: BuiltPrompt): CountedTool[] {
-    return built.toolCalling === "native"
-      ? built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
-      : []
+    return promptCount(built).tools
   }
 
   #fit(built: BuiltPrompt, overflowTokens: number | undefined): FitResult {

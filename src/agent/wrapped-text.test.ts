@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it } from "vitest"
 import { gather } from "../context/gather.js"
 import { ContextManager } from "../history/context-manager.js"
 import { PromptBuilder } from "../prompt/builder.js"
+import { endpointFor } from "../providers/endpoints.js"
 import { parseReplayScript } from "../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { unescapeAttribute } from "../tag-wrap.js"
 import { Agent } from "./loop.js"
 import { Session } from "./session.js"
-import { endpointFor } from "./transport/endpoints.js"
 import { send } from "./transport/http.js"
 
 // Text from the workspace that tries to close the wrapper it is attached in and speak as the harness.

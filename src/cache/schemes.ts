@@ -1,81 +1,19 @@
 /**
  * How each wire format's provider caches a prompt: the order of the parts in the cached prefix, whether
  * the prefix is cut at explicit breakpoints or automatically, the unit the cached length is counted in, and
- * the lifetime of an entry. One row per format, so adding a format is a compile error here until it has one.
+ * the lifetime of an entry. Each format's descriptor holds its scheme (providers/<format>/descriptor.ts).
  */
-import type { CacheLifetime, ModelInfo, WireFormat } from "../models/types.js"
+import type { CacheLifetime, ModelInfo } from "../models/types.js"
+import type { CacheScheme, RequestPart } from "../providers/descriptor.js"
+import { perFormat, type WireFormat } from "../providers/descriptors.js"
 
-/** The three parts of a request, in the order a scheme lists them. */
-export type RequestPart = "tools" | "system" | "messages"
-
-/** The caching rules of one wire format's provider. */
-export interface CacheScheme {
-  /** The order of the parts in the cached prefix. */
-  order: readonly RequestPart[]
-  /** `breakpoints`: only prefixes ending at a `cache_control` marker are cached (Anthropic); `automatic`: any prefix. */
-  mode: "breakpoints" | "automatic"
-  /** Cached lengths are whole multiples of this many tokens past `minimum` (OpenAI 128, DeepSeek 64). */
-  unit: number
-  /** Blocks before a breakpoint the provider looks back for an earlier entry (Anthropic: 20). */
-  lookback: number
-  /** Lifetime of an entry when neither the body nor the catalog says (milliseconds). */
-  defaultLifetimeMs: number
-  /** The minimum cacheable prefix when the catalog has no figure. */
-  defaultMinimum: number
-  /** Words for docs and reports. */
-  describe: string
-}
+/** The three parts of a request, and the caching rules of one wire format's provider (its descriptor's `cache`). */
+export type { CacheScheme, RequestPart }
 
 const MINUTE = 60_000
 
-/** The caching scheme of each wire format. */
-export const CACHE_SCHEMES: { readonly [F in WireFormat]: CacheScheme } = {
-  anthropic: {
-    order: ["tools", "system", "messages"],
-    mode: "breakpoints",
-    unit: 1,
-    lookback: 20,
-    defaultLifetimeMs: 5 * MINUTE,
-    defaultMinimum: 1024,
-    describe: "tools → system → messages, cached up to each cache_control breakpoint",
-  },
-  "openai-chat": {
-    order: ["tools", "system", "messages"],
-    mode: "automatic",
-    unit: 128,
-    lookback: 0,
-    defaultLifetimeMs: 5 * MINUTE,
-    defaultMinimum: 1024,
-    describe: "automatic prefix caching of the input as sent, in 128-token steps from 1,024 tokens",
-  },
-  "openai-responses": {
-    order: ["tools", "system", "messages"],
-    mode: "automatic",
-    unit: 128,
-    lookback: 0,
-    defaultLifetimeMs: 5 * MINUTE,
-    defaultMinimum: 1024,
-    describe: "automatic prefix caching of the input as sent, in 128-token steps from 1,024 tokens",
-  },
-  gemini: {
-    order: ["system", "tools", "messages"],
-    mode: "automatic",
-    unit: 1,
-    lookback: 0,
-    defaultLifetimeMs: 5 * MINUTE,
-    defaultMinimum: 1024,
-    describe: "implicit caching of system instruction → tools → contents",
-  },
-  deepseek: {
-    order: ["tools", "system", "messages"],
-    mode: "automatic",
-    unit: 64,
-    lookback: 0,
-    defaultLifetimeMs: 60 * MINUTE,
-    defaultMinimum: 64,
-    describe: "automatic disk caching of the input as sent, in 64-token units",
-  },
-}
+/** The caching scheme of each wire format, from the descriptors. */
+export const CACHE_SCHEMES: { readonly [F in WireFormat]: CacheScheme } = perFormat((d) => d.cache)
 
 const LIFETIMES: Readonly<Record<string, number>> = {
   "5m": 5 * MINUTE,

@@ -4,14 +4,16 @@
  * told apart by counting the request without it. No key, a format without an endpoint, or a failed request is
  * a reason returned as data; the estimate stands in.
  */
-import { COUNTING_FORMATS, countingRequest, countTokens } from "../agent/transport/count.js"
-import { type Endpoint, endpointFor, MissingKeyError } from "../agent/transport/endpoints.js"
-import type { Calibration, ContextManager, CountedTool } from "../history/context-manager.js"
+
+import type { Calibration, ContextManager } from "../history/context-manager.js"
 import type { Message, TextBlock } from "../history/message.js"
+import { promptCount } from "../history/request-count.js"
 import type { ExactCount, ExactPart } from "../inspect/report-types.js"
 import type { WireFormat } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
+import { COUNTING_FORMATS, countingRequest, countTokens } from "../providers/count.js"
 import { encodeRequest } from "../providers/encode.js"
+import { type Endpoint, endpointFor, MissingKeyError } from "../providers/endpoints.js"
 import type { PromptInput } from "../providers/types.js"
 
 /** What an exact count needs: the build, the conversation, the manager that counts, and where the provider is. */
@@ -51,11 +53,8 @@ export async function exactCount(input: ExactCountInput): Promise<ExactCountResu
   const { built, manager } = input
   const format: WireFormat = built.wireFormat
   const { messages, probe } = conversation(built, input.history ?? [])
-  const native = built.toolCalling === "native"
-  const tools: CountedTool[] = native
-    ? built.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
-    : []
-  const measured = manager.measure(messages, { model: built.model, system: built.text, tools, wireFormat: format })
+  const { system, tools } = promptCount(built)
+  const measured = manager.measure(messages, { model: built.model, system, tools, wireFormat: format })
   const estimated = measured.tokens.local
   const unavailable = (code: string, reason: string): ExactCountResult => ({
     exact: { status: "unavailable", code, reason: `${reason}; the figures are our estimate`, estimated },

@@ -5,7 +5,7 @@
  * shared folder (`/tmp`) could receive every prompt and answer as the model. The user picks those with
  * `--provider`, `--model`, `--base-url` or their own config.
  */
-import { providerInfo } from "../agent/transport/endpoints.js"
+import { providerInfo } from "../providers/endpoints.js"
 
 /** Why prompts may not go to `provider`, when a project file (`chosenBy`) and no flag or user file chose it. */
 export function projectServerRefusal(chosenBy: string | undefined, provider: string): string | undefined {

@@ -5,12 +5,13 @@
  */
 import type * as Zod from "zod"
 import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
+import { WIRE_FORMATS, type WireFormat } from "../providers/descriptors.js"
 
 /** zod's CommonJS build, loaded when a config file is validated (the same copy `config.ts` uses). */
 const zod = lazyModule<typeof Zod>("zod")
 
-/** The wire formats an upstream may speak (the names of `WireFormat`). */
-const WIRE_FORMAT_NAMES = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"] as const
+/** The wire formats an upstream may speak: the names of the descriptors. */
+const WIRE_FORMAT_NAMES = WIRE_FORMATS as readonly WireFormat[] as [WireFormat, ...WireFormat[]]
 
 /** The section's schemas, built on the first validation (zod is loaded then, not at import). */
 function makeSchemas() {

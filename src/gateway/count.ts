@@ -5,24 +5,21 @@
  * has one; otherwise promptline counts it (exact for OpenAI's tokenizers, an estimate for others). The answer is
  * the client's own counting shape.
  */
-import { COUNTING_FORMATS, countTokens } from "../agent/transport/count.js"
+
 import { ContextManager } from "../history/context-manager.js"
+import { promptCount } from "../history/request-count.js"
 import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
-import { formatModule, type SpokenFormat } from "../providers/formats.js"
+import { COUNTING_FORMATS, countTokens } from "../providers/count.js"
+import type { WireFormatDescriptor } from "../providers/descriptor.js"
+import { descriptorOf } from "../providers/descriptors.js"
+import { formatModule } from "../providers/formats.js"
 import type { DecodedRequest } from "../providers/types.js"
 import { GatewayError } from "./errors.js"
 import type { Exchange } from "./exchange.js"
 import type { RoutePlan } from "./routing.js"
 import { upstreamEndpoint } from "./target.js"
-
-/** Each client counting API's answer for a count. */
-const COUNT_ANSWERS: Partial<Record<SpokenFormat, (tokens: number) => unknown>> = {
-  anthropic: (tokens) => ({ input_tokens: tokens }),
-  "openai-responses": (tokens) => ({ object: "response.input_tokens", input_tokens: tokens }),
-  gemini: (tokens) => ({ totalTokens: tokens }),
-}
 
 /** What counting through a translating route needs besides the exchange. */
 export interface CountInput {
@@ -35,7 +32,8 @@ export interface CountInput {
 
 /** Counts the client's request as the upstream would see it and answers in the client's counting shape. */
 export async function countTranslated(ex: Exchange, decoded: DecodedRequest, input: CountInput): Promise<void> {
-  const answer = COUNT_ANSWERS[ex.clientFormat]
+  // Each client counting API's answer for a count: its descriptor's.
+  const answer = (descriptorOf(ex.clientFormat) as WireFormatDescriptor).counting?.answer
   if (!answer)
     throw new GatewayError({ kind: "not-found", message: `the ${ex.clientFormat} API has no token-counting endpoint` })
   const { plan } = input
@@ -58,16 +56,10 @@ export async function countTranslated(ex: Exchange, decoded: DecodedRequest, inp
       signal: ex.abort.signal,
     })
   } else {
-    const tools = decoded.prompt.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: t.parameters,
-    }))
     const fit = new ContextManager(await input.counter()).fit(decoded.messages, {
       model,
       now: 0,
-      system: decoded.prompt.text,
-      tools,
+      ...promptCount(decoded.prompt),
       wireFormat: plan.upstream.format,
     })
     tokens = fit.tokens.before

@@ -1,5 +1,6 @@
 /** promptline's own count of a translated request's input, for client formats that report it before the answer. */
 import type { Message } from "../history/message.js"
+import { countRequest } from "../history/request-count.js"
 import type { TokenCounter } from "../history/tokens.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import { formatModule } from "../providers/formats.js"
@@ -13,12 +14,5 @@ export function promptTokens(
   model: ModelInfo,
   format: WireFormat,
 ): number {
-  const family = model.tokenizer
-  const overhead = formatModule(format).overhead
-  const tools = prompt.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
-  return (
-    (prompt.text ? counter.countText(prompt.text, family) : 0) +
-    counter.countTools(tools, family, overhead) +
-    counter.countMessages(messages, family, overhead)
-  )
+  return countRequest(counter, prompt, messages, model.tokenizer, formatModule(format).overhead)
 }

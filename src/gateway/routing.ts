@@ -3,10 +3,11 @@
  * are tried in order; with no routes, each request goes to its own provider's official endpoint with the key
  * the client sent.
  */
-import { PROVIDERS, providerInfo } from "../agent/transport/endpoints.js"
+
 import type { GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
 import type { WireFormat } from "../models/types.js"
 import { wireFormatOf } from "../models/wire.js"
+import { PROVIDERS, providerInfo } from "../providers/endpoints.js"
 import type { SpokenFormat } from "../providers/formats.js"
 import { formatModule } from "../providers/formats.js"
 

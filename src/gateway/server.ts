@@ -6,12 +6,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { countingRequest } from "../agent/transport/count.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
 import type { ModelInfo } from "../models/types.js"
-import { type ApiRoute, countingRouteOf, isModelListPath, routeOf } from "../providers/api-paths.js"
+import { type ApiRoute, clientApiOf, countingRouteOf, isModelListPath, routeOf } from "../providers/api-paths.js"
+import { countingRequest } from "../providers/count.js"
+import { descriptorOf } from "../providers/descriptors.js"
 import { formatModule } from "../providers/formats.js"
 import type { DecodedRequest } from "../providers/types.js"
 import { ConversationChangeLogs } from "./change-logs.js"
@@ -19,7 +20,7 @@ import { countTranslated } from "./count.js"
 import { GatewayError } from "./errors.js"
 import { Exchange, requestTarget } from "./exchange.js"
 import { listen, serverOptions } from "./listen.js"
-import { MODEL_LIST_SHAPES, modelListFormat, routedModelNames } from "./models-list.js"
+import { modelList, routedModelNames } from "./models-list.js"
 import { passThrough } from "./pass-through.js"
 import { conversationKey, type GatewayRecord } from "./record.js"
 import { isRefusal, officialProvider, planRoute } from "./routing.js"
@@ -189,7 +190,7 @@ export class Gateway {
     const url = target ?? new URL("http://gateway.invalid/")
     const generation = target && routeOf(url.pathname, url.searchParams)
     const counting = target && !generation ? countingRouteOf(url.pathname) : undefined
-    const format = generation?.format ?? counting?.format ?? modelListFormat(url.pathname, req.headers)
+    const format = generation?.format ?? counting?.format ?? clientApiOf(url.pathname, req.headers)
     const ex = new Exchange(req, res, url, ++this.#seq, startedAt, clock, format)
     const extra = this.options.answerHeaders
     if (extra) ex.answerHeaders = async (early) => (await extra(early)) ?? {}
@@ -355,7 +356,7 @@ export class Gateway {
     if (routes.length > 0) {
       ex.markFirstByte()
       ex.res.writeHead(200, { "content-type": "application/json" })
-      ex.res.end(JSON.stringify(MODEL_LIST_SHAPES[ex.clientFormat](routedModelNames(routes))))
+      ex.res.end(JSON.stringify(modelList(descriptorOf(ex.clientFormat), routedModelNames(routes))))
       return
     }
     const provider = officialProvider(ex.clientFormat)!

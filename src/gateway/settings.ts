@@ -1,7 +1,8 @@
 /** The gateway's settings in force: the config's `gateway` section, command-line overrides, and safe defaults. */
-import { endpointFor } from "../agent/transport/endpoints.js"
+
 import type { GatewayConfig } from "../config/gateway.js"
 import { PromptlineError } from "../errors.js"
+import { endpointFor } from "../providers/endpoints.js"
 
 /** The port `promptline serve` listens on by default. */
 export const DEFAULT_PORT = 8788

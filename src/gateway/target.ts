@@ -1,6 +1,6 @@
 /** Where an upstream call goes: the endpoint of a planned route, its URL, and the headers it carries. */
 import type { IncomingHttpHeaders } from "node:http"
-import { type Endpoint, endpointFor, requestUrl } from "../agent/transport/endpoints.js"
+import { type Endpoint, endpointFor, requestUrl } from "../providers/endpoints.js"
 import { HOP_BY_HOP } from "./exchange.js"
 import type { Upstream } from "./routing.js"
 import { CREDENTIAL_HEADERS, clientKey } from "./secrets.js"

@@ -8,6 +8,7 @@
 
 import { ContextManager } from "../history/context-manager.js"
 import type { Message } from "../history/message.js"
+import { promptCount } from "../history/request-count.js"
 import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
@@ -65,17 +66,11 @@ async function prepare(
       models: input.models,
       ...(changeLog ? { changeLog } : {}),
     })
-    const tools = decoded.prompt.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: t.parameters,
-    }))
     // `now` stamps the fit's edits; a fixed 0 keeps the output a function of the requests alone.
     const fitted = manager.fit(messages, {
       model,
       now: 0,
-      system: decoded.prompt.text,
-      tools,
+      ...promptCount(decoded.prompt),
       wireFormat: input.plan.upstream.format,
     })
     messages = fitted.messages

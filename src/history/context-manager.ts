@@ -11,6 +11,7 @@ import { type CompactionEdit, type Edit, isSummaryId } from "./edits.js"
 import { maskToolResults } from "./mask.js"
 import type { Message } from "./message.js"
 import { pruneToolOutputs } from "./prune.js"
+import type { CountedTool } from "./request-count.js"
 import { COMPACTION_DEFAULTS, type CompactionOptions, planSummary, reinjectEdits, type SummaryPlan } from "./staged.js"
 import { cacheKey, OVERHEADS, type Overhead, TokenCounter } from "./tokens.js"
 import {
@@ -50,11 +51,7 @@ export interface ContextManagerOptions {
 }
 
 /** A tool definition as far as counting goes. */
-export interface CountedTool {
-  name: string
-  description?: string
-  parameters?: unknown
-}
+export type { CountedTool }
 
 /** One call of `fit`. */
 export interface FitRequest {

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto"
 import { setBounded } from "../bounded-map.js"
 import { lazyModule } from "../lazy-module.js"
-import type { TokenizerFamily, WireFormat } from "../models/types.js"
+import type { TokenizerFamily } from "../models/types.js"
+import type { Overhead } from "../providers/descriptor.js"
+import { perFormat, type WireFormat } from "../providers/descriptors.js"
 import { type Block, type Message, textOf } from "./message.js"
 import { encodingCounter } from "./piece-count.js"
 
@@ -27,34 +29,11 @@ export const ESTIMATE_FACTORS: Readonly<Record<TokenizerFamily, number>> = {
   estimate: 1.1,
 }
 
-/** Fixed token costs a wire format adds around the content. */
-export interface Overhead {
-  /** Per message (role markers, separators). */
-  message: number
-  /** Once per request (reply priming, request framing). */
-  request: number
-  /** Per tool definition, on top of its JSON. */
-  tool: number
-  /** Once when any tool is defined (Anthropic's tool-use system prompt: 346 tokens, documented). */
-  toolsPreamble: number
-  /** Per tool_use or tool_result block, on top of its content. */
-  toolBlock: number
-  /** Per image. */
-  image: number
-}
+/** Fixed token costs a wire format adds around the content (each format's descriptor holds its own). */
+export type { Overhead }
 
-/**
- * Overheads per wire format. OpenAI Chat: 3 per message and 3 for the reply (OpenAI's cookbook);
- * Anthropic: 346 tokens of tool-use system prompt when tools are present (Anthropic's docs), images
- * about 1,600 tokens (a 1.15-megapixel image is (w·h)/750 ≈ 1,568); the rest are measured estimates.
- */
-export const OVERHEADS: Readonly<Record<WireFormat, Overhead>> = {
-  anthropic: { message: 4, request: 4, tool: 12, toolsPreamble: 346, toolBlock: 8, image: 1600 },
-  "openai-chat": { message: 3, request: 3, tool: 10, toolsPreamble: 0, toolBlock: 8, image: 765 },
-  "openai-responses": { message: 4, request: 3, tool: 10, toolsPreamble: 0, toolBlock: 8, image: 765 },
-  gemini: { message: 3, request: 2, tool: 10, toolsPreamble: 0, toolBlock: 6, image: 258 },
-  deepseek: { message: 4, request: 3, tool: 10, toolsPreamble: 0, toolBlock: 8, image: 765 },
-}
+/** Overheads per wire format, from the descriptors (providers/<format>/descriptor.ts says where each figure comes from). */
+export const OVERHEADS: Readonly<Record<WireFormat, Overhead>> = perFormat((d) => d.overhead)
 
 /** A function from text to its exact token count in one encoding. */
 export type EncodingCounter = (text: string) => number

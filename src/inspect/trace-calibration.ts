@@ -3,8 +3,10 @@
  * that has reported usage and a body its format can decode is counted as the manager counts a request it sends
  * (`measure`), and the reported prompt tokens (input + cache reads + cache writes) are observed against it.
  */
+
 import type { TraceLine } from "../cache/trace-types.js"
 import { ContextManager } from "../history/context-manager.js"
+import { promptCount } from "../history/request-count.js"
 import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
@@ -43,15 +45,9 @@ export async function traceCalibration(input: TraceCalibrationInput): Promise<Ca
     } catch {
       continue // a body the decoder refuses is left out of the ratio
     }
-    const tools = decoded.prompt.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: t.parameters,
-    }))
     const measured = manager.measure(decoded.messages, {
       model,
-      system: decoded.prompt.text,
-      tools,
+      ...promptCount(decoded.prompt),
       wireFormat: line.upstream.format,
     })
     manager.observe(measured, reported)

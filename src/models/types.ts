@@ -111,14 +111,5 @@ export interface ModelInfo {
   lifecycle?: ModelLifecycle
 }
 
-/** The request/stream formats promptline speaks. */
-export type WireFormat = "anthropic" | "openai-chat" | "openai-responses" | "gemini" | "deepseek"
-
-/** All wire formats, in documentation order. */
-export const WIRE_FORMATS: readonly WireFormat[] = [
-  "anthropic",
-  "openai-chat",
-  "openai-responses",
-  "gemini",
-  "deepseek",
-]
+/** The request/stream formats promptline speaks, and all of them in documentation order: the descriptors' names. */
+export { WIRE_FORMATS, type WireFormat } from "../providers/descriptors.js"

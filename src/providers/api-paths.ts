@@ -1,13 +1,13 @@
 /**
  * The paths of the providers' own HTTP APIs, read back: which wire format a request path speaks and what the
  * path itself says (Gemini puts the model and the streaming mode there). Shared by every server that speaks
- * the providers' APIs (the replay server, the gateway).
+ * the providers' APIs (the replay server, the gateway); derived from each descriptor's `api`.
  */
+import type { IncomingHttpHeaders } from "node:http"
+import { matchPath, type PathMatch, type PathRule, type WireFormatDescriptor } from "./descriptor.js"
+import { WIRE_FORMAT_DESCRIPTORS } from "./descriptors.js"
 import type { SpokenFormat } from "./formats.js"
 import type { RequestRoute } from "./types.js"
-
-const GEMINI_ROUTE = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):(streamGenerateContent|generateContent)$/
-const GEMINI_COUNT = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):countTokens$/
 
 /** A generation path: the wire format it speaks and what the path says. */
 export interface ApiRoute {
@@ -17,53 +17,73 @@ export interface ApiRoute {
   invalid?: string
 }
 
-/** A Gemini path's model segment decoded, or why it cannot be (a lone `%`, `%ZZ`, escapes that are not UTF-8). */
-function modelOf(segment: string): { model: string } | { invalid: string } {
-  try {
-    return { model: decodeURIComponent(segment) }
-  } catch {
-    const shown = segment.length > 100 ? `${segment.slice(0, 99)}…` : segment
-    return { invalid: `the model name in the path (${shown}) is not valid percent-encoding` }
-  }
-}
+/** The descriptors whose client API the servers serve, in the set's order. */
+type Descriptors = readonly WireFormatDescriptor[]
 
-/** Which wire format a generation path speaks, and what the path itself says; undefined for any other path. */
-export function routeOf(path: string, query: URLSearchParams): ApiRoute | undefined {
-  if (path === "/v1/messages") return { format: "anthropic", route: {} }
-  // DeepSeek and some compatible servers are also called without the /v1 prefix.
-  if (path === "/v1/chat/completions" || path === "/chat/completions") return { format: "openai-chat", route: {} }
-  if (path === "/v1/responses" || path === "/responses") return { format: "openai-responses", route: {} }
-  const gemini = GEMINI_ROUTE.exec(path)
-  if (gemini) {
-    const stream = gemini[3] === "streamGenerateContent"
-    const model = modelOf(gemini[2]!)
-    const route = { stream, sse: stream && query.get("alt") === "sse" }
-    return "model" in model
-      ? { format: "gemini", route: { model: model.model, ...route } }
-      : { format: "gemini", route, ...model }
+/** The first descriptor whose `rule` reads `path`, as a route. */
+function routeBy(
+  descriptors: Descriptors,
+  rule: (d: WireFormatDescriptor) => PathRule | undefined,
+  path: string,
+  query: URLSearchParams,
+): ApiRoute | undefined {
+  for (const d of descriptors) {
+    const r = rule(d)
+    const match = r && matchPath(r, path, query)
+    if (match) return apiRoute(d.format as SpokenFormat, match)
   }
   return undefined
 }
 
+function apiRoute(format: SpokenFormat, { invalid, ...route }: PathMatch): ApiRoute {
+  return invalid === undefined ? { format, route } : { format, route, invalid }
+}
+
+/** Which wire format a generation path speaks, and what the path itself says; undefined for any other path. */
+export function routeOf(
+  path: string,
+  query: URLSearchParams,
+  descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS,
+): ApiRoute | undefined {
+  return routeBy(descriptors, (d) => d.api?.generation, path, query)
+}
+
 /** The wire format of a token-counting path (and the model, for Gemini), or undefined. */
-export function countingRouteOf(path: string): ApiRoute | undefined {
-  if (path === "/v1/messages/count_tokens") return { format: "anthropic", route: {} }
-  if (path === "/v1/responses/input_tokens" || path === "/responses/input_tokens")
-    return { format: "openai-responses", route: {} }
-  const gemini = GEMINI_COUNT.exec(path)
-  if (!gemini) return undefined
-  const model = modelOf(gemini[2]!)
-  return "model" in model
-    ? { format: "gemini", route: { model: model.model } }
-    : { format: "gemini", route: {}, ...model }
+export function countingRouteOf(
+  path: string,
+  descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS,
+): ApiRoute | undefined {
+  return routeBy(descriptors, (d) => d.api?.counting, path, new URLSearchParams())
 }
 
 /** The wire format of a token-counting path, or undefined. */
-export function countingFormat(path: string): SpokenFormat | undefined {
-  return countingRouteOf(path)?.format
+export function countingFormat(
+  path: string,
+  descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS,
+): SpokenFormat | undefined {
+  return countingRouteOf(path, descriptors)?.format
 }
 
 /** Whether a path lists models (`GET /v1/models`, Gemini's `/v1beta/models`). */
-export function isModelListPath(path: string): boolean {
-  return path === "/v1/models" || path === "/models" || /^\/(v1|v1beta|v1alpha)\/models$/.test(path)
+export function isModelListPath(path: string, descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS): boolean {
+  return descriptors.some((d) => d.api?.modelList?.paths?.(path) === true)
+}
+
+/**
+ * The client API a request to any other path (a model list, an unknown path) speaks: by a path prefix its API
+ * alone uses (Gemini's `/v1beta/`), else by a header its SDK sends (Anthropic's `anthropic-version`), else the
+ * fallback API (OpenAI's).
+ */
+export function clientApiOf(
+  path: string,
+  headers: IncomingHttpHeaders,
+  descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS,
+): SpokenFormat {
+  const marked = (test: (marks: NonNullable<NonNullable<WireFormatDescriptor["api"]>["marks"]>) => boolean) =>
+    descriptors.find((d) => d.api?.marks !== undefined && test(d.api.marks))
+  const found =
+    marked((m) => m.pathPrefix?.test(`${path}/`) === true) ??
+    marked((m) => m.header !== undefined && headers[m.header] !== undefined) ??
+    marked((m) => m.fallback === true)
+  return found!.format as SpokenFormat
 }

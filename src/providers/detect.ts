@@ -1,8 +1,9 @@
 /**
  * Which wire format a recorded response is in, read from the payloads themselves: every provider's stream
- * and body carries marks no other format has (event types, `object` names, field names).
+ * and body carries marks no other format has (event types, `object` names, field names), each in its descriptor.
  */
-import type { WireFormat } from "../models/types.js"
+import type { WireFormatDescriptor } from "./descriptor.js"
+import { descriptorOf, WIRE_FORMAT_DESCRIPTORS, type WireFormat } from "./descriptors.js"
 
 /** A guess with the mark it rests on, for messages such as "looks like anthropic (message_start)". */
 export interface FormatGuess {
@@ -11,52 +12,25 @@ export interface FormatGuess {
   evidence: string
 }
 
-const RESPONSES_EVENT = /^response\./
-const ANTHROPIC_EVENTS = new Set([
-  "message_start",
-  "message_delta",
-  "message_stop",
-  "content_block_start",
-  "content_block_delta",
-  "content_block_stop",
-  "ping",
-])
+/** A format that speaks another's shape (DeepSeek speaks OpenAI Chat): its mark is the more specific one. */
+const isFlavour = (d: WireFormatDescriptor) => d.speaks !== d.format
 
-/** The format of one parsed payload or body, or undefined when it carries no mark. */
+/** The format of one parsed payload or body, or undefined when it carries no mark (each descriptor's `detect`). */
 export function formatOfPayload(value: unknown): FormatGuess | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
   const v = value as Record<string, unknown>
-  const type = typeof v.type === "string" ? v.type : undefined
-  if (type && RESPONSES_EVENT.test(type)) return { format: "openai-responses", evidence: `a "${type}" event` }
-  if (v.object === "response") return { format: "openai-responses", evidence: 'object "response"' }
-  if (type && ANTHROPIC_EVENTS.has(type)) return { format: "anthropic", evidence: `a "${type}" event` }
-  if (type === "message" && Array.isArray(v.content) && v.role === "assistant")
-    return { format: "anthropic", evidence: 'a body of type "message"' }
-  if ("candidates" in v || "usageMetadata" in v || "promptFeedback" in v)
-    return {
-      format: "gemini",
-      evidence: `a "${"candidates" in v ? "candidates" : "usageMetadata" in v ? "usageMetadata" : "promptFeedback"}" field`,
-    }
-  if (v.object === "chat.completion.chunk" || v.object === "chat.completion") {
-    if (isDeepSeek(v)) return { format: "deepseek", evidence: deepSeekMark(v) }
-    return { format: "openai-chat", evidence: `object "${v.object}"` }
+  let found: FormatGuess | undefined
+  for (const d of WIRE_FORMAT_DESCRIPTORS) {
+    const evidence = d.detect?.(v)
+    if (evidence === undefined) continue
+    if (isFlavour(d)) return { format: d.format, evidence }
+    found ??= { format: d.format, evidence }
   }
-  if (type === "error" && typeof v.error === "object") return { format: "anthropic", evidence: 'an "error" event' }
-  return undefined
+  return found
 }
 
-function isDeepSeek(v: Record<string, unknown>): boolean {
-  return deepSeekMark(v) !== ""
-}
-
-/** DeepSeek speaks OpenAI Chat; its own fields and model names tell it apart. */
-function deepSeekMark(v: Record<string, unknown>): string {
-  if (typeof v.model === "string" && v.model.startsWith("deepseek")) return `model "${v.model}"`
-  const usage = v.usage as Record<string, unknown> | undefined
-  if (usage && "prompt_cache_hit_tokens" in usage) return 'a "prompt_cache_hit_tokens" usage field'
-  // `reasoning_content` is no mark: xAI and other Chat servers send it too.
-  return ""
-}
+/** Whether another format speaks `format`'s shape, so that a payload of `format` may yet turn out to be that one's. */
+const hasFlavours = (format: WireFormat) => WIRE_FORMAT_DESCRIPTORS.some((d) => isFlavour(d) && d.speaks === format)
 
 /** The JSON documents of a recording: SSE `data:` lines, JSON lines, or one whole body. */
 function documentsOf(text: string): unknown[] {
@@ -86,17 +60,18 @@ function documentsOf(text: string): unknown[] {
 }
 
 /**
- * Detects the wire format of a recording from its payloads. A DeepSeek mark anywhere wins over plain OpenAI
- * Chat (its first chunks may look like any Chat stream); otherwise the first payload with a mark decides.
+ * Detects the wire format of a recording from its payloads. A flavour's mark anywhere (DeepSeek's) wins over the
+ * shape it speaks (OpenAI Chat: its first chunks may look like any Chat stream); otherwise the first payload with
+ * a mark decides.
  */
 export function detectFormat(text: string): FormatGuess | undefined {
   let first: FormatGuess | undefined
   for (const doc of documentsOf(text)) {
     const guess = formatOfPayload(doc)
     if (!guess) continue
-    if (guess.format === "deepseek") return guess
+    if (isFlavour(descriptorOf(guess.format))) return guess
     if (!first) first = guess
-    if (first.format !== "openai-chat") return first
+    if (!hasFlavours(first.format)) return first
   }
   return first
 }

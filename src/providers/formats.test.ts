@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest"
+import { CACHE_SCHEMES } from "../cache/schemes.js"
 import { OVERHEADS } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import { WIRE_FORMATS } from "../models/types.js"
 import { toNativeTools } from "../tools/native.js"
 import { decodeOptionsFor, decodeResponse, decodeStream, responseBodyEvents } from "./decode.js"
+import { descriptorOf } from "./descriptors.js"
 import { encodeRequest } from "./encode.js"
 import { formatModule, missingModuleFields, WIRE_FORMAT_MODULES } from "./formats.js"
 import { emptyStats, type PayloadDecoder, type StreamEvent } from "./stream.js"
@@ -80,6 +82,16 @@ const dummyFormat: WireFormatModule<DummyBody, "openai-chat"> = {
   }),
   encodeResponse: (events) => ({ say: events.map((e) => (e.type === "text" ? e.delta : "")).join("") }),
   encodeError: (error) => ({ status: 400, headers: {}, body: { dummyError: error.message } }),
+  descriptor: {
+    format: "dummy",
+    speaks: "openai-chat",
+    defaultFor: { providers: [] },
+    nativeTools: "openai-chat",
+    overhead: { message: 1, request: 1, tool: 1, toolsPreamble: 0, toolBlock: 1, image: 1 },
+    cache: CACHE_SCHEMES["openai-chat"],
+    endpoint: { path: "/dummy", auth: "bearer" },
+    history: "messages",
+  },
 }
 
 /** The table with the dummy added, as a sixth line would add it. */
@@ -110,6 +122,7 @@ describe("the wire format table", () => {
   it("its modules agree with the per-layer tables they bring together", () => {
     for (const format of WIRE_FORMATS) {
       expect(WIRE_FORMAT_MODULES[format].overhead).toBe(OVERHEADS[format])
+      expect(WIRE_FORMAT_MODULES[format].descriptor).toBe(descriptorOf(format))
       expect(WIRE_FORMAT_MODULES[format].nativeTools([])).toEqual(toNativeTools([], format))
     }
   })

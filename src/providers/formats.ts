@@ -44,6 +44,7 @@ export const WIRE_FORMAT_MODULE_FIELDS = [
   "createStreamEncoder",
   "encodeResponse",
   "encodeError",
+  "descriptor",
 ] as const satisfies readonly (keyof WireFormatModule)[]
 
 /** The module of a format, or the module itself when one is given (a format not in the table, e.g. in a test). */

@@ -3,7 +3,7 @@
  * (a whole body, or just its history: an Anthropic or OpenAI `messages` array, a Responses `input`, Gemini
  * `contents`). Read from marks only one format has; the answer names the mark it rests on.
  */
-import type { WireFormat } from "../models/types.js"
+import { descriptorOf, type WireFormat } from "./descriptors.js"
 
 /** A conversation's format: a wire format, or `internal` (promptline's message array). */
 export type ConversationFormat = WireFormat | "internal"
@@ -106,14 +106,5 @@ export function detectConversation(data: unknown): ConversationGuess | undefined
 
 /** A bare history of a format as a request body of that format (promptline's own stays the array). */
 export function wrap(format: ConversationFormat, history: unknown[]): unknown {
-  switch (format) {
-    case "internal":
-      return history
-    case "gemini":
-      return { contents: history }
-    case "openai-responses":
-      return { input: history }
-    default:
-      return { messages: history }
-  }
+  return format === "internal" ? history : { [descriptorOf(format).history]: history }
 }

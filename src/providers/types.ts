@@ -4,12 +4,12 @@
  */
 import type { Diagnostic } from "../diagnostics.js"
 import type { Message } from "../history/message.js"
-import type { Overhead } from "../history/tokens.js"
 import type { ModelInfo, ReasoningEffort, WireFormat } from "../models/types.js"
 import type { EnabledTool } from "../tools/spec.js"
 import type { ToolCalling } from "../tools/tool-calling.js"
 import type { CacheBreakpoint, CacheSettings } from "./cache.js"
 import type { ContextManagementOptions } from "./context-management.js"
+import type { Overhead, WireFormatDescriptor } from "./descriptor.js"
 import type { DecodeOptions, PayloadDecoder, ProviderErrorKind, StreamEvent } from "./stream.js"
 
 /** Who made a block that does not name its model: the target model, or some other model. */
@@ -165,8 +165,10 @@ export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = Wi
   decodeOptions(body: unknown): DecodeOptions
   /** The enabled tools in this format's native definition shape. */
   nativeTools(tools: readonly EnabledTool[]): Tool[]
-  /** Fixed token costs this format adds around the content. */
+  /** Fixed token costs this format adds around the content (its descriptor's). */
   readonly overhead: Overhead
+  /** The format as data: paths, endpoint, counting, cache scheme, overheads, native tool shape, detection. */
+  readonly descriptor: WireFormatDescriptor
 }
 
 /** The request body type of a format module. */

@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net"
 import { PromptlineError } from "../errors.js"
 import { TokenCounter } from "../history/tokens.js"
 import { countingFormat, routeOf } from "../providers/api-paths.js"
+import type { WireFormatDescriptor } from "../providers/descriptor.js"
+import { descriptorOf } from "../providers/descriptors.js"
 import { CacheSimulation } from "./cache-simulation.js"
 import { CompactionSimulation } from "./compaction-simulation.js"
 import {
@@ -220,15 +222,7 @@ export class ReplayServer {
       const record = this.answered(req, url, body, counting)
       record.count = tokens
       res.writeHead(200, JSON_HEADERS)
-      res.end(
-        JSON.stringify(
-          counting === "gemini"
-            ? { totalTokens: tokens }
-            : counting === "openai-responses"
-              ? { object: "response.input_tokens", input_tokens: tokens }
-              : { input_tokens: tokens },
-        ),
-      )
+      res.end(JSON.stringify((descriptorOf(counting) as WireFormatDescriptor).counting?.answer(tokens)))
       return
     }
     if (

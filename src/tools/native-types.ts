@@ -3,7 +3,7 @@
  * need none of the provider SDKs. Each is the part of the provider's published shape promptline writes;
  * native-types.test.ts checks that each stays assignable to the official SDK's type.
  */
-import type { WireFormat } from "../models/types.js"
+import type { DescriptorOf, WireFormat } from "../providers/descriptors.js"
 import type { JsonSchema } from "./spec.js"
 
 /** Anthropic's `cache_control` marker: the prompt prefix up to here may be cached (`ttl` default 5 minutes). */
@@ -94,13 +94,15 @@ export interface GeminiTool {
 }
 
 /** The native tool definition type of each wire format (DeepSeek speaks OpenAI Chat's). */
-export interface NativeToolDefinitions {
+export interface NativeToolShapes {
   anthropic: AnthropicTool
   "openai-chat": ChatCompletionFunctionTool
   "openai-responses": ResponsesFunctionTool
   gemini: GeminiTool
-  deepseek: ChatCompletionFunctionTool
 }
+
+/** The native tool definition type of each wire format: the shape its descriptor names (DeepSeek: OpenAI Chat's). */
+export type NativeToolDefinitions = { [F in WireFormat]: NativeToolShapes[DescriptorOf<F>["nativeTools"]] }
 
 /** The native tool definition type of one wire format. */
 export type NativeToolDefinition<F extends WireFormat = WireFormat> = NativeToolDefinitions[F]

@@ -4,7 +4,8 @@
  * only Gemini's OpenAPI subset needs a real conversion, and a schema that subset cannot express goes out
  * as plain JSON Schema (`parametersJsonSchema`) instead of losing detail.
  */
-import type { WireFormat } from "../models/types.js"
+import type { NativeToolShape, WireFormatDescriptor } from "../providers/descriptor.js"
+import { descriptorOf, type WireFormat } from "../providers/descriptors.js"
 import type {
   AnthropicTool,
   ChatCompletionFunctionTool,
@@ -13,6 +14,7 @@ import type {
   GeminiTool,
   GeminiType,
   NativeToolDefinition,
+  NativeToolShapes,
   ResponsesFunctionTool,
 } from "./native-types.js"
 import type { EnabledTool, JsonSchema } from "./spec.js"
@@ -298,19 +300,20 @@ function nullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: "null" }] }
 }
 
-/** Each wire format's native tool definitions (DeepSeek speaks OpenAI Chat's). */
-const NATIVE_TOOLS: { readonly [F in WireFormat]: (tools: readonly EnabledTool[]) => NativeToolDefinition<F>[] } = {
+/** Each native tool definition shape a descriptor may name (DeepSeek's names OpenAI Chat's). */
+const NATIVE_TOOL_SHAPES: {
+  readonly [S in NativeToolShape]: (tools: readonly EnabledTool[]) => NativeToolShapes[S][]
+} = {
   anthropic: (tools) => toAnthropicTools(tools),
   "openai-chat": (tools) => toOpenAIChatTools(tools),
-  deepseek: (tools) => toOpenAIChatTools(tools),
   "openai-responses": (tools) => toOpenAIResponsesTools(tools),
   gemini: (tools) => toGeminiTools(tools),
 }
 
-/** The enabled tools in the native definition format of a wire format, typed per format. */
+/** The enabled tools in the native definition format of a wire format (the shape its descriptor names), typed per format. */
 export function toNativeTools<F extends WireFormat>(
   tools: readonly EnabledTool[],
-  format: F,
+  format: F | WireFormatDescriptor,
 ): NativeToolDefinition<F>[] {
-  return NATIVE_TOOLS[format](tools)
+  return NATIVE_TOOL_SHAPES[descriptorOf(format).nativeTools](tools) as NativeToolDefinition<F>[]
 }

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest"
 import { fixtureModel } from "../../../test/fixtures/providers/requests/load.js"
 import { encodeRequest } from "../../providers/encode.js"
+import { endpointFor } from "../../providers/endpoints.js"
 import { parseReplayScript } from "../../replay/script.js"
 import { type ReplayServer, startReplayServer } from "../../replay/server.js"
 import { compactResponses } from "./compact.js"
-import { endpointFor } from "./endpoints.js"
 
 const servers: ReplayServer[] = []
 afterEach(async () => {

@@ -1,9 +1,9 @@
 import { PromptlineError } from "../../errors.js"
 import type { CompactionBlock } from "../../history/message.js"
+import { type Endpoint, requestUrl } from "../../providers/endpoints.js"
 import { compactionFromItem } from "../../providers/openai-responses/compaction.js"
+import { postJson } from "../../providers/post-json.js"
 import { obj } from "../../providers/stream.js"
-import { type Endpoint, requestUrl } from "./endpoints.js"
-import { postJson } from "./post-json.js"
 
 /**
  * OpenAI's standalone compaction: `POST /v1/responses/compact` takes the model, the input items and the

@@ -1,10 +1,10 @@
 import type { WireFormat } from "../../models/types.js"
 import { decodeOptionsFor, decodeStream, responseBodyEvents } from "../../providers/decode.js"
+import { type Endpoint, EndpointError, requestUrl } from "../../providers/endpoints.js"
 import { classifyHttpError, networkError } from "../../providers/errors.js"
 import { type DecodeOptions, type DecodeStats, emptyStats, type StreamEvent } from "../../providers/stream.js"
 import { credentialsOf, redactText } from "../../redact.js"
 import type { SendRequest } from "../loop.js"
-import { type Endpoint, EndpointError, requestUrl } from "./endpoints.js"
 import { OneShotResponse, type ProviderResponse } from "./response.js"
 import { type RetryInfo, type RetryOptions, withRetry } from "./retry.js"
 

@@ -1,6 +1,6 @@
-/** The agent's transport: the provider registry, one request over HTTP, token counting, the Responses WebSocket, retries. */
-export { COUNTING_FORMATS, countingRequest, countTokens } from "./count.js"
-export * from "./endpoints.js"
+/** The agent's transport: the provider registry and token counting (from providers/), one request over HTTP, the Responses WebSocket, retries. */
+export { COUNTING_FORMATS, countingRequest, countTokens } from "../../providers/count.js"
+export * from "../../providers/endpoints.js"
 export { type SendOptions, send } from "./http.js"
 export { type ProviderResponse, ResponseConsumedError } from "./response.js"
 export {

@@ -1,7 +1,8 @@
 /** The Anthropic Messages wire format: everything about it, as one module. */
-import { OVERHEADS } from "../../history/tokens.js"
+
 import type { WireFormatModule } from "../types.js"
 import { AnthropicDecoder, anthropicResponseEvents } from "./decode.js"
+import { anthropicDescriptor } from "./descriptor.js"
 import { type AnthropicRequest, encodeAnthropic } from "./encode.js"
 import { encodeAnthropicError } from "./errors.js"
 import { decodeAnthropicRequest } from "./request-decode.js"
@@ -18,7 +19,8 @@ export const anthropicFormat = {
   responseEvents: anthropicResponseEvents,
   decodeOptions: () => ({}),
   nativeTools: toAnthropicTools,
-  overhead: OVERHEADS.anthropic,
+  descriptor: anthropicDescriptor,
+  overhead: anthropicDescriptor.overhead,
   decodeRequest: decodeAnthropicRequest,
   createStreamEncoder: createAnthropicStreamEncoder,
   encodeResponse: encodeAnthropicResponse,

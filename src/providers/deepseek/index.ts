@@ -1,5 +1,4 @@
 /** The DeepSeek wire format (OpenAI Chat with DeepSeek's additions): everything about it, as one module. */
-import { OVERHEADS } from "../../history/tokens.js"
 import { encodeChatError } from "../openai-chat/errors.js"
 import { chatDecodeOptions } from "../openai-chat/index.js"
 import { decodeChatRequest } from "../openai-chat/request-decode.js"
@@ -8,6 +7,7 @@ import { ChatStreamEncoder } from "../openai-chat/stream-encode.js"
 import { toOpenAIChatTools } from "../openai-chat/tools.js"
 import type { WireFormatModule } from "../types.js"
 import { createDeepSeekDecoder, deepseekResponseEvents } from "./decode.js"
+import { deepseekDescriptor } from "./descriptor.js"
 import { type DeepSeekRequest, encodeDeepSeek } from "./encode.js"
 
 /**
@@ -22,7 +22,8 @@ export const deepseekFormat = {
   responseEvents: deepseekResponseEvents,
   decodeOptions: chatDecodeOptions,
   nativeTools: (tools) => toOpenAIChatTools(tools),
-  overhead: OVERHEADS.deepseek,
+  descriptor: deepseekDescriptor,
+  overhead: deepseekDescriptor.overhead,
   decodeRequest: (body, route) => decodeChatRequest(body, "deepseek", route),
   createStreamEncoder: (options) => new ChatStreamEncoder(options, "deepseek"),
   encodeResponse: (events, options) => encodeChatResponse(events, options, "deepseek"),

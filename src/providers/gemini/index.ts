@@ -1,7 +1,8 @@
 /** The Gemini generateContent wire format: everything about it, as one module. */
-import { OVERHEADS } from "../../history/tokens.js"
+
 import type { WireFormatModule } from "../types.js"
 import { GeminiDecoder, geminiResponseEvents } from "./decode.js"
+import { geminiDescriptor } from "./descriptor.js"
 import { encodeGemini, type GeminiRequest } from "./encode.js"
 import { encodeGeminiError } from "./errors.js"
 import { decodeGeminiRequest } from "./request-decode.js"
@@ -17,7 +18,8 @@ export const geminiFormat = {
   responseEvents: geminiResponseEvents,
   decodeOptions: () => ({}),
   nativeTools: geminiNativeTools,
-  overhead: OVERHEADS.gemini,
+  descriptor: geminiDescriptor,
+  overhead: geminiDescriptor.overhead,
   decodeRequest: decodeGeminiRequest,
   createStreamEncoder: createGeminiStreamEncoder,
   encodeResponse: encodeGeminiResponse,

@@ -1,8 +1,8 @@
 /** The OpenAI Chat Completions wire format (and every OpenAI-compatible server): everything about it, as one module. */
-import { OVERHEADS } from "../../history/tokens.js"
 import type { DecodeOptions } from "../stream.js"
 import type { WireFormatModule } from "../types.js"
 import { chatResponseEvents, OpenAIChatDecoder } from "./decode.js"
+import { openAIChatDescriptor } from "./descriptor.js"
 import { encodeOpenAIChat, type OpenAIChatRequest } from "./encode.js"
 import { encodeChatError } from "./errors.js"
 import { decodeChatRequest } from "./request-decode.js"
@@ -30,7 +30,8 @@ export const openAIChatFormat = {
   responseEvents: (body) => chatResponseEvents(body),
   decodeOptions: chatDecodeOptions,
   nativeTools: (tools) => toOpenAIChatTools(tools),
-  overhead: OVERHEADS["openai-chat"],
+  descriptor: openAIChatDescriptor,
+  overhead: openAIChatDescriptor.overhead,
   decodeRequest: (body, route) => decodeChatRequest(body, "openai-chat", route),
   createStreamEncoder: (options) => new ChatStreamEncoder(options, "openai-chat"),
   encodeResponse: (events, options) => encodeChatResponse(events, options, "openai-chat"),

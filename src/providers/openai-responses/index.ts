@@ -1,7 +1,8 @@
 /** The OpenAI Responses wire format: everything about it, as one module. */
-import { OVERHEADS } from "../../history/tokens.js"
+
 import type { WireFormatModule } from "../types.js"
 import { OpenAIResponsesDecoder, responsesResponseEvents } from "./decode.js"
+import { openAIResponsesDescriptor } from "./descriptor.js"
 import { encodeOpenAIResponses, type OpenAIResponsesRequest } from "./encode.js"
 import { encodeResponsesError } from "./errors.js"
 import { decodeOpenAIResponsesRequest } from "./request-decode.js"
@@ -18,7 +19,8 @@ export const openAIResponsesFormat = {
   responseEvents: responsesResponseEvents,
   decodeOptions: () => ({}),
   nativeTools: (tools) => toOpenAIResponsesTools(tools),
-  overhead: OVERHEADS["openai-responses"],
+  descriptor: openAIResponsesDescriptor,
+  overhead: openAIResponsesDescriptor.overhead,
   decodeRequest: decodeOpenAIResponsesRequest,
   createStreamEncoder: (options: ResponsesStreamEncodeOptions) => new ResponsesStreamEncoder(options),
   encodeResponse: encodeResponsesResponse,

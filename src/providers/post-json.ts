@@ -1,6 +1,6 @@
-import { classifyHttpError, networkError } from "../../providers/errors.js"
-import { obj } from "../../providers/stream.js"
 import type { Endpoint } from "./endpoints.js"
+import { classifyHttpError, networkError } from "./errors.js"
+import { obj } from "./stream.js"
 
 /** How a one-shot JSON call is made: its cancellation, and the fetch to use (tests pass their own). */
 export interface JsonCallOptions {

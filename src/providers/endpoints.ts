@@ -1,10 +1,11 @@
-import { PromptlineError } from "../../errors.js"
-import { UNKNOWN_PROVIDER } from "../../models/resolve.js"
-import type { WireFormat } from "../../models/types.js"
-import { wireFormatOf } from "../../models/wire.js"
+import { PromptlineError } from "../errors.js"
+import { UNKNOWN_PROVIDER } from "../models/resolve.js"
+import { wireFormatOf } from "../models/wire.js"
+import type { AuthStyle, WireFormatDescriptor } from "./descriptor.js"
+import { descriptorOf, WIRE_FORMAT_DESCRIPTORS, type WireFormat } from "./descriptors.js"
 
 /** How a provider takes its key: Anthropic's header, a Bearer token, Google's header, or not at all. */
-export type AuthStyle = "x-api-key" | "bearer" | "x-goog-api-key" | "none"
+export type { AuthStyle }
 
 /** One row of the provider registry: where a provider listens and how it is spoken to. */
 export interface ProviderInfo {
@@ -29,67 +30,91 @@ export interface ProviderInfo {
   local?: boolean
 }
 
-const CHAT = "/chat/completions"
-const RESPONSES = "/responses"
-/** What OpenAI-compatible servers speak: Chat Completions (DeepSeek's flavour too), and often Responses. */
-const COMPATIBLE_PATHS: ProviderInfo["paths"] = { "openai-chat": CHAT, "openai-responses": RESPONSES, deepseek: CHAT }
+/** What a registry row says itself; paths, auth and headers come from the descriptors of the formats it speaks. */
+type ProviderRow = Omit<ProviderInfo, "paths" | "unaryPaths" | "auth" | "headers"> & {
+  /** The formats it speaks, its own first (whose auth it takes). */
+  formats: readonly WireFormat[]
+  /** Set for servers that need no key. */
+  auth?: "none"
+}
 
-const compatible = (id: string, name: string, baseUrl: string, keyEnv: string[], local = false): ProviderInfo => ({
-  id,
-  name,
-  baseUrl,
-  paths: COMPATIBLE_PATHS,
-  auth: keyEnv.length > 0 ? "bearer" : "none",
-  keyEnv,
-  ...(local ? { local } : {}),
-})
+/** A registry row with each format's endpoint (path, unary path, auth of the first, headers) from its descriptor. */
+function provider({ formats, ...row }: ProviderRow): ProviderInfo {
+  const descriptors: readonly WireFormatDescriptor[] = formats.map((f) => descriptorOf(f))
+  const unary = descriptors.filter((d) => d.endpoint.unaryPath !== undefined)
+  const headers = Object.assign({}, ...descriptors.map((d) => d.endpoint.headers ?? {})) as Record<string, string>
+  return {
+    ...row,
+    paths: Object.fromEntries(descriptors.map((d) => [d.format, d.endpoint.path])),
+    ...(unary.length > 0 ? { unaryPaths: Object.fromEntries(unary.map((d) => [d.format, d.endpoint.unaryPath])) } : {}),
+    auth: row.auth ?? descriptors[0]!.endpoint.auth,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+  }
+}
 
-const GEMINI: ProviderInfo = {
+/** What OpenAI-compatible servers speak: the formats whose descriptor says so (Chat, DeepSeek's flavour, Responses). */
+const COMPATIBLE_FORMATS: readonly WireFormat[] = WIRE_FORMAT_DESCRIPTORS.filter(
+  (d) => "compatible" in d.endpoint && d.endpoint.compatible,
+).map((d) => d.format)
+const COMPATIBLE_PATHS: ProviderInfo["paths"] = provider({
+  id: "",
+  name: "",
+  baseUrl: "",
+  keyEnv: [],
+  formats: COMPATIBLE_FORMATS,
+}).paths
+
+const compatible = (id: string, name: string, baseUrl: string, keyEnv: string[], local = false): ProviderInfo =>
+  provider({
+    id,
+    name,
+    baseUrl,
+    formats: COMPATIBLE_FORMATS,
+    ...(keyEnv.length > 0 ? {} : { auth: "none" as const }),
+    keyEnv,
+    ...(local ? { local } : {}),
+  })
+
+const GEMINI: ProviderInfo = provider({
   id: "gemini",
   name: "Gemini",
   baseUrl: "https://generativelanguage.googleapis.com",
-  paths: { gemini: "/v1beta/models/{model}:streamGenerateContent?alt=sse" },
-  unaryPaths: { gemini: "/v1beta/models/{model}:generateContent" },
-  auth: "x-goog-api-key",
+  formats: ["gemini"],
   keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-}
+})
 
 /** The providers promptline knows, by id. Any other id needs a base URL and is spoken to as OpenAI-compatible. */
 export const PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
-  anthropic: {
+  anthropic: provider({
     id: "anthropic",
     name: "Anthropic",
     baseUrl: "https://api.anthropic.com",
-    paths: { anthropic: "/v1/messages" },
-    auth: "x-api-key",
+    formats: ["anthropic"],
     keyEnv: ["ANTHROPIC_API_KEY"],
     baseUrlEnv: "ANTHROPIC_BASE_URL",
-    headers: { "anthropic-version": "2023-06-01" },
-  },
-  openai: {
+  }),
+  openai: provider({
     id: "openai",
     name: "OpenAI",
     baseUrl: "https://api.openai.com/v1",
-    paths: { "openai-responses": RESPONSES, "openai-chat": CHAT },
-    auth: "bearer",
+    formats: ["openai-responses", "openai-chat"],
     keyEnv: ["OPENAI_API_KEY"],
     baseUrlEnv: "OPENAI_BASE_URL",
-  },
+  }),
   gemini: GEMINI,
   google: { ...GEMINI, id: "google" },
-  deepseek: {
+  deepseek: provider({
     id: "deepseek",
     name: "DeepSeek",
     baseUrl: "https://api.deepseek.com",
-    paths: { deepseek: CHAT, "openai-chat": CHAT },
-    auth: "bearer",
+    formats: ["deepseek", "openai-chat"],
     keyEnv: ["DEEPSEEK_API_KEY"],
-  },
+  }),
   openrouter: compatible("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", ["OPENROUTER_API_KEY"]),
   xai: compatible("xai", "xAI", "https://api.x.ai/v1", ["XAI_API_KEY"]),
   mistral: {
     ...compatible("mistral", "Mistral", "https://api.mistral.ai/v1", ["MISTRAL_API_KEY"]),
-    paths: { "openai-chat": CHAT },
+    paths: provider({ id: "", name: "", baseUrl: "", keyEnv: [], formats: ["openai-chat"] }).paths,
   },
   qwen: compatible("qwen", "Qwen (Alibaba Model Studio)", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", [
     "DASHSCOPE_API_KEY",
@@ -202,7 +227,7 @@ export function requestUrl(
 
 /** The WebSocket URL of the Responses API under an endpoint's base URL (`wss://…/v1/responses`). */
 export function responsesSocketUrl(endpoint: Endpoint): string {
-  return `${endpoint.baseUrl.replace(/^http/, "ws")}${RESPONSES}`
+  return `${endpoint.baseUrl.replace(/^http/, "ws")}${descriptorOf("openai-responses").endpoint.path}`
 }
 
 function keyOf(info: ProviderInfo, request: EndpointRequest): { value?: string; source: string } {

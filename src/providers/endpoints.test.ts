@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { MODEL_CATALOG } from "../../models/catalog.js"
-import { WIRE_FORMATS } from "../../models/types.js"
-import { wireFormatOf } from "../../models/wire.js"
+import { MODEL_CATALOG } from "../models/catalog.js"
+import { WIRE_FORMATS } from "../models/types.js"
+import { wireFormatOf } from "../models/wire.js"
 import { EndpointError, endpointFor, MissingKeyError, PROVIDERS, requestUrl, responsesSocketUrl } from "./endpoints.js"
 
 const KEYS = {
