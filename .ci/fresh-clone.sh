@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
 # The README's set-up, as a new user runs it: a fresh clone, `npm install`, then the main job with npx.
-# It must print the prompt, and npx must find the package's own bin (no second install or compile).
+# It must print the prompt, and npx must find the package's own bin (no second install or compile). The install
+# must not warn about engines (EBADENGINE) on this Node, and stays under SETUP_LIMIT_MB (`du -sm node_modules`).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 git clone --quiet "$repo" "$work/promptline"
 cd "$work/promptline"
-npm install --no-audit --no-fund >/dev/null 2>&1
+npm install --no-audit --no-fund >"$work/install.log" 2>&1 || { cat "$work/install.log"; exit 1; }
+if grep -q EBADENGINE "$work/install.log"; then
+  echo "fresh clone: npm install warns about engines on Node $(node -v):"
+  grep -A3 "EBADENGINE Unsupported" "$work/install.log"
+  exit 1
+fi
+# Today's set-up is about 246 MB (issue 31 asked for 200; what is left is needed by the build and most tests:
+# docs/decisions.md). The limit catches the next heavy dev dependency; a bench or test-only peer goes in
+# bench/package.json or test/peers/package.json instead.
+SETUP_LIMIT_MB=260
+size_mb="$(du -sm node_modules | cut -f1)"
+added="$(grep -oE 'added [0-9]+ packages' "$work/install.log" | tail -1)"
+echo "fresh clone: npm install ${added:-added ? packages}: ${size_mb} MB in node_modules (du -sm), no engine warning"
+if [ "$size_mb" -gt "$SETUP_LIMIT_MB" ]; then
+  echo "fresh clone: node_modules is ${size_mb} MB, over the set-up's limit of ${SETUP_LIMIT_MB} MB"
+  exit 1
+fi
 # npx must resolve the package's own bin from node_modules/.bin, not fetch and build a copy.
 test -L node_modules/.bin/promptline || { echo "fresh clone: node_modules/.bin/promptline is missing"; exit 1; }
 out="$(node bin/promptline.js prompt --no-mcp)"
