@@ -51,16 +51,55 @@ async function call(major: AiSdkMajor, fields: ReturnType<typeof aiSdkCall>): Pr
   return { ...received, text }
 }
 
+/** Every warning an AI SDK logs while `run` runs: all three majors hand their warnings to AI_SDK_LOG_WARNINGS. */
+async function sdkWarnings<T>(run: () => Promise<T>): Promise<{ result: T; warnings: unknown[] }> {
+  const scope = globalThis as { AI_SDK_LOG_WARNINGS?: unknown }
+  const before = scope.AI_SDK_LOG_WARNINGS
+  const warnings: unknown[] = []
+  scope.AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[] }) => warnings.push(...options.warnings)
+  try {
+    return { result: await run(), warnings }
+  } finally {
+    scope.AI_SDK_LOG_WARNINGS = before
+  }
+}
+
 describe("aiSdkCall with the AI SDK's own mock models", () => {
   let warn: ReturnType<typeof vi.spyOn>
+  let emitted: ReturnType<typeof vi.spyOn>
   beforeEach(() => {
     warn = vi.spyOn(console, "warn")
+    emitted = vi.spyOn(process, "emitWarning")
   })
   afterEach(() => {
     warn.mockRestore()
+    emitted.mockRestore()
   })
 
   for (const major of [5, 6, 7] as const) {
+    it.skipIf(!SDKS[major])(
+      `ai@${major}: no warning of the SDK, deprecations included, for any part of the history`,
+      async () => {
+        const { prompt, messages } = mixedHistory()
+        // The history has each shape an SDK has deprecated before: an image in a user message and in a tool result.
+        const blocks = messages.flatMap((m) => m.content)
+        expect(blocks.some((b) => b.type === "image")).toBe(true)
+        expect(
+          blocks.some(
+            (b) => b.type === "tool_result" && Array.isArray(b.content) && b.content.some((c) => c.type === "image"),
+          ),
+        ).toBe(true)
+        const converted = toAiSdk({ prompt, messages, model: fixtureModel("anthropic") }, major)
+        const { result, warnings } = await sdkWarnings(() => call(major, aiSdkCall(converted)))
+        expect(result.text).toBe("done")
+        expect(warnings).toEqual([])
+        const deprecations = emitted.mock.calls.filter((args: unknown[]) =>
+          /AISDK_DEP|Deprecat/.test(JSON.stringify(args)),
+        )
+        expect(deprecations).toEqual([])
+      },
+    )
+
     it.skipIf(!SDKS[major])(
       `ai@${major}: the system prompt arrives first with its cache control, the history follows, no SDK warning`,
       async () => {
