@@ -7,25 +7,29 @@
  *
  * Import it from `promptline/ai-sdk`: it loads `ai` at runtime, which the main entry point never does.
  */
-import {
-  type AssistantModelMessage,
-  jsonSchema,
-  type ModelMessage,
-  type SystemModelMessage,
-  type ToolModelMessage,
-  type ToolResultPart,
-  type ToolSet,
-  tool,
-  type UserModelMessage,
+import type {
+  AssistantModelMessage,
+  ModelMessage,
+  SystemModelMessage,
+  ToolModelMessage,
+  ToolResultPart,
+  ToolSet,
+  UserModelMessage,
 } from "ai"
 import type { Diagnostic } from "../diagnostics.js"
 import { type Block, type Message, text } from "../history/message.js"
 import type { ModelInfo } from "../models/types.js"
+import { loadOptionalPeer } from "../optional-peer.js"
 import type { EnabledTool } from "../tools/spec.js"
+import { AI_PEER } from "./ai-sdk-peer.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "./cache.js"
 import { prepareHistory } from "./portability.js"
 import { systemReminder, systemText } from "./system-message.js"
 import type { EncodeInput } from "./types.js"
+
+// `ai` is an optional peer: loaded here, so that importing this entry without it names the package to install
+// (a `peer-missing` PromptlineError) instead of failing with Node's ERR_MODULE_NOT_FOUND.
+const { jsonSchema, tool } = await loadOptionalPeer(AI_PEER, () => import("ai"))
 
 /** Provider-specific options as the AI SDK types them on messages and parts. */
 type ProviderOptions = NonNullable<ModelMessage["providerOptions"]>
