@@ -35,4 +35,14 @@ esac
 version="$(npx --no-install promptline --version)"
 test "$version" = "$(node -p 'require("./package.json").version')" || { echo "fresh clone: --version printed $version"; exit 1; }
 npx --no-install promptline --version >/dev/null
-echo "fresh clone: npm install && node bin/promptline.js prompt works ($(printf '%s' "$out" | wc -l) lines)"
+# The README's way to use it on one's own project: `npm link` in the clone (into a global prefix of our own here),
+# then `promptline` in another folder.
+mkdir -p "$work/global" "$work/elsewhere"
+NPM_CONFIG_PREFIX="$work/global" npm link --no-audit --no-fund >"$work/link.log" 2>&1 || { cat "$work/link.log"; exit 1; }
+elsewhere="$(cd "$work/elsewhere" && PATH="$work/global/bin:$PATH" promptline prompt --no-mcp)"
+case "$elsewhere" in
+  *"You are promptline"*"Working directory: $work/elsewhere"*) ;;
+  *) echo "fresh clone: after npm link, promptline prompt in another folder did not print its prompt"; exit 1 ;;
+esac
+test -d node_modules/vitest || { echo "fresh clone: npm link removed the clone's dev dependencies"; exit 1; }
+echo "fresh clone: npm install && node bin/promptline.js prompt works ($(printf '%s' "$out" | wc -l) lines); after npm link, promptline prompt works in another folder"
