@@ -14,9 +14,10 @@ if grep -q EBADENGINE "$work/install.log"; then
   grep -A3 "EBADENGINE Unsupported" "$work/install.log"
   exit 1
 fi
-# Today's set-up is about 246 MB (issue 31 asked for 200; what is left is needed by the build and most tests:
-# docs/decisions.md). The limit catches the next heavy dev dependency; a bench or test-only peer goes in
-# bench/package.json or test/peers/package.json instead.
+# Today's set-up is about 246 MB. Issue 31 asked for 200: the rest is what the build and most tests need (the
+# runtime dependencies, 92 MB; TypeScript, esbuild, Vitest; the official SDKs and `ai`, whose types the build
+# checks). The limit catches the next heavy dev dependency; a bench or test-only peer goes in bench/package.json or
+# test/peers/package.json instead.
 SETUP_LIMIT_MB=260
 size_mb="$(du -sm node_modules | cut -f1)"
 added="$(grep -oE 'added [0-9]+ packages' "$work/install.log" | tail -1)"
