@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The package as a user gets it: `npm pack`, install the tarball in an empty project (no provider SDK: they are
 # optional peers), check that no published .d.ts imports an optional peer outside the entry that needs it at
-# runtime, type-check the README's TypeScript snippets (strict, NodeNext, skipLibCheck: false) and run them.
+# runtime, import every entry point without the optional peers (promptline/ai-sdk must name `ai`), type-check the
+# README's TypeScript snippets (strict, NodeNext, skipLibCheck: false) and run them.
 # Needs `npm run build` first (dist/); the install reaches only the npm registry (or its local cache).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -47,7 +48,27 @@ node_types="$(node -p "require('$repo/node_modules/@types/node/package.json').ve
 npm install --no-audit --no-fund --prefer-offline --no-save --ignore-scripts \
   "$work/$tarball" "typescript@$ts_version" "@types/node@$node_types" >/dev/null
 
-# 3. The README's ```ts blocks, one module each.
+# 3. Every entry point loads without the optional peers, except promptline/ai-sdk, which must name the one it needs
+#    (a PromptlineError, code peer-missing), not fail with Node's ERR_MODULE_NOT_FOUND.
+node --input-type=module -e "$(cat <<'JS'
+import { readFileSync } from "node:fs"
+const { exports } = JSON.parse(readFileSync("node_modules/promptline/package.json", "utf8"))
+const { PromptlineError } = await import("promptline")
+for (const entry of Object.keys(exports).map((key) => key.replace(/^\./, "promptline"))) {
+  const error = await import(entry).then(() => undefined, (e) => e)
+  if (entry !== "promptline/ai-sdk") {
+    if (error) throw new Error(`consumer: ${entry} does not load without the optional peers: ${error.message}`)
+    continue
+  }
+  const expected = "promptline/ai-sdk needs the `ai` package (>=5 <8): npm install ai"
+  if (!(error instanceof PromptlineError) || error.code !== "peer-missing" || error.message !== expected)
+    throw new Error(`consumer: promptline/ai-sdk without ai gave ${error?.code}: ${error?.message ?? "no error"}`)
+}
+console.log(`consumer: ${Object.keys(exports).length} entry points load without the optional peers; promptline/ai-sdk names \`ai\``)
+JS
+)"
+
+# 4. The README's ```ts blocks, one module each.
 node - "$repo/README.md" snippets <<'JS'
 const { readFileSync, writeFileSync } = require("node:fs")
 const [readme, dir] = process.argv.slice(2)
@@ -57,7 +78,7 @@ blocks.forEach((code, i) => writeFileSync(`${dir}/readme-${i + 1}.ts`, code))
 console.log(`consumer: ${blocks.length} README snippets`)
 JS
 
-# 4. Type-check (every .d.ts of the package the snippets reach is checked too), compile, run.
+# 5. Type-check (every .d.ts of the package the snippets reach is checked too), compile, run.
 npx --no-install tsc -p .
 for js in out/*.js; do
   node "$js" >/dev/null || { echo "consumer: $js (from README) failed"; exit 1; }

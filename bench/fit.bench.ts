@@ -8,7 +8,6 @@
 //    request reads the longest cached prefix ending at a breakpoint or up to 20 messages before one.
 
 import { createHash } from "node:crypto"
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage, trimMessages } from "@langchain/core/messages"
 import { clearMergeCache } from "gpt-tokenizer/encoding/o200k_base"
 import { budgetFor } from "../src/history/budget.js"
 import { ChangeLog } from "../src/history/change-log.js"
@@ -21,6 +20,21 @@ import { generateHistory } from "../test/fixtures/history/generate.js"
 import { type Benchmark, type Metric, median, quantile } from "./harness.js"
 
 export const SYSTEM = `You are a coding agent.\n${"Follow the rules. Use the tools. Keep edits small. ".repeat(900)}`
+
+/** What the bench uses of LangChain's messages module (a bench peer: bench/package.json, installed by npm run bench). */
+interface BaseMessage {
+  content: unknown
+}
+type ToolCall = { id: string; name: string; args: Record<string, unknown>; type: "tool_call" }
+interface LangChainMessages {
+  AIMessage: new (fields: { content: string; tool_calls: ToolCall[]; id: string }) => BaseMessage
+  ToolMessage: new (fields: { content: string; tool_call_id: string }) => BaseMessage
+  HumanMessage: new (fields: { content: string; id: string }) => BaseMessage
+  trimMessages(messages: BaseMessage[], options: Record<string, unknown>): Promise<BaseMessage[]>
+}
+// Typed here, not from the package: the root typecheck runs without the bench peers installed.
+const LANGCHAIN_MESSAGES: string = "@langchain/core/messages"
+const { AIMessage, HumanMessage, ToolMessage, trimMessages } = (await import(LANGCHAIN_MESSAGES)) as LangChainMessages
 
 /** Converts our history to LangChain messages (once, outside the timing). */
 function toLangChain(history: readonly Message[]): BaseMessage[] {
@@ -62,7 +76,7 @@ async function latency(
     for (const m of msgs) {
       let c = lcCache.get(m)
       if (c === undefined) {
-        const calls = (m as AIMessage).tool_calls ?? []
+        const calls = (m as { tool_calls?: ToolCall[] }).tool_calls ?? []
         c = overhead.message + counter.countText(typeof m.content === "string" ? m.content : JSON.stringify(m.content))
         for (const t of calls) c += overhead.toolBlock + counter.countText(`${t.name} ${JSON.stringify(t.args)}`)
         lcCache.set(m, c)

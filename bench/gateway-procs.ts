@@ -87,7 +87,7 @@ export async function startPromptline(
   return { name: "promptline serve", url, pid: child.pid!, inspector, stop: track(child, home) }
 }
 
-/** The claude-code-router CLI of the pinned devDependency. */
+/** The claude-code-router CLI of the pinned bench peer (bench/package.json). */
 function ccrCli(): string {
   const pkg = createRequire(import.meta.url).resolve("@musistudio/claude-code-router/package.json")
   const version = (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version

@@ -9,7 +9,7 @@ import { PromptBuilder } from "../src/prompt/builder.js"
 import { type Benchmark, median, sample } from "./harness.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
-const piDist = join(here, "../node_modules/@mariozechner/pi-coding-agent/dist/core")
+const piDist = join(here, "node_modules/@mariozechner/pi-coding-agent/dist/core")
 
 /** The rich context the issue names: all tools, two MCP servers of ten tools, three instruction files, five skills. */
 export function richContext(date = "2026-11-29"): PromptContext {

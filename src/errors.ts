@@ -46,6 +46,8 @@ export const ERROR_CODES = [
   "context-management-invalid",
   "socket-busy",
   "response-consumed",
+  // Optional peer dependencies
+  "peer-missing",
   // MCP servers
   "mcp-connect",
   "mcp-unknown-server",

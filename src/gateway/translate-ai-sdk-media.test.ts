@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { WireFormat } from "../models/types.js"
 import { formatModule } from "../providers/formats.js"
 import { replaySignature } from "../replay/resolve.js"
-import { AI_SDK_CALL, AI_SDK_PROVIDERS, type AiSdkProvider, aiSdkModel } from "./test-helpers/ai-sdk-clients.js"
+import {
+  AI_SDK_CALL,
+  AI_SDK_PROVIDERS,
+  type AiSdkProvider,
+  aiSdkModel,
+  aiSdkProviderInstalled,
+} from "./test-helpers/ai-sdk-clients.js"
 import { FORMATS, type Matrix, requestsDuring, spokenFormat, startMatrix, UPSTREAMS } from "./test-helpers/matrix.js"
 
 const THOUGHT = "The file a.ts should be read before answering."
@@ -70,71 +76,74 @@ const tools = {
 describe("translate mode: the AI SDK's reasoning and images, against every upstream format", () => {
   for (const provider of AI_SDK_PROVIDERS) {
     for (const upstream of FORMATS) {
-      it(`${provider} provider → ${upstream} upstream: reasoning through a tool round trip, and an image`, async () => {
-        const model = aiSdkModel(matrix.gateway, provider, `to-${upstream}`)
-        const spoken = spokenFormat(upstream)
-        const run = await requestsDuring(matrix.replay, async () => {
-          const result = streamText({
-            ...AI_SDK_CALL,
-            model,
-            prompt: "read a.ts",
-            tools,
-            stopWhen: stepCountIs(2),
-            providerOptions: REASONING[provider] as never,
+      it.skipIf(!aiSdkProviderInstalled(provider))(
+        `${provider} provider → ${upstream} upstream: reasoning through a tool round trip, and an image`,
+        async () => {
+          const model = aiSdkModel(matrix.gateway, provider, `to-${upstream}`)
+          const spoken = spokenFormat(upstream)
+          const run = await requestsDuring(matrix.replay, async () => {
+            const result = streamText({
+              ...AI_SDK_CALL,
+              model,
+              prompt: "read a.ts",
+              tools,
+              stopWhen: stepCountIs(2),
+              providerOptions: REASONING[provider] as never,
+            })
+            const steps = await result.steps
+            return { reasoning: steps[0]!.reasoningText ?? "", text: await result.text }
           })
-          const steps = await result.steps
-          return { reasoning: steps[0]!.reasoningText ?? "", text: await result.text }
-        })
-        expect(run.seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([
-          [spoken, "answered", []],
-          [spoken, "answered", []],
-        ])
-        const route = upstream === "gemini" ? { model: UPSTREAMS.gemini.model } : undefined
-        const second = formatModule(upstream).decodeRequest(run.seen[1]!.body, route)
-        const assistant = second.messages.filter((m) => m.role === "assistant").at(-1)!
-        const signature = replaySignature(run.seen[0]!.turn!)
-        const signed = assistant.content.some(
-          (b) => (b.type === "thinking" || b.type === "tool_use") && b.signature === signature,
-        )
-        expect(run.result).toEqual({ reasoning: provider === "openai-chat" ? "" : THOUGHT, text: FINAL })
-        expect(signed).toBe(SIGNED_BACK[upstream].includes(provider))
-        if (upstream === "deepseek") {
-          // DeepSeek signs nothing; its reasoning goes back as `reasoning_content` from every provider that read it
-          // (the Anthropic provider needs a signature to send thinking back: the gateway sealed an empty one).
-          const thoughts = assistant.content.flatMap((b) => (b.type === "thinking" ? [b.text] : []))
-          expect(thoughts).toEqual(provider === "openai-chat" ? [] : [THOUGHT])
-        }
+          expect(run.seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([
+            [spoken, "answered", []],
+            [spoken, "answered", []],
+          ])
+          const route = upstream === "gemini" ? { model: UPSTREAMS.gemini.model } : undefined
+          const second = formatModule(upstream).decodeRequest(run.seen[1]!.body, route)
+          const assistant = second.messages.filter((m) => m.role === "assistant").at(-1)!
+          const signature = replaySignature(run.seen[0]!.turn!)
+          const signed = assistant.content.some(
+            (b) => (b.type === "thinking" || b.type === "tool_use") && b.signature === signature,
+          )
+          expect(run.result).toEqual({ reasoning: provider === "openai-chat" ? "" : THOUGHT, text: FINAL })
+          expect(signed).toBe(SIGNED_BACK[upstream].includes(provider))
+          if (upstream === "deepseek") {
+            // DeepSeek signs nothing; its reasoning goes back as `reasoning_content` from every provider that read it
+            // (the Anthropic provider needs a signature to send thinking back: the gateway sealed an empty one).
+            const thoughts = assistant.content.flatMap((b) => (b.type === "thinking" ? [b.text] : []))
+            expect(thoughts).toEqual(provider === "openai-chat" ? [] : [THOUGHT])
+          }
 
-        const image = await requestsDuring(matrix.replay, () =>
-          generateText({
-            ...AI_SDK_CALL,
-            model,
-            messages: [
-              {
-                role: "user",
-                content: [
-                  { type: "text", text: "what is this?" },
-                  { type: "image", image: PNG, mediaType: "image/png" },
-                ],
-              },
-            ],
-          }),
-        )
-        expect(image.result.text).toBe(FINAL)
-        const user = formatModule(upstream).decodeRequest(image.seen[0]!.body, route).messages.at(-1)!
-        const dropped = image.result.response.headers?.["x-promptline-dropped"]
-        if (upstream === "deepseek") {
-          expect(user.content.some((b) => b.type === "image")).toBe(false)
-          expect(dropped).toBe("image (deepseek-chat reads no images; replaced by a note)")
-        } else {
-          expect(user.content.find((b) => b.type === "image")).toEqual({
-            type: "image",
-            mediaType: "image/png",
-            data: PNG,
-          })
-          expect(dropped).toBeUndefined()
-        }
-      })
+          const image = await requestsDuring(matrix.replay, () =>
+            generateText({
+              ...AI_SDK_CALL,
+              model,
+              messages: [
+                {
+                  role: "user",
+                  content: [
+                    { type: "text", text: "what is this?" },
+                    { type: "image", image: PNG, mediaType: "image/png" },
+                  ],
+                },
+              ],
+            }),
+          )
+          expect(image.result.text).toBe(FINAL)
+          const user = formatModule(upstream).decodeRequest(image.seen[0]!.body, route).messages.at(-1)!
+          const dropped = image.result.response.headers?.["x-promptline-dropped"]
+          if (upstream === "deepseek") {
+            expect(user.content.some((b) => b.type === "image")).toBe(false)
+            expect(dropped).toBe("image (deepseek-chat reads no images; replaced by a note)")
+          } else {
+            expect(user.content.find((b) => b.type === "image")).toEqual({
+              type: "image",
+              mediaType: "image/png",
+              data: PNG,
+            })
+            expect(dropped).toBeUndefined()
+          }
+        },
+      )
     }
   }
 })

@@ -7,7 +7,13 @@
 import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { WireFormat } from "../models/types.js"
-import { AI_SDK_CALL, AI_SDK_PROVIDERS, type AiSdkProvider, aiSdkModel } from "./test-helpers/ai-sdk-clients.js"
+import {
+  AI_SDK_CALL,
+  AI_SDK_PROVIDERS,
+  type AiSdkProvider,
+  aiSdkModel,
+  aiSdkProviderInstalled,
+} from "./test-helpers/ai-sdk-clients.js"
 import { FORMATS, type Matrix, requestsDuring, spokenFormat, startMatrix } from "./test-helpers/matrix.js"
 
 const PROVIDERS = AI_SDK_PROVIDERS
@@ -47,36 +53,39 @@ const schema = jsonSchema<{ path: string }>({
 describe("translate mode: the AI SDK as the client, against every upstream format", () => {
   for (const provider of PROVIDERS) {
     for (const upstream of FORMATS) {
-      it(`${provider} provider → ${upstream} upstream: generateText with usage, streamText with a tool round trip`, async () => {
-        const model = modelOf(provider, `to-${upstream}`)
-        const spoken = spokenFormat(upstream as WireFormat)
-        const text = await requestsDuring(matrix.replay, () => generateText({ model, prompt: "say it", ...ASK }))
-        expect(text.result.text).toBe(TEXT)
-        expect([text.result.usage.inputTokens, text.result.usage.outputTokens]).toEqual([USAGE.input, USAGE.output])
-        expect(text.seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([[spoken, "answered", []]])
+      it.skipIf(!aiSdkProviderInstalled(provider))(
+        `${provider} provider → ${upstream} upstream: generateText with usage, streamText with a tool round trip`,
+        async () => {
+          const model = modelOf(provider, `to-${upstream}`)
+          const spoken = spokenFormat(upstream as WireFormat)
+          const text = await requestsDuring(matrix.replay, () => generateText({ model, prompt: "say it", ...ASK }))
+          expect(text.result.text).toBe(TEXT)
+          expect([text.result.usage.inputTokens, text.result.usage.outputTokens]).toEqual([USAGE.input, USAGE.output])
+          expect(text.seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([[spoken, "answered", []]])
 
-        const executed: unknown[] = []
-        const tools = {
-          read_file: tool({
-            description: "Reads a file.",
-            inputSchema: schema,
-            execute: async (input) => {
-              executed.push(input)
-              return ""
-            },
-          }),
-        }
-        const run = await requestsDuring(matrix.replay, async () => {
-          const result = streamText({ model, prompt: "read a.ts", tools, stopWhen: stepCountIs(2), ...ASK })
-          return { text: await result.text, steps: (await result.steps).length }
-        })
-        expect(run.result).toEqual({ text: FINAL, steps: 2 })
-        expect(executed).toEqual([{ path: "a.ts" }])
-        expect(run.seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([
-          [spoken, "answered", []],
-          [spoken, "answered", []],
-        ])
-      })
+          const executed: unknown[] = []
+          const tools = {
+            read_file: tool({
+              description: "Reads a file.",
+              inputSchema: schema,
+              execute: async (input) => {
+                executed.push(input)
+                return ""
+              },
+            }),
+          }
+          const run = await requestsDuring(matrix.replay, async () => {
+            const result = streamText({ model, prompt: "read a.ts", tools, stopWhen: stepCountIs(2), ...ASK })
+            return { text: await result.text, steps: (await result.steps).length }
+          })
+          expect(run.result).toEqual({ text: FINAL, steps: 2 })
+          expect(executed).toEqual([{ path: "a.ts" }])
+          expect(run.seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([
+            [spoken, "answered", []],
+            [spoken, "answered", []],
+          ])
+        },
+      )
     }
   }
 })
@@ -90,33 +99,36 @@ describe("translate mode: upstream failures reach the AI SDK as its own errors",
     ["google", "deepseek"],
   ]
   for (const [provider, upstream] of PAIRS) {
-    it(`${provider} provider, ${upstream} upstream: a 429 keeps its wait and is retryable, an overflow is a 400, a cut is an error`, async () => {
-      const next = matrix.replay.requests.filter((r) => r.outcome === "answered").length
-      matrix.replay.injectFault(next, { kind: "rate-limit", retryAfter: 7 })
-      matrix.replay.injectFault(next, { kind: "context-overflow" })
-      matrix.replay.injectFault(next, { kind: "disconnect" })
-      const model = modelOf(provider, `to-${upstream}`)
-      const limited = await failureOf(() => generateText({ model, prompt: "hi", ...ASK }))
-      expect(APICallError.isInstance(limited)).toBe(true)
-      const rate = limited as APICallError
-      expect([rate.statusCode, rate.isRetryable, rate.responseHeaders?.["retry-after"]]).toEqual([429, true, "7"])
-      const overflow = await failureOf(() => generateText({ model, prompt: "hi", ...ASK }))
-      expect(APICallError.isInstance(overflow)).toBe(true)
-      expect([(overflow as APICallError).statusCode, (overflow as APICallError).isRetryable]).toEqual([400, false])
-      const cut = await failureOf(async () => {
-        const result = streamText({ model, prompt: "hi", ...ASK, onError: () => {} })
-        const parts: string[] = []
-        for await (const part of result.fullStream) {
-          if (part.type === "error") throw part.error
-          parts.push(part.type)
-        }
-        return parts
-      })
-      // The Anthropic provider hands on the API's error object of an in-stream error; the others an APICallError.
-      if (provider === "anthropic") expect(cut).toMatchObject({ type: "api_error" })
-      else expect(APICallError.isInstance(cut)).toBe(true)
-      expect((cut as { message: string }).message).toMatch(/upstream connection failed mid-answer/)
-    })
+    it.skipIf(!aiSdkProviderInstalled(provider))(
+      `${provider} provider, ${upstream} upstream: a 429 keeps its wait and is retryable, an overflow is a 400, a cut is an error`,
+      async () => {
+        const next = matrix.replay.requests.filter((r) => r.outcome === "answered").length
+        matrix.replay.injectFault(next, { kind: "rate-limit", retryAfter: 7 })
+        matrix.replay.injectFault(next, { kind: "context-overflow" })
+        matrix.replay.injectFault(next, { kind: "disconnect" })
+        const model = modelOf(provider, `to-${upstream}`)
+        const limited = await failureOf(() => generateText({ model, prompt: "hi", ...ASK }))
+        expect(APICallError.isInstance(limited)).toBe(true)
+        const rate = limited as APICallError
+        expect([rate.statusCode, rate.isRetryable, rate.responseHeaders?.["retry-after"]]).toEqual([429, true, "7"])
+        const overflow = await failureOf(() => generateText({ model, prompt: "hi", ...ASK }))
+        expect(APICallError.isInstance(overflow)).toBe(true)
+        expect([(overflow as APICallError).statusCode, (overflow as APICallError).isRetryable]).toEqual([400, false])
+        const cut = await failureOf(async () => {
+          const result = streamText({ model, prompt: "hi", ...ASK, onError: () => {} })
+          const parts: string[] = []
+          for await (const part of result.fullStream) {
+            if (part.type === "error") throw part.error
+            parts.push(part.type)
+          }
+          return parts
+        })
+        // The Anthropic provider hands on the API's error object of an in-stream error; the others an APICallError.
+        if (provider === "anthropic") expect(cut).toMatchObject({ type: "api_error" })
+        else expect(APICallError.isInstance(cut)).toBe(true)
+        expect((cut as { message: string }).message).toMatch(/upstream connection failed mid-answer/)
+      },
+    )
   }
 })
 

@@ -1,10 +1,8 @@
 // The HTML report in a real browser: Debian's chromium driven by playwright-core (.ci/run installs it).
-import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Message } from "../history/message.js"
 import { TokenCounter } from "../history/tokens.js"
@@ -13,9 +11,9 @@ import { basicContext } from "../prompt/test-helpers/contexts.js"
 import { diffBuilds } from "./build-diff.js"
 import { renderHtml } from "./render-html.js"
 import { inspectReport } from "./report.js"
+import { type BrowserContext, CHROMIUM, chromium, type Page } from "./test-helpers/chromium.js"
 import { withModel } from "./with-model.js"
 
-const CHROMIUM = "/usr/bin/chromium"
 const ARGS = [
   "--headless",
   "--no-sandbox",
@@ -36,7 +34,7 @@ let compareFile: string
 /** Console errors, page errors and any request that is not the page itself. */
 const problems: string[] = []
 
-describe.skipIf(!existsSync(CHROMIUM))("the HTML report in Chromium", () => {
+describe.skipIf(!chromium)("the HTML report in Chromium", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pl-html-"))
     const counter = await TokenCounter.create()
@@ -68,7 +66,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the HTML report in Chromium", () => {
     await writeFile(file, renderHtml(a))
     await writeFile(compareFile, renderHtml(a, { report: b, diff: diffBuilds(a, b) }))
 
-    browser = await chromium.launchPersistentContext(join(dir, "profile"), {
+    browser = await chromium!.launchPersistentContext(join(dir, "profile"), {
       executablePath: CHROMIUM,
       headless: true,
       args: ARGS,

@@ -1,18 +1,16 @@
 // The trace report (`inspect --trace --html`) in a real browser: Debian's chromium driven by playwright-core.
-import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { writeScriptedTrace } from "../cache/test-helpers/scripted-trace.js"
 import { bodyOf, readTraceFile } from "../cache/trace-read.js"
 import { TokenCounter } from "../history/tokens.js"
 import { renderTraceHtml } from "./render-trace-html.js"
+import { type BrowserContext, CHROMIUM, chromium, type Page } from "./test-helpers/chromium.js"
 import { traceReport } from "./trace-report.js"
 
-const CHROMIUM = "/usr/bin/chromium"
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
 
@@ -22,7 +20,7 @@ let page: Page
 let file: string
 const problems: string[] = []
 
-describe.skipIf(!existsSync(CHROMIUM))("the trace report in Chromium", () => {
+describe.skipIf(!chromium)("the trace report in Chromium", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "pl-trace-html-"))
     const counter = await TokenCounter.create()
@@ -31,7 +29,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the trace report in Chromium", () => {
     const report = traceReport({ file: trace, lines, request: 7, body: await bodyOf(trace, lines[6]!), counter })
     file = join(dir, "trace.html")
     await writeFile(file, renderTraceHtml(report))
-    browser = await chromium.launchPersistentContext(join(dir, "profile"), {
+    browser = await chromium!.launchPersistentContext(join(dir, "profile"), {
       executablePath: CHROMIUM,
       headless: true,
       args: ARGS,

@@ -7,25 +7,29 @@
  *
  * Import it from `promptline/ai-sdk`: it loads `ai` at runtime, which the main entry point never does.
  */
-import {
-  type AssistantModelMessage,
-  jsonSchema,
-  type ModelMessage,
-  type SystemModelMessage,
-  type ToolModelMessage,
-  type ToolResultPart,
-  type ToolSet,
-  tool,
-  type UserModelMessage,
+import type {
+  AssistantModelMessage,
+  ModelMessage,
+  SystemModelMessage,
+  ToolModelMessage,
+  ToolResultPart,
+  ToolSet,
+  UserModelMessage,
 } from "ai"
 import type { Diagnostic } from "../diagnostics.js"
 import { type Block, type Message, text } from "../history/message.js"
 import type { ModelInfo } from "../models/types.js"
+import { loadOptionalPeer } from "../optional-peer.js"
 import type { EnabledTool } from "../tools/spec.js"
+import { AI_PEER } from "./ai-sdk-peer.js"
 import { type CacheBreakpoint, cacheControl, estimateTokens, planBreakpoints } from "./cache.js"
 import { prepareHistory } from "./portability.js"
 import { systemReminder, systemText } from "./system-message.js"
 import type { EncodeInput } from "./types.js"
+
+// `ai` is an optional peer: loaded here, so that importing this entry without it names the package to install
+// (a `peer-missing` PromptlineError) instead of failing with Node's ERR_MODULE_NOT_FOUND.
+const { jsonSchema, tool } = await loadOptionalPeer(AI_PEER, () => import("ai"))
 
 /** Provider-specific options as the AI SDK types them on messages and parts. */
 type ProviderOptions = NonNullable<ModelMessage["providerOptions"]>
@@ -183,7 +187,11 @@ function userPart(
   version: AiSdkMajor,
 ): ToolResultPart | Exclude<UserModelMessage["content"], string>[number] | undefined {
   if (block.type === "text") return { type: "text", text: block.text }
-  if (block.type === "image") return { type: "image", image: block.data, mediaType: block.mediaType }
+  // ai@7 deprecates the `image` part (AISDK_DEP_IMAGE_CONTENT_PART): an image is a `file` part with its media type.
+  if (block.type === "image")
+    return version >= 7
+      ? { type: "file", data: block.data, mediaType: block.mediaType }
+      : { type: "image", image: block.data, mediaType: block.mediaType }
   if (block.type !== "tool_result") return undefined
   const toolName = names.get(block.toolUseId) ?? "unknown"
   if (typeof block.content === "string")
@@ -193,20 +201,24 @@ function userPart(
       toolName,
       output: block.isError ? { type: "error-text", value: block.content } : { type: "text", value: block.content },
     }
-  // ai@5 calls an inline image in a tool result `media`; ai@6 and later `image-data`.
-  const imageType = version === 5 ? "media" : "image-data"
   const value = block.content.map((b) =>
-    b.type === "text"
-      ? { type: "text" as const, text: b.text }
-      : ({ type: imageType, data: b.data, mediaType: b.mediaType } as {
-          type: "image-data"
-          data: string
-          mediaType: string
-        }),
+    b.type === "text" ? { type: "text" as const, text: b.text } : toolResultImage(b.data, b.mediaType, version),
   )
   if (block.isError) value.unshift({ type: "text", text: "Error:" })
   return { type: "tool-result", toolCallId: block.toolUseId, toolName, output: { type: "content", value } }
 }
+
+/** The content item of an image in a tool result, in the shape the AI SDK of major `version` reads without a warning. */
+function toolResultImage(data: string, mediaType: string, version: AiSdkMajor): ImageData {
+  // ai@5 calls it `media`; ai@6 `image-data`; ai@7 deprecates that (AISDK_DEP_TOOL_RESULT_IMAGE_DATA) for a `file`
+  // item whose data is tagged. The adapter is typed against ai@6, so the other shapes are cast to its type.
+  if (version === 5) return { type: "media", data, mediaType } as unknown as ImageData
+  if (version >= 7) return { type: "file", data: { type: "data", data }, mediaType } as unknown as ImageData
+  return { type: "image-data", data, mediaType }
+}
+
+/** An image item of a tool result's content, as ai@6 types it. */
+type ImageData = { type: "image-data"; data: string; mediaType: string }
 
 function applyCache(
   input: EncodeInput,
