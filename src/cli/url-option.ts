@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from "commander"
+import { isHttpUrl } from "../providers/endpoints.js"
 
 /**
  * An option that takes a URL (`--base-url <url>`): its value must be an http:// or https:// URL. An empty value
@@ -11,13 +12,7 @@ export function urlOption(flags: string, description: string): Option {
       throw new InvalidArgumentError(
         "expected an http:// or https:// URL, got an empty value (leave the option out to use the provider's own endpoint)",
       )
-    let url: URL | undefined
-    try {
-      url = new URL(value)
-    } catch {
-      url = undefined
-    }
-    if (!url || (url.protocol !== "http:" && url.protocol !== "https:"))
+    if (!isHttpUrl(value))
       throw new InvalidArgumentError(
         `expected an http:// or https:// URL (for example http://localhost:8000/v1), got ${JSON.stringify(value)}`,
       )

@@ -252,15 +252,19 @@ function authHeaders(style: Exclude<AuthStyle, "none">, key: string): Record<str
   }
 }
 
+/** Whether a text is an absolute http:// or https:// URL, the only kind of base URL a request can go to. */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text)
+    return protocol === "http:" || protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
 /** Refuses a base URL that is not an absolute http(s) URL: no request to it could ever succeed. */
 function checkBaseUrl(url: string, source: string): void {
-  let parsed: URL | undefined
-  try {
-    parsed = new URL(url)
-  } catch {
-    parsed = undefined
-  }
-  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:"))
+  if (!isHttpUrl(url))
     throw new EndpointError(
       "invalid-base-url",
       `${source} ${JSON.stringify(url)} is not an http:// or https:// URL (for example http://localhost:8000/v1).`,

@@ -1,8 +1,6 @@
 /** The OpenAI Responses wire format as data: everything the per-format tables derive from. */
 import { type WireFormatDescriptor, without } from "../descriptor.js"
-import { openAIModelList } from "../openai-chat/descriptor.js"
-
-const MINUTE = 60_000
+import { OPENAI_CACHE, openAIModelList } from "../openai-chat/descriptor.js"
 
 /** Body fields the counting endpoint does not take (they describe the answer, not the prompt). */
 const ANSWER_FIELDS = [
@@ -28,15 +26,7 @@ export const openAIResponsesDescriptor = {
   defaultFor: { providers: ["openai", "azure"] },
   nativeTools: "openai-responses",
   overhead: { message: 4, request: 3, tool: 10, toolsPreamble: 0, toolBlock: 8, image: 765 },
-  cache: {
-    order: ["tools", "system", "messages"],
-    mode: "automatic",
-    unit: 128,
-    lookback: 0,
-    defaultLifetimeMs: 5 * MINUTE,
-    defaultMinimum: 1024,
-    describe: "automatic prefix caching of the input as sent, in 128-token steps from 1,024 tokens",
-  },
+  cache: OPENAI_CACHE,
   endpoint: { path: "/responses", auth: "bearer", compatible: true },
   counting: {
     request: (url, body) => ({ url: `${url}/input_tokens`, body: without(body, ANSWER_FIELDS) }),
