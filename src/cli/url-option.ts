@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from "commander"
-import { isHttpUrl } from "../providers/endpoints.js"
+import { isHttpUrl } from "../http-url.js"
 
 /**
  * An option that takes a URL (`--base-url <url>`): its value must be an http:// or https:// URL. An empty value

@@ -1,4 +1,5 @@
 import { PromptlineError } from "../errors.js"
+import { isHttpUrl } from "../http-url.js"
 import { UNKNOWN_PROVIDER } from "../models/resolve.js"
 import { wireFormatOf } from "../models/wire.js"
 import type { AuthStyle, WireFormatDescriptor } from "./descriptor.js"
@@ -249,16 +250,6 @@ function authHeaders(style: Exclude<AuthStyle, "none">, key: string): Record<str
       return { "x-goog-api-key": key }
     case "bearer":
       return { authorization: `Bearer ${key}` }
-  }
-}
-
-/** Whether a text is an absolute http:// or https:// URL, the only kind of base URL a request can go to. */
-export function isHttpUrl(text: string): boolean {
-  try {
-    const { protocol } = new URL(text)
-    return protocol === "http:" || protocol === "https:"
-  } catch {
-    return false
   }
 }
 
