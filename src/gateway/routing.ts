@@ -4,7 +4,7 @@
  * the client sent.
  */
 
-import type { GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
+import type { DeferredToolsMode, GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
 import type { WireFormat } from "../models/types.js"
 import { wireFormatOf } from "../models/wire.js"
 import { PROVIDERS, providerInfo } from "../providers/endpoints.js"
@@ -34,6 +34,8 @@ export interface RoutePlan {
   mode: GatewayMode
   cache?: "optimize"
   fit?: boolean
+  /** How the client's deferred tools reach an upstream without tool search; absent: `search`. */
+  deferredTools?: DeferredToolsMode
   /** The index of the config route that matched; absent for the default route. */
   route?: number
 }
@@ -103,6 +105,7 @@ export function planRoute(
   const plan: RoutePlan = { upstream, model: route.model ?? model, mode, route: index }
   if (route.cache) plan.cache = route.cache
   if (route.fit) plan.fit = true
+  if (route.deferredTools) plan.deferredTools = route.deferredTools
   return plan
 }
 

@@ -5,6 +5,7 @@
  * (loop.ts). Loaded tools are read from the history alone: the tools a tool search found, the tools a tool result
  * references (a client that searches itself, as Claude Code does), and the deferred tools the model called.
  */
+import type { DeferredToolsMode } from "../../config/gateway.js"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Message } from "../../history/message.js"
 import { deferredSearchDescription } from "../../notices.js"
@@ -13,8 +14,7 @@ import type { DecodedRequest, PromptInput, RequestPart } from "../../providers/t
 import { DeferredTools, SEARCH_TOOLS_NAME, searchToolsTool } from "../../tools/search/index.js"
 import type { EnabledTool } from "../../tools/spec.js"
 
-/** How a route offers a client's deferred tools to an upstream that cannot defer them (the route's `deferredTools`). */
-export type DeferredToolsMode = "search" | "send-all"
+export type { DeferredToolsMode }
 
 /** The default: deferred tools stay deferred, found by search (see docs/gateway.md). */
 export const DEFAULT_DEFERRED_TOOLS_MODE: DeferredToolsMode = "search"
