@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { resolveModel } from "../../models/resolve.js"
 import type { StreamEvent } from "../stream.js"
+import { AnthropicDecoder, anthropicResponseEvents } from "./decode.js"
 import { encodeAnthropic } from "./encode.js"
 import { decodeAnthropicRequest } from "./request-decode.js"
 import { encodeAnthropicResponse } from "./response-encode.js"
@@ -172,5 +173,16 @@ describe("tool searches in Anthropic answers", () => {
       { type: "text", text: "Found it." },
       { type: "tool_use", id: "toolu_1", name: "create_issue", input: { title: "Crash" } },
     ])
+  })
+
+  it("an Anthropic upstream's search reads back as the same event, streamed and whole", () => {
+    const writer = new AnthropicStreamWriter({ model: "m" })
+    const decoder = new AnthropicDecoder()
+    const streamed: StreamEvent[] = []
+    for (const payload of events.flatMap((e) => writer.push(e))) decoder.push(payload, streamed)
+    decoder.end(streamed)
+    const whole = anthropicResponseEvents(encodeAnthropicResponse(events, { model: "m" }))
+    for (const decoded of [streamed, whole])
+      expect(decoded.filter((e) => e.type === "tool_search")).toEqual([events[2]])
   })
 })
