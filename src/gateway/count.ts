@@ -16,6 +16,7 @@ import type { WireFormatDescriptor } from "../providers/descriptor.js"
 import { descriptorOf } from "../providers/descriptors.js"
 import { formatModule } from "../providers/formats.js"
 import type { DecodedRequest } from "../providers/types.js"
+import { resolveDeferredTools } from "./deferred-tools/index.js"
 import { GatewayError } from "./errors.js"
 import type { Exchange } from "./exchange.js"
 import type { RoutePlan } from "./routing.js"
@@ -31,12 +32,14 @@ export interface CountInput {
 }
 
 /** Counts the client's request as the upstream would see it and answers in the client's counting shape. */
-export async function countTranslated(ex: Exchange, decoded: DecodedRequest, input: CountInput): Promise<void> {
+export async function countTranslated(ex: Exchange, request: DecodedRequest, input: CountInput): Promise<void> {
   // Each client counting API's answer for a count: its descriptor's.
   const answer = (descriptorOf(ex.clientFormat) as WireFormatDescriptor).counting?.answer
   if (!answer)
     throw new GatewayError({ kind: "not-found", message: `the ${ex.clientFormat} API has no token-counting endpoint` })
   const { plan } = input
+  // The deferred tools as the first upstream request of a generation would carry them.
+  const decoded = resolveDeferredTools(request, plan.upstream.format, plan.deferredTools)?.request ?? request
   const model = resolveModel(plan.model, { provider: plan.upstream.provider, models: input.models }).model
   let tokens: number
   if (COUNTING_FORMATS.includes(plan.upstream.format)) {

@@ -20,7 +20,7 @@ import { clientKey, redactDeep, redactText } from "./secrets.js"
 import { type SocketContext, socketRecord } from "./socket-context.js"
 import { SocketConversation } from "./socket-conversation.js"
 import { upstreamKey } from "./target.js"
-import { openTranslation, type TranslatingCall } from "./translate.js"
+import { openWithDeferredTools, type TranslatingCall } from "./translate.js"
 
 /** The most `response.create` events that may wait behind the running one on a connection. */
 export const MAX_WAITING_RESPONSES = 16
@@ -160,7 +160,7 @@ export class SocketTranslator {
         query: this.url.searchParams,
         tokenInUse: context.settings.token !== undefined,
       })
-      const translation = await openTranslation(turn, decoded, {
+      const translation = await openWithDeferredTools(turn, decoded, {
         plan,
         body: rebuilt.body,
         route: { stream: true },

@@ -122,11 +122,12 @@ describe("Claude Code's adaptive thinking, effort and deferred tools reach every
         expect(dropped).toBeNull()
         return
       }
-      // Never offered as ordinary tools, and named.
+      // Not offered until the client's own search references them (translate-deferred.test.ts); the placeholder never,
+      // and it alone is named.
       expect(offered).toEqual(["Bash", "ToolSearch"])
       expect(JSON.stringify(body)).not.toContain("DeferredPlaceholder")
       const thinks = upstream !== "openai-chat" // the Chat route's gpt-4.1 does not think
-      expect(dropped).toBe(["tools[2]", "tools[3]", ...(thinks ? [] : ["thinking", "output_config.effort"])].join(", "))
+      expect(dropped).toBe(["tools[3]", ...(thinks ? [] : ["thinking", "output_config.effort"])].join(", "))
       if (thinks)
         expect(decoded.options.thinking).toEqual(upstream === "gemini" ? { budgetTokens: 24_576 } : { effort: "high" })
       else expect(decoded.options.thinking).toBeUndefined()

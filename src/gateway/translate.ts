@@ -21,6 +21,7 @@ import type { StreamErrorEvent, StreamEvent } from "../providers/stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute, StreamEncodeOptions } from "../providers/types.js"
 import { lastGeneration, RestartGuard } from "./answer-guard.js"
 import type { ConversationChangeLogs } from "./change-logs.js"
+import { openDeferred, resolveDeferredTools } from "./deferred-tools/index.js"
 import type { Exchange } from "./exchange.js"
 import { promptTokens } from "./prompt-tokens.js"
 import { DROPPED_HEADER, type RecordUsage } from "./record.js"
@@ -173,16 +174,7 @@ export async function openTranslation(
   if (inputTokens !== undefined) encodeOptions.inputTokens = inputTokens
   const decoder = new StreamDecoder(plan.upstream.format, upstreamModule.decodeOptions(body))
   const sealer = redactingSealer(new SignatureSealer(plan.model), call.secrets)
-  // The record holds the usage the upstream reported, and the stop and errors of the answer the client was given
-  // (warnings such as arguments that are not JSON leave an answer whole).
-  const note = (decoded: readonly StreamEvent[], shown: readonly StreamEvent[]) => {
-    for (const e of decoded)
-      if (e.type === "usage")
-        call.usage = { input: e.input, output: e.output, cacheRead: e.cacheRead, cacheWrite: e.cacheWrite }
-    for (const e of shown)
-      if (e.type === "stop") call.stop = e.reason
-      else if (e.type === "error" && isErrorLevel(e)) call.error = { kind: e.kind ?? "server", message: e.message }
-  }
+  const note = (decoded: readonly StreamEvent[], shown: readonly StreamEvent[]) => noteAnswer(call, decoded, shown)
   const read = async (each: (batch: StreamEvent[]) => void, mode: "streamed" | "whole" = "streamed") => {
     // Streamed: each batch as it is decoded, guarded against a restart after content. Whole: once, at the end,
     // the generation the upstream finished.
@@ -220,10 +212,49 @@ export async function openTranslation(
   return { encodeOptions, read }
 }
 
+/**
+ * The record holds the usage the upstream reported (`decoded`), and the stop and errors of the answer the client
+ * was given (`shown`; warnings such as arguments that are not JSON leave an answer whole).
+ */
+function noteAnswer(call: TranslatingCall, decoded: readonly StreamEvent[], shown: readonly StreamEvent[]): void {
+  for (const e of decoded)
+    if (e.type === "usage")
+      call.usage = { input: e.input, output: e.output, cacheRead: e.cacheRead, cacheWrite: e.cacheWrite }
+  for (const e of shown)
+    if (e.type === "stop") call.stop = e.reason
+    else if (e.type === "error" && isErrorLevel(e)) call.error = { kind: e.kind ?? "server", message: e.message }
+}
+
+/**
+ * Opens the client's request with its deferred tools resolved for the upstream (the route's `deferredTools`;
+ * docs/gateway.md, Deferred tools): as it came, planned, or as the gateway's search loop, whose rounds are one answer
+ * with the usage of all of them. The record keeps what the first round sent and dropped.
+ */
+export async function openWithDeferredTools(
+  call: TranslatingCall,
+  request: DecodedRequest,
+  input: TranslateInput,
+): Promise<Translation> {
+  let first: Pick<TranslatingCall, "sent" | "dropped"> | undefined
+  return openDeferred(request, {
+    plan: resolveDeferredTools(request, input.plan.upstream.format, input.plan.deferredTools),
+    open: async (planned) => {
+      const opened = await openTranslation(call, planned, input)
+      if (first) Object.assign(call, first)
+      else first = { sent: call.sent, dropped: call.dropped }
+      return opened
+    },
+    joined: (batch) => {
+      noteAnswer(call, batch, batch)
+      return redactEvents(batch, call.secrets)
+    },
+  })
+}
+
 /** Translates one request and its answer. `decoded` is the client's body already read by `decodeRequest`. */
 export async function translate(ex: Exchange, decoded: DecodedRequest, input: TranslateInput): Promise<void> {
   const client = formatModule(ex.clientFormat)
-  const { read, encodeOptions } = await openTranslation(ex, decoded, input)
+  const { read, encodeOptions } = await openWithDeferredTools(ex, decoded, input)
   const clientStream = input.route.stream ?? decoded.options.stream ?? false
   const dropped = {
     ...(ex.dropped.length > 0 ? { [DROPPED_HEADER]: droppedHeader(ex.dropped) } : {}),

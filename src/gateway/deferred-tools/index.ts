@@ -1,6 +1,7 @@
 /**
  * A client's deferred tools for an upstream without tool search (docs/gateway.md, Deferred tools): the plan
- * (plan.ts), the search loop the gateway runs for the upstream (loop.ts), and the reader adapter it runs on.
+ * (plan.ts), the search loop the gateway runs for the upstream (loop.ts) and the reader adapter it runs on, and the
+ * translation that opens the planned request (translation.ts).
  */
 import type { WireFormat } from "../../models/types.js"
 import { formatModule } from "../../providers/formats.js"
@@ -20,6 +21,7 @@ export {
   type DeferredToolsPlan,
   planDeferredTools,
 } from "./plan.js"
+export { type DeferredOpening, type OpenedAnswer, openDeferred } from "./translation.js"
 
 /**
  * The plan for a request's deferred tools, when its upstream's format cannot carry them as the client sent them: a
