@@ -173,9 +173,8 @@ for (const toolSearch of [true, false]) {
   process.stdout.write(
     `\n## ENABLE_TOOL_SEARCH=${toolSearch}\n\n| upstream request | tools | tool tokens | the model |\n|--:|--:|--:|---|\n`,
   )
-  seen.forEach((s, i) =>
-    process.stdout.write(`| ${i + 1} | ${s.tools} | ${s.tokens.toLocaleString("en-US")} | ${s.did} |\n`),
-  )
+  for (const [i, s] of seen.entries())
+    process.stdout.write(`| ${i + 1} | ${s.tools} | ${s.tokens.toLocaleString("en-US")} | ${s.did} |\n`)
   const total = seen.reduce((sum, s) => sum + s.tokens, 0)
   process.stdout.write(`\ntool tokens, all requests with tools: ${total.toLocaleString("en-US")}\n`)
   process.stdout.write(`MCP server calls: ${calls.length === 0 ? "none" : calls.join(" ")}\n`)
