@@ -117,7 +117,7 @@ describe("planDeferredTools", () => {
     ])
   })
 
-  it("no search when the client has a tool of the search tool's name, with a warning", () => {
+  it("no search when the client has a tool of the search tool's name: a warning, and the tools named as dropped", () => {
     const own = { ...BASH, name: SEARCH_TOOLS_NAME }
     const plan = planDeferredTools(
       decodeAnthropicRequest({ model: "m", max_tokens: 10, tools: deferredToolList([own]), messages: [user("hi")] }),
@@ -126,5 +126,8 @@ describe("planDeferredTools", () => {
     expect(plan.search).toBeUndefined()
     expect(names(plan.request.prompt.tools)).toEqual([SEARCH_TOOLS_NAME])
     expect(plan.diagnostics.map((d) => d.code)).toEqual(["tool-search-name-taken"])
+    // Unreachable, so left deferred: the encoder names each as not carried.
+    expect(plan.request.prompt.deferredTools).toHaveLength(138)
+    expect(plan.request.sources.deferredTools?.[0]).toBe("tools[2]")
   })
 })

@@ -101,12 +101,14 @@ export function planDeferredTools(request: DecodedRequest, mode: DeferredToolsMo
   const tools = [...request.prompt.tools, ...loaded, ...(search ? [search.tool] : [])]
   const prompt: PromptInput = { ...request.prompt, tools }
   delete prompt.deferredTools
-  // Placeholders stay deferred, so the encoder names them as not carried; the rest reach the model.
-  const placeholders = deferred.filter((t) => isPlaceholderTool(t))
-  if (placeholders.length > 0) prompt.deferredTools = placeholders
+  // Left deferred, so the encoder names them as not carried: placeholders, and the tools no search can reach (the
+  // client asked for a server-side search the gateway cannot offer). The rest reach the model, now or once found.
+  const unreachable = clientName !== undefined && search === undefined
+  const left = deferred.filter((t) => isPlaceholderTool(t) || (unreachable && !loaded.includes(t)))
+  if (left.length > 0) prompt.deferredTools = left
   const { nativeToolSearch: _asked, ...options } = request.options
   return {
-    request: { ...request, prompt, options, sources: narrowedSources(request, deferred, placeholders) },
+    request: { ...request, prompt, options, sources: narrowedSources(request, deferred, left) },
     ...(search ? { search } : {}),
     loaded: loaded.map((t) => t.name),
     diagnostics,
@@ -114,20 +116,20 @@ export function planDeferredTools(request: DecodedRequest, mode: DeferredToolsMo
 }
 
 /**
- * The sources with the deferred tools' paths narrowed to the placeholders' (the only deferred tools left out), when
- * the decoder listed one path per deferred tool in order; the search's own path is no longer named either.
+ * The sources with the deferred tools' paths narrowed to those of the tools left out, when the decoder listed one
+ * path per deferred tool in order; the search's own path is no longer named either.
  */
 function narrowedSources(
   request: DecodedRequest,
   deferred: readonly EnabledTool[],
-  placeholders: readonly EnabledTool[],
+  left: readonly EnabledTool[],
 ): DecodedRequest["sources"] {
   const sources: Partial<Record<RequestPart, string[]>> = { ...request.sources }
   delete sources.nativeToolSearch
   const paths = request.sources.deferredTools
   if (paths === undefined) return sources
   if (paths.length === deferred.length) {
-    const kept = deferred.flatMap((t, i) => (placeholders.includes(t) ? [paths[i]!] : []))
+    const kept = deferred.flatMap((t, i) => (left.includes(t) ? [paths[i]!] : []))
     if (kept.length > 0) sources.deferredTools = kept
     else delete sources.deferredTools
   }
