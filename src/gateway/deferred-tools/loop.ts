@@ -83,7 +83,8 @@ export async function* searchLoop(input: SearchLoopInput): AsyncGenerator<Stream
   for (let round = 0; round < rounds; round++) {
     const last = round === rounds - 1
     if (last) request = { ...request, prompt: withoutSearch(request.prompt, search) }
-    const searches = new Map<string, { name: string; args: string }>()
+    /** The ids of the round's search calls, held back from the client. */
+    const searches = new Set<string>()
     const blocks: ToolSearchBlock[] = []
     const acc = new Accumulator({ ts: 0 })
     let calls = 0
@@ -113,18 +114,15 @@ export async function* searchLoop(input: SearchLoopInput): AsyncGenerator<Stream
             continue
           case "tool_call_start":
             if (!last && event.name === search.tool.name) {
-              searches.set(event.id, { name: event.name, args: "" })
+              searches.add(event.id)
               continue
             }
             calls++
             out.push(event)
             continue
-          case "tool_call_delta": {
-            const held = searches.get(event.id)
-            if (held) held.args += event.argsDelta
-            else out.push(event)
+          case "tool_call_delta":
+            if (!searches.has(event.id)) out.push(event)
             continue
-          }
           case "tool_call_end":
             if (searches.has(event.id)) {
               const block = runSearch(search, event.id, event.input)
@@ -145,8 +143,9 @@ export async function* searchLoop(input: SearchLoopInput): AsyncGenerator<Stream
     // The round ended: go on when every call was a search, else end the answer as the upstream ended it.
     const goOn = blocks.length > 0 && calls === 0 && !failed && stop !== undefined && stop.reason !== "error"
     if (!goOn) {
+      // Searches alone left nothing for the client to run: the answer ended.
       if (stop)
-        yield [blocks.length > 0 && calls === 0 && stop.reason === "tool_use" ? { ...stop, reason: "end" } : stop]
+        yield [blocks.length > 0 && calls === 0 && stop.reason === "tool_use" ? { type: "stop", reason: "end" } : stop]
       return
     }
     for (const block of blocks) for (const name of block.found) found.add(name)
