@@ -28,7 +28,10 @@ afterEach(async () => {
 })
 
 const ISSUE = { owner: "acme", repo: "app", title: "Crash on start" }
-const search = (query: string) => ({ toolCalls: [{ name: SEARCH_TOOLS_NAME, input: { query } }] })
+const search = (query: string) => ({
+  toolCalls: [{ name: SEARCH_TOOLS_NAME, input: { query } }],
+  usage: { input: 100, output: 5 },
+})
 const records: GatewayRecord[] = []
 
 async function start(turns: Parameters<typeof scriptOf>, deferredTools?: "search" | "send-all") {
@@ -77,6 +80,7 @@ for (const streamed of [true, false]) {
         {
           toolCalls: [{ name: "mcp__github__create_issue", input: ISSUE }],
           expect: { tools: ["mcp__github__create_issue"] },
+          usage: { input: 200, output: 7 },
         },
         { text: "Opened the issue." },
       ])
@@ -95,6 +99,8 @@ for (const streamed of [true, false]) {
       // One client request, one record, the usage of both rounds.
       expect(records).toHaveLength(1)
       expect(records[0]!.dropped ?? []).toEqual([])
+      expect(records[0]!.usage).toMatchObject({ input: 300, output: 12 })
+      expect(answer.usage).toMatchObject({ input_tokens: 300, output_tokens: 12 })
 
       // The client runs the tool and sends its result, with the search blocks as they came.
       const second = await ask(
