@@ -236,12 +236,14 @@ export async function openWithDeferredTools(
   input: TranslateInput,
 ): Promise<Translation> {
   let first: Pick<TranslatingCall, "sent" | "dropped"> | undefined
+  const plan = resolveDeferredTools(request, input.plan.upstream.format, input.plan.deferredTools)
   return openDeferred(request, {
-    plan: resolveDeferredTools(request, input.plan.upstream.format, input.plan.deferredTools),
+    plan,
     open: async (planned) => {
       const opened = await openTranslation(call, planned, input)
       if (first) Object.assign(call, first)
-      else first = { sent: call.sent, dropped: call.dropped }
+      else first = { sent: call.sent, dropped: [...call.dropped, ...(plan?.dropped ?? [])] }
+      Object.assign(call, first)
       return opened
     },
     joined: (batch) => {

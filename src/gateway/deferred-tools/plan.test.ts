@@ -45,6 +45,7 @@ describe("planDeferredTools", () => {
     expect(plan.search?.index.tools).toHaveLength(138)
     expect(plan.search?.tool.description).toContain("138 more tools")
     // Nothing of the client's request is left unreachable: no deferred tool nor the search is named as dropped.
+    expect(plan.dropped).toEqual([])
     expect(plan.request.sources.deferredTools).toBeUndefined()
     expect(plan.request.sources.nativeToolSearch).toBeUndefined()
   })
@@ -100,9 +101,9 @@ describe("planDeferredTools", () => {
     )!
     expect(plan.search).toBeUndefined()
     expect(names(plan.request.prompt.tools)).toEqual(["Bash", "ToolSearch", "mcp__github__create_issue"])
-    // The placeholder is never offered, and stays named as not carried.
-    expect(names(plan.request.prompt.deferredTools)).toEqual(["DeferredPlaceholder"])
-    expect(plan.request.sources.deferredTools).toEqual(["tools[5]"])
+    // The placeholder is never offered, and is named as dropped.
+    expect(plan.request.prompt.deferredTools).toBeUndefined()
+    expect(plan.dropped).toEqual(["tools[5]"])
   })
 
   it("send-all: every deferred tool but the placeholder, as ordinary tools, no search", () => {
@@ -126,8 +127,8 @@ describe("planDeferredTools", () => {
     expect(plan.search).toBeUndefined()
     expect(names(plan.request.prompt.tools)).toEqual([SEARCH_TOOLS_NAME])
     expect(plan.diagnostics.map((d) => d.code)).toEqual(["tool-search-name-taken"])
-    // Unreachable, so left deferred: the encoder names each as not carried.
-    expect(plan.request.prompt.deferredTools).toHaveLength(138)
-    expect(plan.request.sources.deferredTools?.[0]).toBe("tools[2]")
+    // Unreachable, so named as dropped, each.
+    expect(plan.dropped).toHaveLength(138)
+    expect(plan.dropped[0]).toBe("tools[2]")
   })
 })

@@ -10,7 +10,7 @@ import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Message } from "../../history/message.js"
 import { deferredSearchDescription } from "../../notices.js"
 import { isPlaceholderTool } from "../../providers/carried.js"
-import type { DecodedRequest, PromptInput, RequestPart } from "../../providers/types.js"
+import type { DecodedRequest, PromptInput } from "../../providers/types.js"
 import { DeferredTools, SEARCH_TOOLS_NAME, searchToolsTool } from "../../tools/search/index.js"
 import type { EnabledTool } from "../../tools/spec.js"
 
@@ -37,6 +37,11 @@ export interface DeferredToolsPlan {
   search?: GatewaySearch
   /** The names of the deferred tools offered from the start (loaded earlier, or all with `send-all`). */
   loaded: string[]
+  /**
+   * The client's JSON paths of the deferred tools no model will be offered (placeholders; every tool when the
+   * client asked for a server-side search the gateway cannot offer), to be named as dropped.
+   */
+  dropped: string[]
   diagnostics: Diagnostic[]
 }
 
@@ -101,37 +106,31 @@ export function planDeferredTools(request: DecodedRequest, mode: DeferredToolsMo
   const tools = [...request.prompt.tools, ...loaded, ...(search ? [search.tool] : [])]
   const prompt: PromptInput = { ...request.prompt, tools }
   delete prompt.deferredTools
-  // Left deferred, so the encoder names them as not carried: placeholders, and the tools no search can reach (the
-  // client asked for a server-side search the gateway cannot offer). The rest reach the model, now or once found.
+  // Left out: placeholders, and the tools no search can reach (the client asked for a server-side search the
+  // gateway cannot offer). The rest reach the model, now or once found.
   const unreachable = clientName !== undefined && search === undefined
   const left = deferred.filter((t) => isPlaceholderTool(t) || (unreachable && !loaded.includes(t)))
-  if (left.length > 0) prompt.deferredTools = left
   const { nativeToolSearch: _asked, ...options } = request.options
+  const { deferredTools: paths, nativeToolSearch: _searchPath, ...sources } = request.sources
   return {
-    request: { ...request, prompt, options, sources: narrowedSources(request, deferred, left) },
+    request: { ...request, prompt, options, sources },
     ...(search ? { search } : {}),
     loaded: loaded.map((t) => t.name),
+    dropped: leftPaths(deferred, left, paths),
     diagnostics,
   }
 }
 
 /**
- * The sources with the deferred tools' paths narrowed to those of the tools left out, when the decoder listed one
- * path per deferred tool in order; the search's own path is no longer named either.
+ * The client's paths of the deferred tools left out, when the decoder listed one path per deferred tool in order;
+ * else all of them, or the part's name when there are none.
  */
-function narrowedSources(
-  request: DecodedRequest,
+function leftPaths(
   deferred: readonly EnabledTool[],
   left: readonly EnabledTool[],
-): DecodedRequest["sources"] {
-  const sources: Partial<Record<RequestPart, string[]>> = { ...request.sources }
-  delete sources.nativeToolSearch
-  const paths = request.sources.deferredTools
-  if (paths === undefined) return sources
-  if (paths.length === deferred.length) {
-    const kept = deferred.flatMap((t, i) => (left.includes(t) ? [paths[i]!] : []))
-    if (kept.length > 0) sources.deferredTools = kept
-    else delete sources.deferredTools
-  }
-  return sources
+  paths: readonly string[] | undefined,
+): string[] {
+  if (left.length === 0) return []
+  if (paths?.length === deferred.length) return deferred.flatMap((t, i) => (left.includes(t) ? [paths[i]!] : []))
+  return paths ? [...paths] : ["deferredTools"]
 }
