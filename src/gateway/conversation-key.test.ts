@@ -1,5 +1,5 @@
 /**
- * The gateway's conversation key (record.ts): the client's header wins; otherwise the turns of one conversation
+ * The gateway's conversation key (conversation-key.ts): the client's header wins; otherwise the turns of one conversation
  * share a key while its system prompt's end changes (a reminder, a time, a git status) or its tools move, and a side
  * call with a system prompt or tools of its own (Qwen Code's memory extraction) gets a key of its own.
  */
@@ -7,7 +7,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { qwenCodeRequest } from "../cache/test-helpers/agent-traffic.js"
 import { formatModule } from "../providers/formats.js"
-import { CONVERSATION_HEADER, conversationKey } from "./record.js"
+import { CONVERSATION_HEADER, conversationKey } from "./conversation-key.js"
 
 type Json = Record<string, unknown>
 
