@@ -4,8 +4,8 @@
  * way, top to bottom: it arrives, is decided once (decide.ts: route, mode, target, conversation), runs its
  * transport's pipeline (pass-through.ts, translate.ts, count.ts, models-list.ts; the WebSocket's in
  * websocket.ts), and ends in one outcome that one builder makes its record of (record.ts), for the hook, the log
- * and an OpenTelemetry span. Between requests the gateway keeps only the change logs of fitted conversations,
- * by conversation key, and the token counter.
+ * and an OpenTelemetry span. Between requests the gateway keeps only the change logs of fitted conversations (by
+ * conversation key) and the token counter; a translated Responses WebSocket keeps its last response while it is open.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
