@@ -108,6 +108,7 @@ describe("the answer's path", () => {
     expect(early[0]!.conversationKey).toBe("")
     expect(early[0]!.sent?.body).toEqual(body)
     expect(records[0]).toMatchObject({ conversationKey: derived, stop: "end", usage: { input: 12, output: 1 } })
+    expect(records[0]!.bytes).toBe(Buffer.byteLength(FIRST_HALF + SECOND_HALF))
     // A key the client names is known up front, early record included.
     await ask({ [CONVERSATION_HEADER]: "chat-7" })
     await until(() => records.length === 2)

@@ -36,6 +36,8 @@ export interface GatewayRecord {
   mode?: GatewayMode
   /** The status sent to the client. */
   status: number
+  /** Answer bytes written to the client (over a WebSocket, the response's messages). */
+  bytes: number
   usage?: RecordUsage
   /** Why the answer stopped (`end`, `tool_use`, `length`, `error`, …) when it was decoded. */
   stop?: string
@@ -64,6 +66,7 @@ function requestFields(request: RequestContext, conversationKey: string): Gatewa
     transport: request.transport,
     model: request.model,
     status: 0,
+    bytes: 0,
     dropped: [],
     conversationKey,
     received: {
@@ -91,6 +94,7 @@ export function recordOf(request: RequestContext, outcome: Outcome): GatewayReco
   const record = requestFields(request, key)
   record.latencyMs = Math.max(0, outcome.endedAt - request.startedAt)
   record.status = outcome.status
+  record.bytes = outcome.bytes
   record.dropped = [...outcome.dropped]
   if (outcome.firstByteAt !== undefined) record.firstByteMs = Math.max(0, outcome.firstByteAt - request.startedAt)
   if (outcome.facts.usage) record.usage = outcome.facts.usage
