@@ -16,7 +16,7 @@ import type { UpstreamTarget } from "./target.js"
 import { callUpstream, readText, type UpstreamAnswer } from "./upstream.js"
 
 /** Whether a content type is one an API answers with (JSON or server-sent events). */
-export function isApiContentType(type: string): boolean {
+function isApiContentType(type: string): boolean {
   return /application\/(.*\+)?json|text\/event-stream/i.test(type)
 }
 

@@ -62,18 +62,14 @@ export interface KeySource {
  * The key for an upstream: its configured variable's value; else the key the client sent, unless the client's
  * credential was the gateway's own inbound token (then none).
  */
-export function upstreamKey(
-  upstream: Upstream,
-  env: Readonly<Record<string, string | undefined>>,
-  client: KeySource,
-): string {
+function upstreamKey(upstream: Upstream, env: Readonly<Record<string, string | undefined>>, client: KeySource): string {
   if (upstream.keyEnv !== undefined) return env[upstream.keyEnv] ?? ""
   if (client.tokenInUse) return ""
   return clientKey(client.headers, client.query) ?? ""
 }
 
 /** The endpoint of an upstream with a key (the key's empty string sends no credential). */
-export function upstreamEndpoint(upstream: Upstream, key: string): Endpoint {
+function upstreamEndpoint(upstream: Upstream, key: string): Endpoint {
   return endpointFor({
     provider: upstream.provider,
     format: upstream.format,

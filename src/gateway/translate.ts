@@ -15,7 +15,7 @@ import type { GatewayShared, ServingConfig } from "./serving.js"
 import { attemptTranslation } from "./translation.js"
 
 /** The header value naming dropped fields (bounded; the record keeps the full list). */
-export function droppedHeader(dropped: readonly string[]): string {
+function droppedHeader(dropped: readonly string[]): string {
   const text = dropped.join(", ")
   return text.length > 1000 ? `${text.slice(0, 999)}…` : text
 }
