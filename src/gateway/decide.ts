@@ -94,7 +94,10 @@ export async function decide(
       const upstream = { name: provider, provider, format: arrived.clientFormat }
       const call = { kind: "models", clientPath: url.pathname } as const
       const target = upstreamTarget(upstream, "", call, serving.env, keys)
-      return { pipeline: "models", request: { ...arrived, target, secrets: [...arrived.secrets, target.key] } }
+      return {
+        pipeline: "models",
+        request: { ...arrived, target, secrets: requestSecrets(keys, settings.token, target.key) },
+      }
     }
     if (!api || kind === undefined)
       throw new GatewayError(
@@ -142,7 +145,7 @@ export async function decide(
       kind,
       route,
       target,
-      secrets: [...arrived.secrets, target.key],
+      secrets: requestSecrets(keys, settings.token, target.key),
       ...(named !== undefined ? { conversationKey: named } : {}),
     }
     known = decided

@@ -21,6 +21,7 @@ import { NOTHING_LEARNED, outcomeOf, type PipelineResult } from "./outcome.js"
 import { passThrough } from "./pass-through.js"
 import { type GatewayRecord, recordOf } from "./record.js"
 import { HttpReply } from "./reply.js"
+import type { RequestContext } from "./request.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
 import { type GatewaySettings, resolveSettings } from "./settings.js"
 import { emitSpan } from "./telemetry.js"
@@ -193,17 +194,18 @@ export class Gateway {
     const reply = new HttpReply(res, arrived.clientFormat, shared.clock)
     const ended = this.#began()
     if (this.#closing) res.setHeader("connection", "close")
-    let decision: Decision | Refusal = { pipeline: "refused", request: arrived, error: undefined }
+    let request: RequestContext = arrived
     let learned: PipelineResult = NOTHING_LEARNED
     try {
-      decision = await decide(req, arrived, serving)
+      const decision = await decide(req, arrived, serving)
+      request = decision.request
       learned = await runPipeline(decision, reply, serving, shared)
     } catch (error) {
-      reply.failWith(error, decision.request.secrets)
+      reply.failWith(error, request.secrets)
     } finally {
       ended()
       reply.close()
-      this.#finish(recordOf(decision.request, outcomeOf(reply.clientSide(), learned, shared.clock())))
+      this.#finish(recordOf(request, outcomeOf(reply.clientSide(), learned, shared.clock())))
     }
   }
 

@@ -12,6 +12,7 @@ import { laterConversationKey } from "./conversation-key.js"
 import { type AnswerFacts, type ClientSide, outcomeOf, type RecordedBody, withEvents } from "./outcome.js"
 import { recordOf } from "./record.js"
 import { redactErrorFrame } from "./secrets.js"
+import type { ServingConfig } from "./serving.js"
 import type { SocketConnection, SocketGateway, SocketRequest } from "./socket-request.js"
 import { socketErrorEvent } from "./socket-translate.js"
 
@@ -30,13 +31,14 @@ interface Relayed {
 
 /**
  * The same-format side of one client connection: takes each `response.create` (its request decided, its text as
- * the client sent it) and relays it on the connection's upstream WebSocket, opened for the first one.
+ * the client sent it, the configuration it arrived under) and relays it on the connection's upstream WebSocket,
+ * opened for the first one.
  */
 export function socketRelay(
   client: WebSocket,
   connection: SocketConnection,
   gateway: SocketGateway,
-): (request: SocketRequest, text: string) => Promise<void> {
+): (request: SocketRequest, text: string, serving: ServingConfig) => Promise<void> {
   const { clock } = gateway.shared
   let upstream: WebSocket | undefined
   let open: Promise<void> | undefined
@@ -86,7 +88,7 @@ export function socketRelay(
       finish({ ...relayed, facts: { ...relayed.facts, error: relayed.facts.error ?? error } })
     }
   }
-  return async (request, text) => {
+  return async (request, text, serving) => {
     const relayed: Relayed = { request, facts: {}, client: { status: 101, bytes: 0 } }
     for (const secret of request.secrets) secrets.add(secret)
     pending.push(relayed)
@@ -96,7 +98,7 @@ export function socketRelay(
       const { "content-type": _type, ...headers } = target.endpoint.headers
       const socket = new (wsModule().WebSocket)(target.url!, {
         headers,
-        handshakeTimeout: gateway.serving().settings.connectTimeoutMs,
+        handshakeTimeout: serving.settings.connectTimeoutMs,
       })
       upstream = socket
       open = new Promise<void>((resolve, reject) => {

@@ -75,8 +75,8 @@ interface Pipeline {
 function pipelineFor(mode: GatewayMode, client: WebSocket, connection: SocketConnection, gateway: SocketGateway) {
   if (mode === "same-format") {
     const relay = socketRelay(client, connection, gateway)
-    const take = (request: SocketRequest, text: string) =>
-      void relay(request, text).catch((error: unknown) => {
+    const take = (request: SocketRequest, text: string, serving: ServingConfig) =>
+      void relay(request, text, serving).catch((error: unknown) => {
         gateway.report(error, "websocket")
         client.terminate()
       })
