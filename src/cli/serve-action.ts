@@ -1,7 +1,7 @@
 // The action of `promptline serve`, loaded only when the command runs (see serve.ts for its flags).
 import { readFile } from "node:fs/promises"
 import { isAbsolute, resolve } from "node:path"
-import { completeModelRows, loadConfig, parseConfig, type TracesConfig } from "../config/config.js"
+import { completeModelRows, configDiagnostics, loadConfig, parseConfig, type TracesConfig } from "../config/config.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { resolvedTraces } from "../config/user-only.js"
 import { type Diagnostic, formatDiagnostic } from "../diagnostics.js"
@@ -63,7 +63,7 @@ async function configOf(flags: ServeFlags, io: CliIO): Promise<ServeConfig> {
       models: completeModelRows(content.models ?? [], file),
       ...(traces ? { traces } : {}),
       files: [{ file, role: "--config" }],
-      diagnostics: [],
+      diagnostics: configDiagnostics(content, text, file),
     }
   }
   const { config, diagnostics } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })

@@ -30,12 +30,15 @@ async function serve(argv: string[], env: Record<string, string>, until: (out: (
     today: () => "2026-11-29",
     now: () => 1_780_000_000_000,
   }
-  const running = main(["serve", ...argv], io)
+  let finished = false
+  const running = main(["serve", ...argv], io).finally(() => {
+    finished = true
+  })
   for (let i = 0; i < 200 && !/"event":"listening"|gateway on/.test(stdout); i++) {
-    if (stderr !== "") break
+    if (finished) break
     await new Promise((r) => setTimeout(r, 10))
   }
-  if (stderr === "") await until(() => stdout)
+  if (!finished) await until(() => stdout)
   process.emit("SIGTERM")
   return { code: await running, stdout, stderr }
 }
@@ -89,6 +92,34 @@ describe("promptline serve", () => {
     expect(lines[0]).toMatchObject({ event: "listening", routes: 1 })
     expect(lines[1]).toMatchObject({ clientFormat: "anthropic", model: "claude-x", status: 200, usage: { input: 300 } })
     expect(json.stdout + human.stdout).not.toContain("sk-fake-cli-key")
+  })
+
+  it("names a route option its mode leaves unused, with the file, line, route and option, and serves", async () => {
+    dir = await mkdtemp(join(tmpdir(), "pl-serve-"))
+    replay = await startReplayServer({ script: scriptOf(finalTurn) })
+    const config = join(dir, "gw.json")
+    const routes = [{ match: "claude-*", upstream: "up", mode: "same-format", fit: true }]
+    const gateway = { upstreams: { up: { provider: "anthropic", baseUrl: replay.url, keyEnv: "UP_KEY" } }, routes }
+    await writeFile(config, JSON.stringify({ gateway }, null, 2))
+    const body = { model: "claude-x", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }
+    let status = 0
+    const run = await serve(["--port", "0", "--config", config], { UP_KEY: "sk-fake-cli-key-123456" }, async (out) => {
+      const base = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out())![1]!
+      const answer = await fetch(`${base}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      })
+      status = answer.status
+      await answer.text()
+    })
+    expect(run.code).toBe(0)
+    expect(run.stderr).toBe(
+      `error ${config}:15: route 1 ("claude-*") forwards requests unchanged ("mode": "same-format"), so its "fit" never applies; remove it, or set "mode": "translate" [config-route-option-unused]\n`,
+    )
+    // Served as the route says: forwarded unchanged.
+    expect(status).toBe(200)
+    expect(replay.requests[0]!.body).toEqual(body)
   })
 
   it("refuses an unsafe host and a bad port, naming the fix", async () => {

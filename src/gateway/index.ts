@@ -1,9 +1,10 @@
 /** The gateway: `promptline serve` as a library, putting the context engine between any agent and any provider. */
 
 export type { GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
+export { CONVERSATION_HEADER, conversationKey } from "./conversation-key.js"
 export { errorAnswer, GatewayError } from "./errors.js"
 export { logJson, logLine } from "./log.js"
-export { CONVERSATION_HEADER, conversationKey, DROPPED_HEADER, type GatewayRecord, type RecordUsage } from "./record.js"
+export { DROPPED_HEADER, type GatewayRecord, type RecordUsage } from "./record.js"
 export { type GatewayMode, planRoute, type RoutePlan, type RouteRefusal, type Upstream } from "./routing.js"
 export { Gateway, type GatewayOptions, type GatewayUrls, startGateway } from "./server.js"
 export { DEFAULT_PORT, GatewayConfigError, type GatewaySettings, resolveSettings } from "./settings.js"

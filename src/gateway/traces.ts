@@ -6,7 +6,8 @@
  */
 import { CACHE_HEADER } from "../cache/header.js"
 import type { TraceInput, TraceStore } from "../cache/trace-store.js"
-import { CONVERSATION_HEADER, type GatewayRecord } from "./record.js"
+import { CONVERSATION_HEADER } from "./conversation-key.js"
+import type { GatewayRecord } from "./record.js"
 
 /** The trace store's view of a gateway record. */
 export function traceInputOf(record: GatewayRecord): TraceInput | undefined {

@@ -1,5 +1,5 @@
 /**
- * The gateway's conversation key (record.ts): the client's header wins; otherwise the turns of one conversation
+ * The gateway's conversation key (conversation-key.ts): the client's header wins; otherwise the turns of one conversation
  * share a key while its system prompt's end changes (a reminder, a time, a git status) or its tools move, and a side
  * call with a system prompt or tools of its own (Qwen Code's memory extraction) gets a key of its own.
  */
@@ -7,7 +7,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { qwenCodeRequest } from "../cache/test-helpers/agent-traffic.js"
 import { formatModule } from "../providers/formats.js"
-import { CONVERSATION_HEADER, conversationKey } from "./record.js"
+import { CONVERSATION_HEADER, conversationKey, laterConversationKey } from "./conversation-key.js"
 
 type Json = Record<string, unknown>
 
@@ -47,5 +47,14 @@ describe("the gateway's conversation key", () => {
     const body = qwenCodeRequest("main", 3)
     expect(keyOf(withSystem(body, (text) => `You are another agent.\n${text}`))).not.toBe(keyOf(body))
     expect(keyOf(qwenCodeRequest("memory", 3), { [CONVERSATION_HEADER]: " chat-7 " })).toBe("chat-7")
+  })
+
+  it("is the same worked out after the answer from the body as from the request decoded on its way", () => {
+    const body = qwenCodeRequest("main", 2)
+    expect(laterConversationKey({}, "openai-chat", body, { model: "gpt-4o" })).toBe(keyOf(body))
+    expect(laterConversationKey({ [CONVERSATION_HEADER]: "chat-7" }, "openai-chat", "not json", {})).toBe("chat-7")
+    // A body its decoder cannot read, or no object at all, has no key of its own.
+    expect(laterConversationKey({}, "openai-chat", { messages: "none" }, {})).toBe("")
+    expect(laterConversationKey({}, "openai-chat", [body], {})).toBe("")
   })
 })
