@@ -11,7 +11,7 @@ import { promptCount } from "../history/request-count.js"
 import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
-import { COUNTING_FORMATS, countTokens } from "../providers/count.js"
+import { countTokens, hasCountingEndpoint } from "../providers/count.js"
 import type { WireFormatDescriptor } from "../providers/descriptor.js"
 import { descriptorOf } from "../providers/descriptors.js"
 import { formatModule } from "../providers/formats.js"
@@ -39,7 +39,7 @@ export async function countTranslated(ex: Exchange, decoded: DecodedRequest, inp
   const { plan } = input
   const model = resolveModel(plan.model, { provider: plan.upstream.provider, models: input.models }).model
   let tokens: number
-  if (COUNTING_FORMATS.includes(plan.upstream.format)) {
+  if (hasCountingEndpoint(plan.upstream.format)) {
     const encoded = formatModule(plan.upstream.format).encode({
       prompt: decoded.prompt,
       messages: decoded.messages,

@@ -10,7 +10,14 @@ import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
 import type { ModelInfo } from "../models/types.js"
-import { type ApiRoute, clientApiOf, countingRouteOf, isModelListPath, routeOf } from "../providers/api-paths.js"
+import {
+  type ApiRoute,
+  clientApiOf,
+  countingRouteOf,
+  isModelListPath,
+  routeOf,
+  servedPaths,
+} from "../providers/api-paths.js"
 import { countingRequest } from "../providers/count.js"
 import { descriptorOf } from "../providers/descriptors.js"
 import { formatModule } from "../providers/formats.js"
@@ -218,7 +225,7 @@ export class Gateway {
         throw new GatewayError(
           {
             kind: "not-found",
-            message: `no API at ${req.method} ${url.pathname}; the gateway serves /v1/messages, /v1/chat/completions, /v1/responses and /v1beta/models/{model}:generateContent`,
+            message: `no API at ${req.method} ${url.pathname}; the gateway serves ${servedPaths().join(", ")}`,
           },
           404,
         )

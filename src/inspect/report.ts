@@ -2,7 +2,7 @@ import type { PromptContext } from "../context/prompt-context.js"
 import type { GatherEntry, GatherReport } from "../context/report.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import type { Message } from "../history/message.js"
-import { OVERHEADS, type TokenCounter } from "../history/tokens.js"
+import { overheadOf, type TokenCounter } from "../history/tokens.js"
 import type { TokenizerFamily } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
 import type { EnabledTool } from "../tools/spec.js"
@@ -69,7 +69,7 @@ function nativeDefinition(built: BuiltPrompt, index: number): unknown {
 }
 
 function toolReports(built: BuiltPrompt, counter: TokenCounter, family: TokenizerFamily): ToolReport[] {
-  const overhead = OVERHEADS[built.wireFormat]
+  const overhead = overheadOf(built.wireFormat)
   return built.tools.map((tool: EnabledTool, i) => {
     const native = built.toolCalling === "native"
     const report: ToolReport = {
@@ -133,7 +133,7 @@ function toolSearchReport(
   family: TokenizerFamily,
 ): ToolSearchReport | undefined {
   if (built.deferredTools.length === 0) return undefined
-  const overhead = OVERHEADS[built.wireFormat]
+  const overhead = overheadOf(built.wireFormat)
   const native = built.toolCalling === "native"
   const deferred = built.deferredTools.map((tool): DeferredToolReport => {
     const report: DeferredToolReport = {
@@ -159,7 +159,7 @@ export function inspectReport(input: InspectInput): InspectReport {
   const { built, context, counter } = input
   const family = built.model.tokenizer
   const count = (text: string) => counter.countText(text, family)
-  const overhead = OVERHEADS[built.wireFormat]
+  const overhead = overheadOf(built.wireFormat)
 
   const tools = toolReports(built, counter, family)
   const native = built.toolCalling === "native" && built.tools.length > 0
