@@ -96,39 +96,52 @@ export function perFormat<T>(read: (descriptor: WireFormatDescriptor) => T): {
 }
 
 /**
- * Adds a descriptor to the set after checking it against the set: a free, well-formed name, a shape it can speak,
- * defaults no other format claims, and client API paths and marks no other format serves. Called only by
- * `registerWireFormat` (formats.ts), which registers the descriptor's module with it; throws a typed error and
- * changes nothing when a check fails.
+ * Why a descriptor cannot join `set` (a typed error), or undefined when it can: it needs a free, well-formed name, a
+ * shape it can speak, defaults no other format claims, and client API paths and marks no other format serves.
  */
-export function registerDescriptor(descriptor: WireFormatDescriptor): void {
+export function descriptorProblem(
+  descriptor: WireFormatDescriptor,
+  set: readonly WireFormatDescriptor[] = known,
+): PromptlineError | undefined {
   const invalid = (message: string) => new PromptlineError("wire-format-invalid", message)
   const conflict = (message: string) => new PromptlineError("wire-format-conflict", message)
   const name = descriptor.format
   if (typeof name !== "string" || !/^[a-z][a-z0-9-]*$/.test(name))
-    throw invalid(
+    return invalid(
       `a wire format's name is lowercase letters, digits and dashes, starting with a letter (got ${JSON.stringify(name)})`,
     )
-  if (byName.has(name) || RESERVED_NAMES.has(name))
-    throw conflict(`the wire format "${name}" is already ${byName.has(name) ? "in the set" : "a reserved name"}`)
-  if (known.length - WIRE_FORMAT_DESCRIPTORS.length >= MAX_REGISTERED_FORMATS)
-    throw invalid(`cannot register "${name}": a process registers at most ${MAX_REGISTERED_FORMATS} wire formats`)
+  const taken = set.some((d) => d.format === name)
+  if (taken || RESERVED_NAMES.has(name))
+    return conflict(`the wire format "${name}" is already ${taken ? "in the set" : "a reserved name"}`)
+  if (set.length - WIRE_FORMAT_DESCRIPTORS.length >= MAX_REGISTERED_FORMATS)
+    return invalid(`cannot register "${name}": a process registers at most ${MAX_REGISTERED_FORMATS} wire formats`)
   if (descriptor.endpoint.compatible)
-    throw invalid(
+    return invalid(
       `the wire format "${name}" says OpenAI-compatible servers speak it: only the built-in OpenAI formats may; a registered format names its providers in defaultFor.providers`,
     )
-  const spoken = byName.get(descriptor.speaks)
+  const spoken = set.find((d) => d.format === descriptor.speaks)
   if (descriptor.speaks !== name && spoken?.speaks !== descriptor.speaks)
-    throw invalid(
+    return invalid(
       `the wire format "${name}" speaks "${descriptor.speaks}", which is neither itself nor a format with a shape of its own`,
     )
-  for (const other of known) {
+  for (const other of set) {
     const clash = defaultClash(descriptor, other) ?? apiClash(descriptor, other)
-    if (clash) throw conflict(`the wire format "${name}" ${clash} (the format "${other.format}" already does)`)
+    if (clash) return conflict(`the wire format "${name}" ${clash} (the format "${other.format}" already does)`)
   }
+  return undefined
+}
+
+/**
+ * Adds a descriptor to the set once `descriptorProblem` finds nothing against it; otherwise throws that typed error
+ * and changes nothing. Called only by `registerWireFormat` (formats.ts), which registers the descriptor's module with
+ * it.
+ */
+export function registerDescriptor(descriptor: WireFormatDescriptor): void {
+  const problem = descriptorProblem(descriptor)
+  if (problem) throw problem
   known = Object.freeze([...known, descriptor])
   names = Object.freeze(known.map((d) => d.format))
-  byName.set(name, descriptor)
+  byName.set(descriptor.format, descriptor)
 }
 
 /** Why two descriptors cannot both be in the set by their defaults: a provider or a family both claim. */
