@@ -5,6 +5,7 @@ import type { Message } from "../history/message.js"
 import { overheadOf, type TokenCounter } from "../history/tokens.js"
 import type { TokenizerFamily } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
+import { descriptorOf } from "../providers/descriptors.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { renderXmlTool } from "../tools/xml.js"
 import { mcpServerReports, skillReports } from "./gather-parts.js"
@@ -59,9 +60,9 @@ function counting(counter: TokenCounter, family: TokenizerFamily): CountingInfo 
   return { tokenizer: family, exact, factor, description }
 }
 
-/** The native definition of the tool at `index` (Gemini groups all declarations in one entry). */
+/** The native definition of the tool at `index` (Gemini's shape groups all declarations in one entry). */
 function nativeDefinition(built: BuiltPrompt, index: number): unknown {
-  if (built.wireFormat === "gemini") {
+  if (descriptorOf(built.wireFormat).nativeTools === "gemini") {
     const group = built.nativeTools[0] as { functionDeclarations?: unknown[] } | undefined
     return group?.functionDeclarations?.[index]
   }

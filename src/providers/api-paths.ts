@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http"
 import { matchPath, type PathMatch, type PathRule, type WireFormatDescriptor } from "./descriptor.js"
-import { wireFormatDescriptors } from "./descriptors.js"
+import { descriptorOf, type WireFormat, wireFormatDescriptors } from "./descriptors.js"
 import type { SpokenFormat } from "./formats.js"
 import type { RequestRoute } from "./types.js"
 
@@ -99,4 +99,17 @@ export function servedPaths(descriptors: Descriptors = wireFormatDescriptors()):
     const path = typeof rule === "function" ? (d.endpoint.unaryPath ?? d.endpoint.path).split("?")[0]! : rule[0]
     return path === undefined ? [] : [path]
   })
+}
+
+/**
+ * Where a server that speaks the client APIs (the replay server, the gateway) is reached by a client that appends
+ * a format's provider path: the part of the client API path before it (OpenAI's `/v1`; empty where the two are the
+ * same). A format without a client API of its own is served by the one it speaks.
+ */
+export function clientApiBase(format: WireFormat): string {
+  const own = descriptorOf(format)
+  const rule = (own.api ?? descriptorOf(own.speaks).api)?.generation
+  const path = own.endpoint.path.split("?")[0]!
+  const served = typeof rule === "object" ? rule.find((p) => p.endsWith(path)) : undefined
+  return served === undefined ? "" : served.slice(0, served.length - path.length)
 }
