@@ -5,7 +5,7 @@
 // (target under 1 ms, as CPU time).
 import MiniSearch from "minisearch"
 import { createContext, type McpServerInfo, type PromptContext } from "../src/context/prompt-context.js"
-import { OVERHEADS, TokenCounter } from "../src/history/tokens.js"
+import { overheadOf, TokenCounter } from "../src/history/tokens.js"
 import { build } from "../src/prompt/builder.js"
 import { DeferredTools } from "../src/tools/search/deferred-tools.js"
 import type { EnabledTool } from "../src/tools/spec.js"
@@ -43,7 +43,7 @@ const toolSearch: Benchmark = {
     const withSearch = build(contextWith(servers, "auto"))
     const allLoaded = build(contextWith(servers, "never"))
     const counter = await TokenCounter.create()
-    const overhead = OVERHEADS[withSearch.wireFormat]
+    const overhead = overheadOf(withSearch.wireFormat)
     const family = withSearch.model.tokenizer
     const tokensWith = counter.countTools(withSearch.tools, family, overhead)
     const tokensAll = counter.countTools(allLoaded.tools, family, overhead)

@@ -46,6 +46,10 @@ export const ERROR_CODES = [
   "context-management-invalid",
   "socket-busy",
   "response-consumed",
+  // Wire formats (the set of formats and its registrations)
+  "wire-format-unknown",
+  "wire-format-invalid",
+  "wire-format-conflict",
   // Optional peer dependencies
   "peer-missing",
   // MCP servers

@@ -5,13 +5,10 @@
  */
 import type * as Zod from "zod"
 import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
-import { WIRE_FORMATS, type WireFormat } from "../providers/descriptors.js"
+import { isWireFormat, wireFormats } from "../providers/descriptors.js"
 
 /** zod's CommonJS build, loaded when a config file is validated (the same copy `config.ts` uses). */
 const zod = lazyModule<typeof Zod>("zod")
-
-/** The wire formats an upstream may speak: the names of the descriptors. */
-const WIRE_FORMAT_NAMES = WIRE_FORMATS as readonly WireFormat[] as [WireFormat, ...WireFormat[]]
 
 /** The section's schemas, built on the first validation (zod is loaded then, not at import). */
 function makeSchemas() {
@@ -24,8 +21,14 @@ function makeSchemas() {
     .object({
       /** A provider id of the registry (`anthropic`, `openai`, `gemini`, `deepseek`, `ollama`, …) or any name with a baseUrl. */
       provider: z.string().min(1),
-      /** The wire format to speak to it; default the provider's own. */
-      format: z.enum(WIRE_FORMAT_NAMES).optional(),
+      /** The wire format to speak to it (built-in or registered when the config is read); default the provider's own. */
+      format: z
+        .string()
+        .refine(isWireFormat, {
+          error: (issue) =>
+            `unknown wire format ${JSON.stringify(issue.input)} (the wire formats are: ${wireFormats().join(", ")})`,
+        })
+        .optional(),
       /** Default the provider's official endpoint. */
       baseUrl: z.string().url().optional(),
       /** The environment variable holding the upstream's key; absent: the key the client sent is forwarded. */

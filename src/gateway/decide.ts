@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage } from "node:http"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
-import { clientApiOf, countingRouteOf, isModelListPath, routeOf } from "../providers/api-paths.js"
+import { clientApiOf, countingRouteOf, isModelListPath, routeOf, servedPaths } from "../providers/api-paths.js"
 import { formatModule } from "../providers/formats.js"
 import { conversationKey, namedConversation } from "./conversation-key.js"
 import { GatewayError } from "./errors.js"
@@ -103,7 +103,7 @@ export async function decide(
       throw new GatewayError(
         {
           kind: "not-found",
-          message: `no API at ${req.method} ${url.pathname}; the gateway serves /v1/messages, /v1/chat/completions, /v1/responses and /v1beta/models/{model}:generateContent`,
+          message: `no API at ${req.method} ${url.pathname}; the gateway serves ${servedPaths().join(", ")}`,
         },
         404,
       )

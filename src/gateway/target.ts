@@ -3,7 +3,7 @@
  * with, its endpoint and the URL of the call, and the headers a same-format call carries.
  */
 import type { IncomingHttpHeaders } from "node:http"
-import { COUNTING_FORMATS, countingRequest } from "../providers/count.js"
+import { countingRequest, hasCountingEndpoint } from "../providers/count.js"
 import { type Endpoint, endpointFor, requestUrl, responsesSocketUrl } from "../providers/endpoints.js"
 import type { Upstream } from "./routing.js"
 import { CREDENTIAL_HEADERS, clientKey } from "./secrets.js"
@@ -98,7 +98,7 @@ function callUrl(endpoint: Endpoint, upstream: Upstream, model: string, call: Up
     case "generation":
       return generationUrl(endpoint, model, call.stream, call.clientQuery)
     case "counting":
-      return COUNTING_FORMATS.includes(upstream.format)
+      return hasCountingEndpoint(upstream.format)
         ? countingRequest(endpoint, upstream.format, model, {}).url
         : undefined
     case "models": {
