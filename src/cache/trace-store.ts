@@ -16,7 +16,7 @@ import { CacheExplainer, type CacheRequest, type CacheVerdict } from "./explain.
 import { cacheHeader } from "./header.js"
 import type { StoredMessage, TracedMessage, TraceInput, TraceLine } from "./trace-types.js"
 
-export type { TracedMessage, TraceInput, TraceLine } from "./trace-types.js"
+export type { TraceAttempt, TracedMessage, TraceInput, TraceLine } from "./trace-types.js"
 
 /** Retention of a trace folder (the config's `traces` section). */
 export interface TraceRetention {
@@ -160,6 +160,7 @@ export class TraceStore {
       ...(input.usage ? { usage: input.usage } : {}),
       ...(input.status !== undefined ? { status: input.status } : {}),
       ...(input.error !== undefined ? { error: input.error } : {}),
+      ...(input.attempts ? { attempts: input.attempts } : {}),
       verdict,
     }
     conversation.lines.push(JSON.stringify(line))
