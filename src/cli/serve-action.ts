@@ -9,6 +9,7 @@ import { FileError, PromptlineError } from "../errors.js"
 import { logField, logJson, logLine } from "../gateway/log.js"
 import { startGateway } from "../gateway/server.js"
 import { type GatewayTracing, gatewayTracing } from "../gateway/traces.js"
+import { PriceList } from "../models/cost.js"
 import type { ModelInfo } from "../models/types.js"
 import { homeOf } from "./context-options.js"
 import type { CliIO } from "./io.js"
@@ -105,6 +106,8 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
       io.stderr(`warning cannot write the trace in ${traceDir}: ${error.message} [trace-unwritable]\n`)
     })
   }
+  // Each log line's cost: the user's model rows first, then the catalog, each model id looked up once.
+  const prices = new PriceList(models)
   const gateway = await startGateway({
     ...(config ? { config } : {}),
     env: io.env,
@@ -113,7 +116,7 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     ...(port !== undefined ? { port } : {}),
     ...(io.now ? { clock: io.now } : {}),
     onRequest: (record) => {
-      io.stdout(`${flags.json ? logJson(record) : logLine(record)}\n`)
+      io.stdout(`${flags.json ? logJson(record, prices) : logLine(record, prices)}\n`)
       void tracing?.onRequest(record)
     },
     ...(tracing ? { answerHeaders: tracing.answerHeaders } : {}),
