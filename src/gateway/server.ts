@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { UsageTotals } from "../cache/usage.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
@@ -27,6 +28,8 @@ import { isRefusal, officialProvider, planRoute } from "./routing.js"
 import { hasToken, redactText } from "./secrets.js"
 import { isApiContentType, judgeAnswer, notTheApi } from "./send.js"
 import { type GatewaySettings, resolveSettings } from "./settings.js"
+import { GatewayStatus, type GatewayStatusSnapshot } from "./status.js"
+import { isStatusPath, serveStatus } from "./status-route.js"
 import { generationUrl, upstreamEndpoint, upstreamKey } from "./target.js"
 import { emitSpan } from "./telemetry.js"
 import { translate } from "./translate.js"
@@ -57,7 +60,7 @@ export interface GatewayOptions {
   clock?: () => number
   /**
    * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve.
-   * The gateway goes on; `where` names the step (`request`, `upgrade`, `websocket`, `record`, `server`).
+   * The gateway goes on; `where` names the step (`request`, `upgrade`, `websocket`, `record`, `status`, `server`).
    */
   onError?: (error: Error, where: string) => void
 }
@@ -84,6 +87,8 @@ export class Gateway {
   readonly #changeLogs = new ConversationChangeLogs()
   #closing: Promise<void> | undefined
   #closeSockets: () => void = () => {}
+  /** The counters behind the status page, updated once per finished request. */
+  readonly #status: GatewayStatus
 
   private constructor(
     private readonly http: Server,
@@ -92,7 +97,13 @@ export class Gateway {
     readonly settings: GatewaySettings,
     /** `http://host:port`, no trailing slash. */
     readonly url: string,
-  ) {}
+  ) {
+    this.#status = new GatewayStatus({
+      startedAt: (options.clock ?? Date.now)(),
+      ...(options.models ? { models: options.models } : {}),
+      ...(options.config?.upstreams ? { upstreams: options.config.upstreams } : {}),
+    })
+  }
 
   /** Resolves the settings (refusing unsafe ones) and starts listening. */
   static async start(options: GatewayOptions): Promise<Gateway> {
@@ -139,6 +150,16 @@ export class Gateway {
       gemini: this.url,
       responsesWebSocket: `${this.url.replace(/^http/, "ws")}/v1/responses`,
     }
+  }
+
+  /** The live status: totals so far, each upstream's health, the recent requests (what `/promptline/status` shows). */
+  status(): GatewayStatusSnapshot {
+    return this.#status.snapshot((this.options.clock ?? Date.now)())
+  }
+
+  /** Requests, tokens, cached share and cost since the gateway started (a run's summary: `usageLine`). */
+  usage(): UsageTotals {
+    return this.#status.usage()
   }
 
   /** Requests being answered now (translated WebSocket responses included). */
@@ -188,6 +209,8 @@ export class Gateway {
     const startedAt = clock()
     const target = requestTarget(req.url)
     const url = target ?? new URL("http://gateway.invalid/")
+    if (target && isStatusPath(url.pathname))
+      return serveStatus(req, res, url, { token: this.settings.token, snapshot: () => this.status() })
     const generation = target && routeOf(url.pathname, url.searchParams)
     const counting = target && !generation ? countingRouteOf(url.pathname) : undefined
     const format = generation?.format ?? counting?.format ?? clientApiOf(url.pathname, req.headers)
@@ -239,6 +262,11 @@ export class Gateway {
 
   /** Hands a finished request's record on; a hook that throws is reported, never the request's or the process's end. */
   #finish(record: GatewayRecord): void {
+    try {
+      this.#status.add(record)
+    } catch (error) {
+      this.#report(error, "status")
+    }
     try {
       emitSpan(record)
       this.options.onRequest?.(record)

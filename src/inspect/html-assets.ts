@@ -99,6 +99,8 @@ export interface PageOptions {
   script?: boolean
   /** Reload the page every so many seconds (a live page, without a script). */
   refreshSeconds?: number
+  /** Name an empty icon, so a browser asks its server for no /favicon.ico (a page a server serves). */
+  noIcon?: boolean
 }
 
 /**
@@ -107,13 +109,14 @@ export interface PageOptions {
  */
 export function htmlPage(title: string, body: readonly string[], style = "", options: PageOptions = {}): string {
   const script = options.script ?? true
-  const refresh =
-    options.refreshSeconds !== undefined ? `\n<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ""
+  const head =
+    (options.refreshSeconds !== undefined ? `\n<meta http-equiv="refresh" content="${options.refreshSeconds}">` : "") +
+    (options.noIcon ? '\n<link rel="icon" href="data:,">' : "")
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(script)}">${refresh}
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(script)}">${head}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}${style}</style>
