@@ -70,7 +70,7 @@ const MAX_TIME = 8.64e15
 const isTime = (n: unknown) => isCount(n) && (n as number) <= MAX_TIME
 
 /** A trace line from its text, or what is wrong with it. */
-function parseTraceLine(text: string): TraceLine | string {
+export function parseTraceLine(text: string): TraceLine | string {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
