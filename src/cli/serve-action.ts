@@ -8,6 +8,7 @@ import { type Diagnostic, formatDiagnostic } from "../diagnostics.js"
 import { FileError, PromptlineError } from "../errors.js"
 import { logField, logJson, logLine } from "../gateway/log.js"
 import { startGateway } from "../gateway/server.js"
+import { STATUS_PATH } from "../gateway/status-route.js"
 import { type GatewayTracing, gatewayTracing } from "../gateway/traces.js"
 import { PriceList } from "../models/cost.js"
 import type { ModelInfo } from "../models/types.js"
@@ -129,7 +130,7 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
   const routes = config?.routes ?? []
   if (flags.json) {
     io.stdout(
-      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, configFiles: files, routes: routes.length })}\n`,
+      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, status: `${gateway.url}${STATUS_PATH}`, configFiles: files, routes: routes.length })}\n`,
     )
   } else {
     io.stdout(`promptline gateway on ${gateway.url}\n`)
@@ -138,6 +139,10 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     )
     for (const [api, setting, who] of clientLines(gateway.urls))
       io.stdout(`  ${api.padEnd(14)}${setting.padEnd(50)}${who}\n`)
+    const status = `${gateway.url}${STATUS_PATH}`
+    io.stdout(
+      `  ${"status".padEnd(14)}${status.padEnd(50)}${gateway.settings.token ? "with the gateway's token (?key=TOKEN in a browser)" : "requests, cost, upstream health; this machine only"}\n`,
+    )
     io.stdout(
       routes.length === 0
         ? "  no routes: each request goes to its own provider with the key the client sent\n"
