@@ -14,6 +14,7 @@ import { requestCommand } from "./request.js"
 import { runCommand } from "./run.js"
 import { serveCommand } from "./serve.js"
 import { tracesCommand } from "./traces.js"
+import { usageCommand } from "./usage.js"
 import { variantsCommand } from "./variants.js"
 
 /** A command module: adds one subcommand to the program. Actions return the exit code. */
@@ -28,6 +29,7 @@ const commands: CommandFactory[] = [
   doctorCommand,
   inspectCommand,
   tracesCommand,
+  usageCommand,
   diffCommand,
   requestCommand,
   decodeCommand,

@@ -8,7 +8,9 @@ import { type Diagnostic, formatDiagnostic } from "../diagnostics.js"
 import { FileError, PromptlineError } from "../errors.js"
 import { logField, logJson, logLine } from "../gateway/log.js"
 import { startGateway } from "../gateway/server.js"
+import { STATUS_PATH } from "../gateway/status-route.js"
 import { type GatewayTracing, gatewayTracing } from "../gateway/traces.js"
+import { PriceList } from "../models/cost.js"
 import type { ModelInfo } from "../models/types.js"
 import { homeOf } from "./context-options.js"
 import type { CliIO } from "./io.js"
@@ -105,6 +107,8 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
       io.stderr(`warning cannot write the trace in ${traceDir}: ${error.message} [trace-unwritable]\n`)
     })
   }
+  // Each log line's cost: the user's model rows first, then the catalog, each model id looked up once.
+  const prices = new PriceList(models)
   const gateway = await startGateway({
     ...(config ? { config } : {}),
     env: io.env,
@@ -113,7 +117,7 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     ...(port !== undefined ? { port } : {}),
     ...(io.now ? { clock: io.now } : {}),
     onRequest: (record) => {
-      io.stdout(`${flags.json ? logJson(record) : logLine(record)}\n`)
+      io.stdout(`${flags.json ? logJson(record, prices) : logLine(record, prices)}\n`)
       void tracing?.onRequest(record)
     },
     ...(tracing ? { answerHeaders: tracing.answerHeaders } : {}),
@@ -126,7 +130,7 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
   const routes = config?.routes ?? []
   if (flags.json) {
     io.stdout(
-      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, configFiles: files, routes: routes.length })}\n`,
+      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, status: `${gateway.url}${STATUS_PATH}`, configFiles: files, routes: routes.length })}\n`,
     )
   } else {
     io.stdout(`promptline gateway on ${gateway.url}\n`)
@@ -135,6 +139,10 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     )
     for (const [api, setting, who] of clientLines(gateway.urls))
       io.stdout(`  ${api.padEnd(14)}${setting.padEnd(50)}${who}\n`)
+    const status = `${gateway.url}${STATUS_PATH}`
+    io.stdout(
+      `  ${"status".padEnd(14)}${status.padEnd(50)}${gateway.settings.token ? "with the gateway's token (?key=TOKEN in a browser)" : "requests, cost, upstream health; this machine only"}\n`,
+    )
     io.stdout(
       routes.length === 0
         ? "  no routes: each request goes to its own provider with the key the client sent\n"

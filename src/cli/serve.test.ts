@@ -55,6 +55,8 @@ describe("promptline serve", () => {
           upstreams: { up: { provider: "anthropic", baseUrl: replay.url, keyEnv: "UP_KEY" } },
           routes: [{ match: "claude-*", upstream: "up" }],
         },
+        // The log line prices a model the catalog lacks from the user's own row.
+        models: [{ id: "claude-x", contextWindow: 200000, maxOutput: 8000, prices: { input: 10, output: 100 } }],
       }),
     )
     const ask = (base: string) =>
@@ -77,7 +79,9 @@ describe("promptline serve", () => {
     expect(human.stdout).toMatch(/OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 /)
     expect(human.stdout).toMatch(/GOOGLE_GEMINI_BASE_URL=/)
     expect(human.stdout).toMatch(/1 route: claude-\* → up/)
-    expect(human.stdout).toMatch(/anthropic → up \(anthropic\) claude-x in 300 out 8 cached 0% \d+ ms 200/)
+    expect(human.stdout).toMatch(/ {2}status {8}http:\/\/127\.0\.0\.1:\d+\/promptline\/status /)
+    // 300 input tokens at $10 and 8 output tokens at $100 per million.
+    expect(human.stdout).toMatch(/anthropic → up \(anthropic\) claude-x in 300 out 8 cached 0% \$0\.0038 \d+ ms 200/)
     const json = await serve(
       ["--port", "0", "--config", config, "--json"],
       { UP_KEY: "sk-fake-cli-key-123456" },
@@ -90,7 +94,11 @@ describe("promptline serve", () => {
       .split("\n")
       .map((l) => JSON.parse(l))
     expect(lines[0]).toMatchObject({ event: "listening", routes: 1 })
+    expect(lines[0].status).toBe(`${lines[0].url}/promptline/status`)
     expect(lines[1]).toMatchObject({ clientFormat: "anthropic", model: "claude-x", status: 200, usage: { input: 300 } })
+    expect(lines[1].cost.input).toBeCloseTo(0.003, 12)
+    expect(lines[1].cost.output).toBeCloseTo(0.0008, 12)
+    expect(lines[1].cost.total).toBeCloseTo(0.0038, 12)
     expect(json.stdout + human.stdout).not.toContain("sk-fake-cli-key")
   })
 

@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { UsageTotals } from "../cache/usage.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
 import type { ModelInfo } from "../models/types.js"
@@ -21,9 +22,11 @@ import { NOTHING_LEARNED, outcomeOf, type PipelineResult } from "./outcome.js"
 import { passThrough } from "./pass-through.js"
 import { type GatewayRecord, recordOf } from "./record.js"
 import { HttpReply } from "./reply.js"
-import type { RequestContext } from "./request.js"
+import { type RequestContext, requestTarget } from "./request.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
 import { type GatewaySettings, resolveSettings } from "./settings.js"
+import { GatewayStatus, type GatewayStatusSnapshot } from "./status.js"
+import { isStatusPath, serveStatus } from "./status-route.js"
 import { emitSpan } from "./telemetry.js"
 import { translate } from "./translate.js"
 import { attachGatewaySocket } from "./websocket.js"
@@ -52,7 +55,7 @@ export interface GatewayOptions {
   clock?: () => number
   /**
    * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve.
-   * The gateway goes on; `where` names the step (`request`, `upgrade`, `websocket`, `record`, `server`).
+   * The gateway goes on; `where` names the step (`request`, `upgrade`, `websocket`, `record`, `status`, `server`).
    */
   onError?: (error: Error, where: string) => void
 }
@@ -80,6 +83,8 @@ export class Gateway {
   readonly #shared: GatewayShared
   #closing: Promise<void> | undefined
   #closeSockets: () => void = () => {}
+  /** The counters behind the status page, updated once per finished request. */
+  readonly #status: GatewayStatus
 
   private constructor(
     private readonly http: Server,
@@ -97,6 +102,11 @@ export class Gateway {
       changeLogs: new ConversationChangeLogs(),
       answerHeaders: extra ? async (early) => (await extra(early)) ?? {} : undefined,
     }
+    this.#status = new GatewayStatus({
+      startedAt: (options.clock ?? Date.now)(),
+      ...(options.models ? { models: options.models } : {}),
+      ...(options.config?.upstreams ? { upstreams: options.config.upstreams } : {}),
+    })
   }
 
   /** Resolves the settings (refusing unsafe ones) and starts listening. */
@@ -132,6 +142,16 @@ export class Gateway {
       gemini: this.url,
       responsesWebSocket: `${this.url.replace(/^http/, "ws")}/v1/responses`,
     }
+  }
+
+  /** The live status: totals so far, each upstream's health, the recent requests (what `/promptline/status` shows). */
+  status(): GatewayStatusSnapshot {
+    return this.#status.snapshot((this.options.clock ?? Date.now)())
+  }
+
+  /** Requests, tokens, cached share and cost since the gateway started (a run's summary: `usageLine`). */
+  usage(): UsageTotals {
+    return this.#status.usage()
   }
 
   /** Requests being answered now (translated WebSocket responses included). */
@@ -190,6 +210,10 @@ export class Gateway {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const serving = this.#serving
     const shared = this.#shared
+    const target = requestTarget(req.url)
+    // The status page is not a request through the gateway: no record, log line or trace.
+    if (target && isStatusPath(target.pathname))
+      return serveStatus(req, res, target, { token: serving.settings.token, snapshot: () => this.status() })
     const arrived = arrive(req, ++this.#seq, shared.clock(), serving)
     const reply = new HttpReply(res, arrived.clientFormat, shared.clock)
     const ended = this.#began()
@@ -217,6 +241,11 @@ export class Gateway {
 
   /** Hands a finished request's record on; a hook that throws is reported, never the request's or the process's end. */
   #finish(record: GatewayRecord): void {
+    try {
+      this.#status.add(record)
+    } catch (error) {
+      this.#report(error, "status")
+    }
     try {
       emitSpan(record)
       this.options.onRequest?.(record)

@@ -17,7 +17,12 @@ export function traceInputOf(record: GatewayRecord): TraceInput | undefined {
     at: record.startedAt,
     durationMs: record.latencyMs,
     clientApi: record.clientFormat,
-    upstream: { format: record.upstream.format, provider: record.upstream.provider, url: record.sent.url },
+    upstream: {
+      format: record.upstream.format,
+      name: record.upstream.name,
+      provider: record.upstream.provider,
+      url: record.sent.url,
+    },
     model: record.upstream.model,
     received: { url: record.received.url, headers: record.received.headers, body: record.received.body },
     sent: { url: record.sent.url, headers: record.sent.headers, body: record.sent.body },
