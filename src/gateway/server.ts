@@ -1,8 +1,8 @@
 /**
  * The gateway's HTTP server: each provider's own API in (Anthropic Messages, OpenAI Chat and Responses,
  * Gemini), routed to an upstream in the same format (bytes unchanged) or translated. Between requests it keeps the
- * change logs of fitted conversations in memory, by conversation key; one record per request for the hook, the
- * log and an OpenTelemetry span.
+ * change logs of fitted conversations and usage counters in its state store (memory, or Redis shared with other
+ * instances); one record per request for the hook, the log and an OpenTelemetry span.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -27,6 +27,7 @@ import { isRefusal, officialProvider, planRoute } from "./routing.js"
 import { hasToken, redactText } from "./secrets.js"
 import { isApiContentType, judgeAnswer, notTheApi } from "./send.js"
 import { type GatewaySettings, resolveSettings } from "./settings.js"
+import { addRecordUsage, openStateStore, type StateStore } from "./state-store.js"
 import { generationUrl, upstreamEndpoint, upstreamKey } from "./target.js"
 import { emitSpan } from "./telemetry.js"
 import { translate } from "./translate.js"
@@ -56,10 +57,17 @@ export interface GatewayOptions {
   /** Milliseconds since the epoch, for record times and latency (default Date.now). */
   clock?: () => number
   /**
-   * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve.
-   * The gateway goes on; `where` names the step (`request`, `upgrade`, `websocket`, `record`, `server`).
+   * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve,
+   * the shared state store failing (`gateway-state-degraded`, once per outage). The gateway goes on; `where` names
+   * the step (`request`, `upgrade`, `websocket`, `record`, `server`, `shared-state`).
    */
   onError?: (error: Error, where: string) => void
+  /**
+   * The state store to keep fitted conversations' change logs and usage counters in (several gateways in one
+   * process may share one); default: the one the config's `store` names, opened at start and closed with the
+   * gateway (a `MemoryStateStore` when it names none).
+   */
+  stateStore?: StateStore
 }
 
 /** The base URLs to give each client API. */
@@ -81,7 +89,7 @@ export class Gateway {
   #socketResponses = 0
   #seq = 0
   #counter: Promise<TokenCounter> | undefined
-  readonly #changeLogs = new ConversationChangeLogs()
+  readonly #changeLogs: ConversationChangeLogs
   #closing: Promise<void> | undefined
   #closeSockets: () => void = () => {}
 
@@ -92,7 +100,13 @@ export class Gateway {
     readonly settings: GatewaySettings,
     /** `http://host:port`, no trailing slash. */
     readonly url: string,
-  ) {}
+    /** Where fitted conversations' change logs and usage counters are kept. */
+    readonly stateStore: StateStore,
+    /** Whether the gateway opened the store (and so closes it). */
+    private readonly ownsStore: boolean,
+  ) {
+    this.#changeLogs = new ConversationChangeLogs(stateStore, (error) => this.#report(error, "shared-state"))
+  }
 
   /** Resolves the settings (refusing unsafe ones) and starts listening. */
   static async start(options: GatewayOptions): Promise<Gateway> {
@@ -100,11 +114,24 @@ export class Gateway {
     if (options.host !== undefined) overrides.host = options.host
     if (options.port !== undefined) overrides.port = options.port
     const settings = resolveSettings(options.config, options.env, overrides)
+    let gateway: Gateway | undefined
+    const store =
+      options.stateStore ??
+      (await openStateStore(options.config?.store, {
+        onDegraded: (error) => {
+          if (gateway) gateway.#report(error, "shared-state")
+        },
+      }))
     const http = createServer(serverOptions(settings))
-    await listen(http, settings.host, settings.port)
+    try {
+      await listen(http, settings.host, settings.port)
+    } catch (error) {
+      if (!options.stateStore) await store.close()
+      throw error
+    }
     const { address, port } = http.address() as AddressInfo
     const host = address.includes(":") ? `[${address}]` : address
-    const gateway = new Gateway(http, options, { ...settings, port }, `http://${host}:${port}`)
+    gateway = new Gateway(http, options, { ...settings, port }, `http://${host}:${port}`, store, !options.stateStore)
     http.on("request", (req, res) => gateway.#serve(req, res))
     // Failures of the listening socket itself (too many open files, ...): reported, never the end of the process.
     http.on("error", (error) => gateway.#report(error, "server"))
@@ -162,6 +189,7 @@ export class Gateway {
       this.#closeSockets()
       this.http.closeAllConnections()
       await closed
+      if (this.ownsStore) await this.stateStore.close()
     })()
     return this.#closing
   }
@@ -239,6 +267,8 @@ export class Gateway {
 
   /** Hands a finished request's record on; a hook that throws is reported, never the request's or the process's end. */
   #finish(record: GatewayRecord): void {
+    // Counted in the store; a store that fails has said so already, and the request is not the worse for it.
+    addRecordUsage(this.stateStore, record).catch(() => {})
     try {
       emitSpan(record)
       this.options.onRequest?.(record)

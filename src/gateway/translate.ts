@@ -61,10 +61,10 @@ async function prepare(
 ): Promise<{ messages: Message[]; options: EncodeOptions }> {
   let messages = decoded.messages
   if (input.plan.fit) {
-    const changeLog = conversation === undefined ? undefined : input.changeLogs.for(conversation)
+    const stored = conversation === undefined ? undefined : await input.changeLogs.open(conversation)
     const manager = new ContextManager(await input.counter(), {
       models: input.models,
-      ...(changeLog ? { changeLog } : {}),
+      ...(stored ? { changeLog: stored.log } : {}),
     })
     // `now` stamps the fit's edits; a fixed 0 keeps the output a function of the requests alone.
     const fitted = manager.fit(messages, {
@@ -74,6 +74,8 @@ async function prepare(
       wireFormat: input.plan.upstream.format,
     })
     messages = fitted.messages
+    // Saved before the request goes out, so the conversation's next request, on any instance, finds these cuts.
+    if (stored && fitted.edits.length > 0) await input.changeLogs.save(conversation!, stored)
   }
   const options: EncodeOptions = { ...decoded.options, stream: true }
   if (input.plan.cache === "optimize") {
