@@ -74,6 +74,7 @@ describe("promptline serve", () => {
     expect(human.stdout).toMatch(/OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 /)
     expect(human.stdout).toMatch(/GOOGLE_GEMINI_BASE_URL=/)
     expect(human.stdout).toMatch(/1 route: claude-\* → up/)
+    expect(human.stdout).toContain("  state         memory (this instance only)\n")
     expect(human.stdout).toMatch(/anthropic → up \(anthropic\) claude-x in 300 out 8 cached 0% \d+ ms 200/)
     const json = await serve(
       ["--port", "0", "--config", config, "--json"],
@@ -86,7 +87,7 @@ describe("promptline serve", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l))
-    expect(lines[0]).toMatchObject({ event: "listening", routes: 1 })
+    expect(lines[0]).toMatchObject({ event: "listening", routes: 1, store: "memory" })
     expect(lines[1]).toMatchObject({ clientFormat: "anthropic", model: "claude-x", status: 200, usage: { input: 300 } })
     expect(json.stdout + human.stdout).not.toContain("sk-fake-cli-key")
   })
