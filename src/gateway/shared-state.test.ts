@@ -155,58 +155,70 @@ describe.skipIf(!binary)("gateways sharing Redis (a real redis-server)", { timeo
   it("go on with their own state when Redis goes down mid-run, and say so once", async () => {
     const own = await startRedis(binary!)
     const store = { kind: "redis" as const, url: own.url, timeoutMs: 200 }
-    const a = await gateway({ store })
-    const b = await gateway({ store })
-    await replayThrough([a, b], 21)
-    await own.stop()
-    // Every request still succeeds (replayThrough checks each status).
-    await replayThrough([a, b], 41)
-    for (const { errors } of [a, b]) {
-      expect(errors).toHaveLength(1)
-      expect(errors[0]).toMatchObject({ where: "shared-state", code: "gateway-state-degraded" })
-      expect(errors[0]!.message).toMatch(/^shared state degraded: the Redis store at redis:\/\/127\.0\.0\.1:\d+ failed/)
+    try {
+      const a = await gateway({ store })
+      const b = await gateway({ store })
+      await replayThrough([a, b], 21)
+      await own.stop()
+      // Every request still succeeds (replayThrough checks each status).
+      await replayThrough([a, b], 41)
+      for (const { errors } of [a, b]) {
+        expect(errors).toHaveLength(1)
+        expect(errors[0]).toMatchObject({ where: "shared-state", code: "gateway-state-degraded" })
+        expect(errors[0]!.message).toMatch(
+          /^shared state degraded: the Redis store at redis:\/\/127\.0\.0\.1:\d+ failed/,
+        )
+      }
+    } finally {
+      await own.stop()
     }
   })
 
   it("promptline serve names the store at start and prints one line when it fails mid-run", async () => {
     const own = await startRedis(binary!, { password: "pw-fake-serve-0123456789" })
-    const file = join(dir, "serve.json")
-    await writeFile(file, JSON.stringify({ gateway: config({ kind: "redis", url: own.url, timeoutMs: 200 }) }))
-    let stdout = ""
-    let stderr = ""
-    let ended = false
-    const io = {
-      stdout: (t: string) => {
-        stdout += t
-      },
-      stderr: (t: string) => {
-        stderr += t
-      },
-      cwd: dir,
-      env: { HOME: dir },
-      today: () => "2026-12-03",
+    try {
+      const file = join(dir, "serve.json")
+      await writeFile(file, JSON.stringify({ gateway: config({ kind: "redis", url: own.url, timeoutMs: 200 }) }))
+      let stdout = ""
+      let stderr = ""
+      let ended = false
+      const io = {
+        stdout: (t: string) => {
+          stdout += t
+        },
+        stderr: (t: string) => {
+          stderr += t
+        },
+        cwd: dir,
+        env: { HOME: dir },
+        today: () => "2026-12-03",
+      }
+      const serving = main(["serve", "--config", file], io).finally(() => {
+        ended = true
+      })
+      // Waits for the start line by yielding to the event loop, with no clock involved.
+      while (!ended && !/gateway on (\S+)/.test(stdout)) await new Promise((r) => setImmediate(r))
+      const url = /gateway on (\S+)/.exec(stdout)![1]!
+      await own.stop()
+      const res = await fetch(`${url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": "sk-client" },
+        body: body(HISTORY.slice(0, 41)),
+      })
+      expect(res.status).toBe(200)
+      await res.text()
+      process.emit("SIGTERM")
+      expect(await serving).toBe(0)
+      expect(stdout).toContain(
+        `  state         redis://[redacted]@127.0.0.1:${own.port} (shared with other instances)\n`,
+      )
+      expect(stderr).toMatch(
+        /^error while serving \(shared-state\): shared state degraded: the Redis store at redis:\/\/\[redacted\]@127\.0\.0\.1:\d+ failed \(.+\); requests go on with this instance's own state \[gateway-state-degraded\]\n$/,
+      )
+      expect(stdout + stderr).not.toContain("pw-fake-serve")
+    } finally {
+      await own.stop()
     }
-    const serving = main(["serve", "--config", file], io).finally(() => {
-      ended = true
-    })
-    // Waits for the start line by yielding to the event loop, with no clock involved.
-    while (!ended && !/gateway on (\S+)/.test(stdout)) await new Promise((r) => setImmediate(r))
-    const url = /gateway on (\S+)/.exec(stdout)![1]!
-    await own.stop()
-    const res = await fetch(`${url}/v1/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": "sk-client" },
-      body: body(HISTORY.slice(0, 41)),
-    })
-    expect(res.status).toBe(200)
-    await res.text()
-    process.emit("SIGTERM")
-    expect(await serving).toBe(0)
-    expect(stdout).toContain(`  state         redis://[redacted]@127.0.0.1:${own.port} (shared with other instances)\n`)
-    expect(stderr).toMatch(
-      /^error while serving \(shared-state\): shared state degraded: the Redis store at redis:\/\/\[redacted\]@127\.0\.0\.1:\d+ failed \(.+\); requests go on with this instance's own state \[gateway-state-degraded\]\n$/,
-    )
-    expect(stdout + stderr).not.toContain("pw-fake-serve")
   })
 
   it("refuse to start when Redis is down: one line, exit status 1, no password", async () => {

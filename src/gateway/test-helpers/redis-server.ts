@@ -48,6 +48,12 @@ export interface RedisServer {
   restart(): Promise<void>
 }
 
+/** Every redis-server started here and not yet stopped: a test that fails or a worker that ends still ends them. */
+const running = new Set<ChildProcess>()
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGKILL")
+})
+
 /** A free loopback port (the kernel's pick, released for the server to take). */
 async function freePort(): Promise<number> {
   const server = createServer()
@@ -62,6 +68,8 @@ function spawnRedis(binary: string, port: number, password: string | undefined):
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
   if (password) args.push("--requirepass", password)
   const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] })
+  running.add(child)
+  child.once("exit", () => running.delete(child))
   return new Promise((resolve, reject) => {
     let out = ""
     const onData = (chunk: Buffer) => {
