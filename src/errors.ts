@@ -75,6 +75,8 @@ export const ERROR_CODES = [
   "gateway-port-in-use",
   "gateway-port-denied",
   "gateway-listen-failed",
+  "gateway-state-unreachable",
+  "gateway-state-degraded",
   "gateway-context-overflow",
   "gateway-rate-limit",
   "gateway-quota",

@@ -124,18 +124,25 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     // A failure no answer could carry (a hook that threw, a socket it could not serve): one line, and serving goes on.
     onError: (error, where) => {
       if (flags.json) io.stdout(`${JSON.stringify({ event: "error", where, message: error.message })}\n`)
-      else io.stderr(`error while serving (${where}): ${logField(error.message, 1000)} [gateway-internal]\n`)
+      else {
+        const code = error instanceof PromptlineError ? error.code : "gateway-internal"
+        io.stderr(`error while serving (${where}): ${logField(error.message, 1000)} [${code}]\n`)
+      }
     },
   })
   const routes = config?.routes ?? []
   if (flags.json) {
     io.stdout(
-      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, status: `${gateway.url}${STATUS_PATH}`, configFiles: files, routes: routes.length })}\n`,
+      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, status: `${gateway.url}${STATUS_PATH}`, configFiles: files, routes: routes.length, store: gateway.stateStore.where })}\n`,
     )
   } else {
     io.stdout(`promptline gateway on ${gateway.url}\n`)
     io.stdout(
       `  ${"config".padEnd(14)}${files.length === 0 ? "none (defaults)" : files.map((f) => `${f.file} (${f.role})`).join(", ")}\n`,
+    )
+    const store = gateway.stateStore
+    io.stdout(
+      `  ${"state".padEnd(14)}${store.kind === "redis" ? `${store.where} (shared with other instances)` : "memory (this instance only)"}\n`,
     )
     for (const [api, setting, who] of clientLines(gateway.urls))
       io.stdout(`  ${api.padEnd(14)}${setting.padEnd(50)}${who}\n`)

@@ -79,6 +79,7 @@ describe("promptline serve", () => {
     expect(human.stdout).toMatch(/OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 /)
     expect(human.stdout).toMatch(/GOOGLE_GEMINI_BASE_URL=/)
     expect(human.stdout).toMatch(/1 route: claude-\* → up/)
+    expect(human.stdout).toContain("  state         memory (this instance only)\n")
     expect(human.stdout).toMatch(/ {2}status {8}http:\/\/127\.0\.0\.1:\d+\/promptline\/status /)
     // 300 input tokens at $10 and 8 output tokens at $100 per million.
     expect(human.stdout).toMatch(/anthropic → up \(anthropic\) claude-x in 300 out 8 cached 0% \$0\.0038 \d+ ms 200/)
@@ -93,7 +94,7 @@ describe("promptline serve", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l))
-    expect(lines[0]).toMatchObject({ event: "listening", routes: 1 })
+    expect(lines[0]).toMatchObject({ event: "listening", routes: 1, store: "memory" })
     expect(lines[0].status).toBe(`${lines[0].url}/promptline/status`)
     expect(lines[1]).toMatchObject({ clientFormat: "anthropic", model: "claude-x", status: 200, usage: { input: 300 } })
     expect(lines[1].cost.input).toBeCloseTo(0.003, 12)

@@ -110,6 +110,28 @@ describe("the gateway section", () => {
     )
     expect(configDiagnostics(parseConfig(JSON.stringify({ gateway }), "c.json"), "{}", "c.json")).toEqual([])
   })
+
+  it("reads the shared-state store, and names the line and field of a bad one without quoting its URL", () => {
+    const store = { kind: "redis", url: "redis://u:pw-0123456789@127.0.0.1:6379/0", keyPrefix: "gw:", timeoutMs: 200 }
+    expect(parseConfig(JSON.stringify({ gateway: { store } }), "c.json").gateway?.store).toEqual(store)
+    expect(parseConfig('{ "gateway": { "store": { "kind": "memory" } } }', "c.json").gateway?.store).toEqual({
+      kind: "memory",
+    })
+    const bad = (value: unknown) => JSON.stringify({ gateway: { port: 1, store: value } }, null, 2)
+    expect(() => parseConfig(bad({ kind: "redis", url: "http://u:pw-0123456789@host" }), "c.json")).toThrow(
+      /^c\.json:6: field "gateway\.store\.url": a redis:\/\/ or rediss:\/\/ URL$/,
+    )
+    expect(() => parseConfig(bad({ kind: "redis", url: "redis://h", keyprefix: "x" }), "c.json")).toThrow(
+      /c\.json:7: field "gateway\.store\.keyprefix": unknown field \(the fields are: kind, url, keyPrefix, timeoutMs, ttlSeconds\)/,
+    )
+    expect(() => parseConfig(bad({ kind: "memcached" }), "c.json")).toThrow(/c\.json:5: field "gateway\.store\.kind": /)
+    expect(() => parseConfig(bad({ kind: "redis" }), "c.json")).toThrow(
+      /c\.json:4: field "gateway\.store\.url": required with "kind": "redis"/,
+    )
+    expect(() => parseConfig(bad({ kind: "memory", url: "redis://h" }), "c.json")).toThrow(
+      /c\.json:6: field "gateway\.store\.url": a Redis setting, not taken with "kind": "memory"/,
+    )
+  })
 })
 
 describe("loadConfig", () => {

@@ -55,6 +55,36 @@ function makeSchemas() {
 
   const ms = z.number().int().positive()
 
+  /**
+   * Where the state several gateway instances share is kept: this process's memory (the default), or a Redis
+   * server every instance reaches (fitted conversations' change logs, usage counters, circuit-breaker state).
+   */
+  const storeSchema = z
+    .object({
+      /** `memory` (default) or `redis`. */
+      kind: z.enum(["memory", "redis"]),
+      /** Redis: `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. */
+      url: z
+        .string()
+        .regex(/^rediss?:\/\/[^\s]+$/, "a redis:// or rediss:// URL")
+        .optional(),
+      /** Redis: put before every key, so several gateways (or programs) can share one Redis (default `promptline:`). */
+      keyPrefix: z.string().min(1).max(100).optional(),
+      /** Redis: how long a command may take before the request goes on with local state, in ms (default 500). */
+      timeoutMs: ms.max(60_000).optional(),
+      /** Redis: how long a conversation's state is kept after its last use, in seconds (default 86 400: a day). */
+      ttlSeconds: z.number().int().positive().optional(),
+    })
+    .strict()
+    .superRefine((store, ctx) => {
+      if (store.kind === "redis" && store.url === undefined)
+        ctx.addIssue({ code: "custom", path: ["url"], message: 'required with "kind": "redis"' })
+      if (store.kind === "memory")
+        for (const field of ["url", "keyPrefix", "timeoutMs", "ttlSeconds"] as const)
+          if (store[field] !== undefined)
+            ctx.addIssue({ code: "custom", path: [field], message: 'a Redis setting, not taken with "kind": "memory"' })
+    })
+
   /** The schema of the `gateway` section. */
   const gateway = z
     .object({
@@ -81,6 +111,8 @@ function makeSchemas() {
         .optional(),
       /** Tried in order; the first whose `match` fits the client's model wins. */
       routes: z.array(routeSchema).optional(),
+      /** The state shared with other gateway instances (default `{ "kind": "memory" }`: this process only). */
+      store: storeSchema.optional(),
     })
     .strict()
     .superRefine((gateway, ctx) => {
@@ -92,7 +124,7 @@ function makeSchemas() {
             message: `no upstream named "${route.upstream}" (the upstreams are: ${Object.keys(gateway.upstreams ?? {}).join(", ") || "none"})`,
           })
     })
-  return { upstream: upstreamSchema, route: routeSchema, gateway }
+  return { upstream: upstreamSchema, route: routeSchema, store: storeSchema, gateway }
 }
 
 const schemas = lazyValue(makeSchemas)
@@ -108,3 +140,5 @@ export type GatewayConfig = Zod.infer<Schemas["gateway"]>
 export type UpstreamConfig = Zod.infer<Schemas["upstream"]>
 /** One route as written. */
 export type RouteConfig = Zod.infer<Schemas["route"]>
+/** The shared-state store as written. */
+export type StateStoreConfig = Zod.infer<Schemas["store"]>

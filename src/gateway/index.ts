@@ -2,7 +2,7 @@
 
 export type { UsageTotals } from "../cache/usage.js"
 export { usageLine } from "../cache/usage-text.js"
-export type { GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
+export type { GatewayConfig, RouteConfig, StateStoreConfig, UpstreamConfig } from "../config/gateway.js"
 export type { Cost, CostSum } from "../models/cost.js"
 export { CONVERSATION_HEADER, conversationKey } from "./conversation-key.js"
 export { errorAnswer, GatewayError } from "./errors.js"
@@ -11,6 +11,16 @@ export { DROPPED_HEADER, type GatewayRecord, type RecordUsage } from "./record.j
 export { type GatewayMode, planRoute, type RoutePlan, type RouteRefusal, type Upstream } from "./routing.js"
 export { Gateway, type GatewayOptions, type GatewayUrls, startGateway } from "./server.js"
 export { DEFAULT_PORT, GatewayConfigError, type GatewaySettings, resolveSettings } from "./settings.js"
+export {
+  type CircuitState,
+  MemoryStateStore,
+  openStateStore,
+  type StateStore,
+  type StateStoreOptions,
+  type StoredConversation,
+  type UsageCounts,
+  type UsageRow,
+} from "./state-store.js"
 export type { GatewayStatusSnapshot, RecentRequest, UpstreamCircuit, UpstreamHealth } from "./status.js"
 export { STATUS_JSON_PATH, STATUS_PATH } from "./status-route.js"
 export { spanAttributes, TRACER_NAME } from "./telemetry.js"

@@ -4,8 +4,9 @@
  * way, top to bottom: it arrives, is decided once (decide.ts: route, mode, target, conversation), runs its
  * transport's pipeline (pass-through.ts, translate.ts, count.ts, models-list.ts; the WebSocket's in
  * websocket.ts), and ends in one outcome that one builder makes its record of (record.ts), for the hook, the log
- * and an OpenTelemetry span. Between requests the gateway keeps only the change logs of fitted conversations (by
- * conversation key) and the token counter; a translated Responses WebSocket keeps its last response while it is open.
+ * and an OpenTelemetry span. Between requests the gateway keeps the change logs of fitted conversations (by
+ * conversation key) and usage counters in its state store (memory, or Redis shared with other instances), and the
+ * token counter; a translated Responses WebSocket keeps its last response while it is open.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -25,6 +26,7 @@ import { HttpReply } from "./reply.js"
 import { type RequestContext, requestTarget } from "./request.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
 import { type GatewaySettings, resolveSettings } from "./settings.js"
+import { addRecordUsage, openStateStore, type StateStore } from "./state-store.js"
 import { GatewayStatus, type GatewayStatusSnapshot } from "./status.js"
 import { isStatusPath, serveStatus } from "./status-route.js"
 import { emitSpan } from "./telemetry.js"
@@ -54,10 +56,17 @@ export interface GatewayOptions {
   /** Milliseconds since the epoch, for record times and latency (default Date.now). */
   clock?: () => number
   /**
-   * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve.
-   * The gateway goes on; `where` names the step (`request`, `upgrade`, `websocket`, `record`, `status`, `server`).
+   * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve,
+   * the shared state store failing (`gateway-state-degraded`, once per outage). The gateway goes on; `where` names
+   * the step (`request`, `upgrade`, `websocket`, `record`, `status`, `server`, `shared-state`).
    */
   onError?: (error: Error, where: string) => void
+  /**
+   * The state store to keep fitted conversations' change logs and usage counters in (several gateways in one
+   * process may share one); default: the one the config's `store` names, opened at start and closed with the
+   * gateway (a `MemoryStateStore` when it names none).
+   */
+  stateStore?: StateStore
 }
 
 /** The base URLs to give each client API. */
@@ -93,13 +102,17 @@ export class Gateway {
     readonly settings: GatewaySettings,
     /** `http://host:port`, no trailing slash. */
     readonly url: string,
+    /** Where fitted conversations' change logs and usage counters are kept. */
+    readonly stateStore: StateStore,
+    /** Whether the gateway opened the store (and so closes it). */
+    private readonly ownsStore: boolean,
   ) {
     this.#serving = { settings, config: options.config, env: options.env, models: options.models ?? [] }
     const extra = options.answerHeaders
     this.#shared = {
       clock: options.clock ?? Date.now,
       counter: () => this.#tokenCounter(),
-      changeLogs: new ConversationChangeLogs(),
+      changeLogs: new ConversationChangeLogs(stateStore, (error) => this.#report(error, "shared-state")),
       answerHeaders: extra ? async (early) => (await extra(early)) ?? {} : undefined,
     }
     this.#status = new GatewayStatus({
@@ -115,11 +128,24 @@ export class Gateway {
     if (options.host !== undefined) overrides.host = options.host
     if (options.port !== undefined) overrides.port = options.port
     const settings = resolveSettings(options.config, options.env, overrides)
+    let gateway: Gateway | undefined
+    const store =
+      options.stateStore ??
+      (await openStateStore(options.config?.store, {
+        onDegraded: (error) => {
+          if (gateway) gateway.#report(error, "shared-state")
+        },
+      }))
     const http = createServer(serverOptions(settings))
-    await listen(http, settings.host, settings.port)
+    try {
+      await listen(http, settings.host, settings.port)
+    } catch (error) {
+      if (!options.stateStore) await store.close()
+      throw error
+    }
     const { address, port } = http.address() as AddressInfo
     const host = address.includes(":") ? `[${address}]` : address
-    const gateway = new Gateway(http, options, { ...settings, port }, `http://${host}:${port}`)
+    gateway = new Gateway(http, options, { ...settings, port }, `http://${host}:${port}`, store, !options.stateStore)
     http.on("request", (req, res) => gateway.#serve(req, res))
     // Failures of the listening socket itself (too many open files, ...): reported, never the end of the process.
     http.on("error", (error) => gateway.#report(error, "server"))
@@ -175,6 +201,7 @@ export class Gateway {
       this.#closeSockets()
       this.http.closeAllConnections()
       await closed
+      if (this.ownsStore) await this.stateStore.close()
     })()
     return this.#closing
   }
@@ -241,6 +268,8 @@ export class Gateway {
 
   /** Hands a finished request's record on; a hook that throws is reported, never the request's or the process's end. */
   #finish(record: GatewayRecord): void {
+    // Counted in the store; a store that fails has said so already, and the request is not the worse for it.
+    addRecordUsage(this.stateStore, record).catch(() => {})
     try {
       this.#status.add(record)
     } catch (error) {

@@ -68,10 +68,10 @@ async function prepare(
   const { route, conversationKey: conversation } = request
   let messages = decoded.messages
   if (route.fit) {
-    const changeLog = conversation === undefined ? undefined : shared.changeLogs.for(conversation)
+    const stored = conversation === undefined ? undefined : await shared.changeLogs.open(conversation)
     const manager = new ContextManager(await shared.counter(), {
       models: serving.models,
-      ...(changeLog ? { changeLog } : {}),
+      ...(stored ? { changeLog: stored.log } : {}),
     })
     // `now` stamps the fit's edits; a fixed 0 keeps the output a function of the requests alone.
     const fitted = manager.fit(messages, {
@@ -81,6 +81,8 @@ async function prepare(
       wireFormat: target.upstream.format,
     })
     messages = fitted.messages
+    // Saved before the request goes out, so the conversation's next request, on any instance, finds these cuts.
+    if (stored && fitted.edits.length > 0) await shared.changeLogs.save(conversation!, stored)
   }
   const options: EncodeOptions = { ...decoded.options, stream: true }
   if (route.cache === "optimize") {
