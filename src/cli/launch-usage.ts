@@ -9,9 +9,12 @@ import type { ModelInfo } from "../models/types.js"
 
 /** What a launch's requests added up to. */
 export interface LaunchUsage {
+  /** Requests routed to an upstream (the model requests). */
   requests: number
-  /** Requests answered with an error status. */
+  /** Of those, the ones answered with an error status. */
   failed: number
+  /** Calls answered by the gateway alone: refused (no token), probes (`HEAD /`), model lists, bad paths. */
+  unrouted: number
   /** Prompt tokens neither read from nor written to the cache. */
   input: number
   output: number
@@ -29,6 +32,7 @@ export interface LaunchUsage {
 export const NO_USAGE: LaunchUsage = {
   requests: 0,
   failed: 0,
+  unrouted: 0,
   input: 0,
   output: 0,
   cacheRead: 0,
@@ -38,8 +42,9 @@ export const NO_USAGE: LaunchUsage = {
   unpriced: 0,
 }
 
-/** The usage with one more finished request, priced as the model the upstream was asked for (user rows first). */
+/** The usage with one more finished call, priced as the model the upstream was asked for (user rows first). */
 export function addRecord(usage: LaunchUsage, record: GatewayRecord, models: readonly ModelInfo[]): LaunchUsage {
+  if (!record.upstream) return { ...usage, unrouted: usage.unrouted + 1 }
   const next = { ...usage, requests: usage.requests + 1, failed: usage.failed + (record.status >= 400 ? 1 : 0) }
   const used = record.usage
   if (!used) return next
@@ -47,7 +52,7 @@ export function addRecord(usage: LaunchUsage, record: GatewayRecord, models: rea
   next.output += used.output
   next.cacheRead += used.cacheRead
   next.cacheWrite += used.cacheWrite
-  const { model, known } = resolveModel(record.upstream?.model ?? record.model, { models })
+  const { model, known } = resolveModel(record.upstream.model, { models })
   const cost = known ? costOf({ ...used }, model) : undefined
   if (cost === undefined) next.unpriced++
   else {
@@ -60,9 +65,16 @@ export function addRecord(usage: LaunchUsage, record: GatewayRecord, models: rea
 const count = (n: number) => n.toLocaleString("en-US")
 const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? "" : "s"}`
 
-/** The usage in words: `3 requests, 12,400 tokens in (81% from the cache), 560 out, $0.0123`. */
+/**
+ * The usage in words: `3 requests, 12,400 tokens in (81% from the cache), 560 out, $0.0123`, then the calls no
+ * upstream saw, when there were any (`; 2 calls answered by the gateway alone (refused without the token, …)`).
+ */
 export function usageText(usage: LaunchUsage): string {
-  if (usage.requests === 0) return "no requests"
+  const unrouted =
+    usage.unrouted > 0
+      ? `; ${plural(usage.unrouted, "call")} answered by the gateway alone (refused without the token, probes, model lists)`
+      : ""
+  if (usage.requests === 0) return `no model requests${unrouted}`
   const prompt = usage.input + usage.cacheRead + usage.cacheWrite
   const cached = prompt === 0 ? 0 : Math.round((100 * usage.cacheRead) / prompt)
   const parts = [
@@ -72,5 +84,5 @@ export function usageText(usage: LaunchUsage): string {
   ]
   if (usage.priced > 0) parts.push(`$${usage.cost.toFixed(4)}`)
   if (usage.unpriced > 0) parts.push(`${plural(usage.unpriced, "request")} of a model without catalog prices`)
-  return parts.join(", ")
+  return `${parts.join(", ")}${unrouted}`
 }
