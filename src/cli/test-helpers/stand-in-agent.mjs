@@ -7,7 +7,7 @@
 //
 // <as>: claude, codex, gemini, qwen, opencode (as the real CLI reads its settings), or anthropic, openai-chat,
 // openai-responses, gemini-sdk (an SDK reading its own standard variables). --exit N exits with N; --wait writes the
-// report, then waits for a signal: on SIGHUP it sends one more request and exits with 7; SIGTERM ends it (no handler).
+// report, then waits (at most a minute) for a signal: on SIGHUP it sends one more request and exits with 7; SIGTERM ends it (no handler).
 import { writeFileSync } from "node:fs"
 import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
@@ -135,5 +135,6 @@ if (wait) {
   })
   report.ready = true
   writeFileSync(env.STAND_IN_REPORT, JSON.stringify(report))
-  setInterval(() => {}, 1 << 30)
+  // Never outlives a test that went wrong by more than a minute.
+  setTimeout(() => process.exit(99), 60_000)
 } else process.exit(exitCode)
