@@ -77,7 +77,15 @@ describe("the launch table", () => {
 
 describe("the agent's environment", () => {
   it("is the user's less the hidden variables, plus the set-up's", () => {
-    const name = fc.constantFrom<string>("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "PATH", "HOME", "TERM", "X", LAUNCH_TOKEN_ENV)
+    const name = fc.constantFrom<string>(
+      "ANTHROPIC_API_KEY",
+      "OPENAI_API_KEY",
+      "PATH",
+      "HOME",
+      "TERM",
+      "X",
+      LAUNCH_TOKEN_ENV,
+    )
     fc.assert(
       fc.property(
         fc.dictionary(name, fc.option(fc.string(), { nil: undefined })),
