@@ -67,6 +67,9 @@ export const ERROR_CODES = [
   "diff-needs-two",
   "no-task",
   "websocket-format",
+  "launch-unknown-agent",
+  "launch-command-not-found",
+  "launch-command-failed",
   // Gateway (promptline serve): configuration, then upstream failures answered in the client's shape
   "gateway-token-missing",
   "gateway-unsafe-host",

@@ -35,6 +35,11 @@ export function costSumText(sum: CostSum): string {
  * model without a price, errors and fallbacks when there were any).
  */
 export function usageLine(totals: UsageTotals): string {
+  return `promptline: ${usageSummary(totals)}`
+}
+
+/** The usage line's figures without its name: `12 requests · in 123,456 tokens (87% cached) · out 3,456 · $0.1690`. */
+export function usageSummary(totals: UsageTotals): string {
   const t = totals.tokens
   const prompt = t.input + t.cacheRead + t.cacheWrite
   const parts = [
@@ -50,5 +55,5 @@ export function usageLine(totals: UsageTotals): string {
   if (totals.errors > 0) parts.push(plural(totals.errors, "error"))
   if (totals.fallbacks > 0) parts.push(plural(totals.fallbacks, "fallback"))
   if (totals.unreported > 0) parts.push(`${plural(totals.unreported, "request")} without usage`)
-  return `promptline: ${parts.join(" · ")}`
+  return parts.join(" · ")
 }

@@ -9,6 +9,7 @@ import { doctorCommand } from "./doctor.js"
 import { fitCommand } from "./fit.js"
 import { inspectCommand } from "./inspect.js"
 import { type CliIO, processIO } from "./io.js"
+import { launchCommand } from "./launch.js"
 import { promptCommand } from "./prompt.js"
 import { requestCommand } from "./request.js"
 import { runCommand } from "./run.js"
@@ -36,6 +37,7 @@ const commands: CommandFactory[] = [
   fitCommand,
   compactCommand,
   serveCommand,
+  launchCommand,
 ]
 
 /** The package's version, read from its package.json (two folders up from src/cli and from dist/cli). */
@@ -55,6 +57,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError(false)
+    // A subcommand's options come after its name (`launch` hands everything after the agent's name to the agent).
+    .enablePositionalOptions()
   for (const factory of commands) {
     program.addCommand(
       factory(io, setExit).exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }),

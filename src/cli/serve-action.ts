@@ -1,18 +1,13 @@
 // The action of `promptline serve`, loaded only when the command runs (see serve.ts for its flags).
-import { readFile } from "node:fs/promises"
-import { isAbsolute, resolve } from "node:path"
-import { completeModelRows, configDiagnostics, loadConfig, parseConfig, type TracesConfig } from "../config/config.js"
-import type { GatewayConfig } from "../config/gateway.js"
-import { resolvedTraces } from "../config/user-only.js"
-import { type Diagnostic, formatDiagnostic } from "../diagnostics.js"
-import { FileError, PromptlineError } from "../errors.js"
+import { resolve } from "node:path"
+import { formatDiagnostic } from "../diagnostics.js"
+import { PromptlineError } from "../errors.js"
 import { logField, logJson, logLine } from "../gateway/log.js"
 import { startGateway } from "../gateway/server.js"
 import { STATUS_PATH } from "../gateway/status-route.js"
-import { type GatewayTracing, gatewayTracing } from "../gateway/traces.js"
+import type { GatewayTracing } from "../gateway/traces.js"
 import { PriceList } from "../models/cost.js"
-import type { ModelInfo } from "../models/types.js"
-import { homeOf } from "./context-options.js"
+import { gatewayRunConfig, traceHooks } from "./gateway-config.js"
 import type { CliIO } from "./io.js"
 import type { ServeFlags } from "./serve.js"
 
@@ -31,53 +26,6 @@ function clientLines(urls: {
   ]
 }
 
-/** The settings `serve` runs with, the config files they came from, and the warnings about them. */
-interface ServeConfig {
-  gateway?: GatewayConfig
-  models: ModelInfo[]
-  traces?: TracesConfig
-  /** Each file in effect with what it is (`--config`, `user`, `project`). */
-  files: { file: string; role: string }[]
-  diagnostics: Diagnostic[]
-}
-
-/**
- * The settings: the file given with `--config` alone (the user named it), else the user's file and the project's,
- * where a project may set the gateway's limits and model rows but not where keys and prompts go (config/user-only.ts).
- */
-async function configOf(flags: ServeFlags, io: CliIO): Promise<ServeConfig> {
-  if (flags.config !== undefined) {
-    const file = isAbsolute(flags.config) ? flags.config : resolve(io.cwd, flags.config)
-    let text: string
-    try {
-      text = await readFile(file, "utf8")
-    } catch (error) {
-      throw new FileError(
-        "config-unreadable",
-        file,
-        `cannot read the config file (${(error as NodeJS.ErrnoException).code ?? error})`,
-      )
-    }
-    const content = parseConfig(text, file)
-    const traces = resolvedTraces(content.traces, file)
-    return {
-      ...(content.gateway ? { gateway: content.gateway } : {}),
-      models: completeModelRows(content.models ?? [], file),
-      ...(traces ? { traces } : {}),
-      files: [{ file, role: "--config" }],
-      diagnostics: configDiagnostics(content, text, file),
-    }
-  }
-  const { config, diagnostics } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
-  return {
-    ...(config.gateway ? { gateway: config.gateway } : {}),
-    models: config.models,
-    ...(config.traces ? { traces: config.traces } : {}),
-    files: config.files.map((file) => ({ file, role: file === config.userFile ? "user" : "project" })),
-    diagnostics,
-  }
-}
-
 /** Runs the gateway until SIGTERM or SIGINT; returns the exit code. */
 export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number> {
   let port: number | undefined
@@ -89,24 +37,13 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
         `--port must be a whole number from 0 to 65535 (got ${JSON.stringify(flags.port)})`,
       )
   }
-  const { gateway: config, models, traces, files, diagnostics } = await configOf(flags, io)
+  const { gateway: config, models, traces, files, diagnostics } = await gatewayRunConfig(flags.config, io)
   for (const d of diagnostics) if (d.level !== "info") io.stderr(`${formatDiagnostic(d)}\n`)
   const traceDir = flags.trace !== undefined ? resolve(io.cwd, flags.trace) : traces?.dir
-  let tracing: GatewayTracing | undefined
-  if (traceDir !== undefined) {
-    const [{ TraceStore }, { TokenCounter }] = await Promise.all([
-      import("../cache/trace-store.js"),
-      import("../history/tokens.js"),
-    ])
-    const { dir: _, ...retention } = traces ?? {}
-    const store = new TraceStore(traceDir, { counter: await TokenCounter.create(), models, retention })
-    let warned = false
-    tracing = gatewayTracing(store, (error) => {
-      if (warned) return
-      warned = true
-      io.stderr(`warning cannot write the trace in ${traceDir}: ${error.message} [trace-unwritable]\n`)
-    })
-  }
+  const tracing: GatewayTracing | undefined =
+    traceDir !== undefined
+      ? await traceHooks(traceDir, { models, ...(traces ? { traces } : {}) }, (line) => io.stderr(`${line}\n`))
+      : undefined
   // Each log line's cost: the user's model rows first, then the catalog, each model id looked up once.
   const prices = new PriceList(models)
   const gateway = await startGateway({

@@ -100,12 +100,14 @@ export class GatewayStatus {
       })
   }
 
-  /** Counts a finished request: the totals, its upstream's health (when it reached one), the recent list. */
+  /** Counts a finished request: the totals and its upstream's health (when it was routed), the recent list. */
   add(record: GatewayRecord): void {
-    const entry = usageEntryOfRecord(record)
-    const cost = this.#tally.add(entry)
     const up = record.upstream
-    if (up && record.sent) {
+    // A call the gateway answered alone (a model list, a probe, a refusal before routing) is no model request:
+    // it is listed, not counted.
+    const entry = up ? usageEntryOfRecord(record) : undefined
+    const cost = entry ? this.#tally.add(entry) : undefined
+    if (up && entry && record.sent) {
       let health = this.#upstreams.get(up.name)
       if (!health) {
         health = { name: up.name, provider: up.provider, format: up.format, requests: 0, errors: 0 }
