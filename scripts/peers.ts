@@ -41,7 +41,7 @@ export function peersInstalled(set: PeerSet): boolean {
 export function installPeers(set: PeerSet): void {
   if (peersInstalled(set)) return
   const dir = join(root, PEER_SETS[set])
-  process.stderr.write(`promptline: installing the ${set} peers into ${PEER_SETS[set]}/node_modules (npm ci)\n`)
+  process.stderr.write(`promptline: installing the ${set} set into ${PEER_SETS[set]}/node_modules (npm ci)\n`)
   const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: dir, stdio: "inherit" })
   if (npm.status !== 0)
     throw new Error(`npm ci in ${PEER_SETS[set]} failed (exit ${npm.status ?? npm.signal ?? npm.error?.message})`)
