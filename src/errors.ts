@@ -48,6 +48,8 @@ export const ERROR_CODES = [
   "response-consumed",
   // Optional peer dependencies
   "peer-missing",
+  // Tool search
+  "tool-search-embed",
   // MCP servers
   "mcp-connect",
   "mcp-unknown-server",
