@@ -1,3 +1,4 @@
+import { setBounded } from "../../bounded-map.js"
 import { lazyModule } from "../../lazy-module.js"
 
 /** The Porter2 (Snowball English) stemmer, required on first use. */
@@ -38,14 +39,13 @@ export function stemTerm(word: string): string | null {
   if (!/^[a-z]+$/.test(w)) return w
   let stem = stems.get(w)
   if (stem === undefined) {
-    if (stems.size >= MAX_MEMO) stems.clear()
     stem = porter2()(w)
-    stems.set(w, stem)
+    setBounded(stems, w, stem, MAX_MEMO)
   }
   return stem
 }
 
-/** Most stems kept in the memo below; past that it starts again (the answer is the same either way). */
+/** Most stems kept in the memo below; past that the oldest go first (the answer is the same either way). */
 const MAX_MEMO = 20_000
 
 /** A bounded memo of the stemmer's answers: tool text and queries repeat the same words. */
