@@ -52,6 +52,8 @@ export const ERROR_CODES = [
   "wire-format-conflict",
   // Optional peer dependencies
   "peer-missing",
+  // Tool search
+  "tool-search-embed",
   // MCP servers
   "mcp-connect",
   "mcp-unknown-server",
