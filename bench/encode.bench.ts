@@ -1,7 +1,7 @@
 // bench/encode: a history of about 200k tokens encoded for each wire format and serialized, against the floor:
 // JSON.stringify of the same body alone (what any encoder must pay at least to put the body on the wire).
 import type { Message } from "../src/history/message.js"
-import type { ModelInfo, WireFormat } from "../src/models/types.js"
+import type { BuiltInWireFormat, ModelInfo } from "../src/models/types.js"
 import { WIRE_FORMATS } from "../src/models/types.js"
 import { encodeRequest } from "../src/providers/encode.js"
 import type { EnabledTool } from "../src/tools/spec.js"
@@ -76,8 +76,8 @@ const tools: EnabledTool[] = ["read_file", "write_to_file", "execute_command", "
   examples: {},
 }))
 
-function modelFor(format: WireFormat): ModelInfo {
-  const ids: Record<WireFormat, string> = {
+function modelFor(format: BuiltInWireFormat): ModelInfo {
+  const ids: Record<BuiltInWireFormat, string> = {
     anthropic: "claude-sonnet-4-5",
     "openai-chat": "gpt-4.1",
     "openai-responses": "gpt-5",

@@ -13,7 +13,7 @@ import { budgetFor } from "../src/history/budget.js"
 import { ChangeLog } from "../src/history/change-log.js"
 import { ContextManager } from "../src/history/context-manager.js"
 import type { Message } from "../src/history/message.js"
-import { blockText, OVERHEADS, TokenCounter } from "../src/history/tokens.js"
+import { blockText, overheadOf, TokenCounter } from "../src/history/tokens.js"
 import { resolveModel } from "../src/models/resolve.js"
 import type { ModelInfo } from "../src/models/types.js"
 import { generateHistory } from "../test/fixtures/history/generate.js"
@@ -68,7 +68,7 @@ async function latency(
 ): Promise<{ ours: number[]; oursCpu: number[]; peer: number[] }> {
   const manager = new ContextManager(counter)
   const budget = budgetFor(model).effective
-  const overhead = OVERHEADS["openai-chat"]
+  const overhead = overheadOf("openai-chat")
   const system = counter.countText(SYSTEM)
   const lcCache = new WeakMap<BaseMessage, number>()
   const lcCount = (msgs: BaseMessage[]): number => {
@@ -172,7 +172,7 @@ export function simulate(
   plan: (prefix: Message[], now: number) => { messages: Message[]; breakpoints: number[] },
 ): CacheTotals {
   const family = model.tokenizer
-  const overhead = OVERHEADS.anthropic
+  const overhead = overheadOf("anthropic")
   const system = counter.countText(SYSTEM, family)
   const minTokens = model.cache?.minTokens ?? 1024
   const cache = new Set<string>()
@@ -242,7 +242,7 @@ const fit: Benchmark = {
     const counter = await TokenCounter.create()
     const exact = resolveModel("o3").model
     const claude = resolveModel("claude-sonnet-4-5").model
-    const tokens = counter.countMessages(history, "o200k", OVERHEADS["openai-chat"])
+    const tokens = counter.countMessages(history, "o200k", overheadOf("openai-chat"))
 
     const { ours, oursCpu, peer } = await latency(history, counter, exact)
     const fastest = await fastestPerTurn(history, exact)
@@ -264,7 +264,7 @@ const fit: Benchmark = {
     // Trim-oldest-every-turn: drop the oldest messages after the first exchange until it fits, every turn.
     const budget = budgetFor(claude).effective
     const trimTotals = simulate(history, counter, claude, (prefix) => {
-      const overhead = OVERHEADS.anthropic
+      const overhead = overheadOf("anthropic")
       let total = counter.countText(SYSTEM, "claude") + counter.countMessages(prefix, "claude", overhead)
       let start = 2
       while (total > budget && start < prefix.length - 1) {

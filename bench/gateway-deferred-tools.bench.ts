@@ -9,7 +9,7 @@
 import { type RoundRequest, searchLoop } from "../src/gateway/deferred-tools/loop.js"
 import { planDeferredTools } from "../src/gateway/deferred-tools/plan.js"
 import { deferredToolList } from "../src/gateway/deferred-tools/test-helpers.js"
-import { OVERHEADS, TokenCounter } from "../src/history/tokens.js"
+import { overheadOf, TokenCounter } from "../src/history/tokens.js"
 import { resolveModel } from "../src/models/resolve.js"
 import { decodeAnthropicRequest } from "../src/providers/anthropic/request-decode.js"
 import type { StreamEvent } from "../src/providers/stream.js"
@@ -58,7 +58,7 @@ const gatewayDeferredTools: Benchmark = {
     const model = resolveModel("gpt-4.1").model
     const counter = await TokenCounter.create()
     const tokens = (req: Pick<RoundRequest, "prompt">) =>
-      counter.countTools(req.prompt.tools, model.tokenizer, OVERHEADS["openai-chat"])
+      counter.countTools(req.prompt.tools, model.tokenizer, overheadOf("openai-chat"))
     const [first, second] = await searchedRounds(request)
     const all = planDeferredTools(request, "send-all")!.request
     const sendAll = tokens(all)

@@ -11,6 +11,7 @@
 
 import { type ReplayServer, startReplayServer } from "../src/replay/server.js"
 import { generateHistory } from "../test/fixtures/history/generate.js"
+import { cacheReplay } from "./cache-replay.js"
 import { historyBody, smallAnthropic } from "./gateway-bodies.js"
 import {
   liveHeapOf,
@@ -169,37 +170,6 @@ async function latencyMetrics(
       better: "lower",
     },
   ]
-}
-
-/** Replays 200 turns through `model`'s route; the share of input tokens billed as cache reads, in %. */
-async function cacheReplay(
-  gatewayUrl: string,
-  model: string,
-  clock: { now: number; base: number },
-  simulated: ReplayServer,
-) {
-  const history = generateHistory({ messages: 400, seed: 7, fileLines: 170 })
-  let input = 0
-  let read = 0
-  let write = 0
-  for (let k = 1; k <= history.length; k += 2) {
-    clock.now = clock.base + (k - 1) * 7_500 // 15 s between turns
-    const body = historyBody("anthropic", history.slice(0, k), "claude-sonnet-4-5", model)
-    const reply = await post(`${gatewayUrl}/v1/messages`, JSON.stringify(body), KEY)
-    if (reply.status !== 200)
-      throw new Error(`cache replay turn ${(k + 1) / 2}: ${reply.status} ${reply.body.slice(0, 300)}`)
-    // The usage of the whole answer: the last one in the stream (message_delta carries the final figures).
-    const usage = [...reply.body.matchAll(/"usage":(\{[^}]*\})/g)].at(-1)?.[1]
-    if (!usage) throw new Error(`cache replay turn ${(k + 1) / 2}: the answer has no usage`)
-    const u = JSON.parse(usage) as Record<string, number>
-    input += u.input_tokens ?? 0
-    read += u.cache_read_input_tokens ?? 0
-    write += u.cache_creation_input_tokens ?? 0
-  }
-  if (simulated.divergences.length > 0) throw new Error("the cache replay diverged")
-  // The next replay starts an hour later: every entry of this one has expired.
-  clock.base = clock.now + 3_600_000
-  return { share: (100 * read) / (input + read + write), billed: input + read + write }
 }
 
 async function cacheMetrics(

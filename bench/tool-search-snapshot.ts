@@ -4,7 +4,7 @@
  * the repository first, then pass that folder:
  *
  *   npm install --ignore-scripts --prefix <folder> @modelcontextprotocol/server-github ...
- *   node --import tsx bench/tool-search-snapshot.ts <folder>
+ *   node --import tsx bench/tool-search-snapshot.ts <folder> [server names, default all]
  *
  * Each server starts over stdio with dummy keys (no listing needs a real account).
  */
@@ -21,6 +21,11 @@ interface ServerRun {
   args?: string[]
   env?: Record<string, string>
   local?: boolean
+  /**
+   * Text the server writes from the machine it runs on (not from its package), cut from the descriptions so the
+   * snapshot holds no machine's paths.
+   */
+  machineText?: RegExp
 }
 
 const DUMMY = "dummy-key-for-listing-only"
@@ -38,6 +43,33 @@ const SERVERS: ServerRun[] = [
   { name: "notion", bin: "notion-mcp-server", env: { NOTION_TOKEN: DUMMY } },
   { name: "playwright", bin: "playwright-mcp", args: ["--headless"] },
   { name: "sequential-thinking", bin: "mcp-server-sequential-thinking" },
+  { name: "puppeteer", bin: "mcp-server-puppeteer" },
+  { name: "ea-playwright", bin: "playwright-mcp-server" },
+  { name: "chrome-devtools", bin: "chrome-devtools-mcp", args: ["--headless", "--isolated"] },
+  { name: "fetch", bin: "mcp-fetch-server" },
+  { name: "firecrawl", bin: "firecrawl-mcp", env: { FIRECRAWL_API_KEY: DUMMY } },
+  { name: "postgres", bin: "mcp-server-postgres", args: ["postgresql://127.0.0.1:1/listing"] },
+  { name: "linear", bin: "linear-mcp-server", env: { LINEAR_API_KEY: DUMMY } },
+  { name: "mongodb", bin: "mongodb-mcp-server" },
+  {
+    name: "jira",
+    bin: "mcp-atlassian-jira",
+    env: { ATLASSIAN_SITE_NAME: "listing", ATLASSIAN_USER_EMAIL: "listing@example.com", ATLASSIAN_API_TOKEN: DUMMY },
+  },
+  { name: "trello", bin: "mcp-server-trello", env: { TRELLO_API_KEY: DUMMY, TRELLO_TOKEN: DUMMY } },
+  { name: "git", bin: "git-mcp-server", env: { MCP_TRANSPORT_TYPE: "stdio" } },
+  {
+    name: "desktop-commander",
+    bin: "desktop-commander",
+    // In a container it describes the container and its mount points, from a whale emoji to the next paragraph
+    // that is about the tool again.
+    machineText: /\n\n\u{1F433} [^\n]*(?:\n(?!\s*(?:This command can be referenced|LINUX-SPECIFIC))[^\n]*)*/gu,
+  },
+  { name: "tavily", bin: "tavily-mcp", env: { TAVILY_API_KEY: DUMMY } },
+  { name: "context7", bin: "context7-mcp" },
+  { name: "sentry", bin: "sentry-mcp", args: [`--access-token=${DUMMY}`] },
+  { name: "kubernetes", bin: "mcp-server-kubernetes" },
+  { name: "circleci", bin: "mcp-server-circleci", env: { CIRCLECI_TOKEN: DUMMY } },
 ]
 
 async function snapshot(run: ServerRun, folder: string, out: string): Promise<number> {
@@ -55,7 +87,10 @@ async function snapshot(run: ServerRun, folder: string, out: string): Promise<nu
     let cursor: string | undefined
     do {
       const page = await client.listTools(cursor ? { cursor } : {})
-      for (const t of page.tools) tools.push({ name: t.name, description: t.description, inputSchema: t.inputSchema })
+      for (const t of page.tools) {
+        const description = run.machineText ? t.description?.replace(run.machineText, "") : t.description
+        tools.push({ name: t.name, description, inputSchema: t.inputSchema })
+      }
       cursor = page.nextCursor
     } while (cursor)
     writeFileSync(join(out, `${run.name}.json`), `${JSON.stringify({ name: run.name, tools }, null, 2)}\n`)
@@ -70,8 +105,9 @@ if (!folder) {
   process.stderr.write("usage: bench/tool-search-snapshot.ts <folder where the servers are installed>\n")
   process.exit(2)
 }
+const only = process.argv.slice(3)
 const out = join(process.cwd(), "test", "fixtures", "tool-search")
-for (const run of SERVERS) {
+for (const run of SERVERS.filter((r) => only.length === 0 || only.includes(r.name))) {
   try {
     const n = await snapshot(run, folder, out)
     process.stdout.write(`${run.name}: ${n} tools\n`)

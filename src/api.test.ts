@@ -95,11 +95,13 @@ describe("the public API", () => {
   })
 
   // 122: tpl() and data() joined the 120 in issue 31; a component cannot mark external text as data without them.
-  it("the root entry exports named symbols only, at most 122, each with a line in docs/api.md", () => {
+  // 124: registerWireFormat and WireFormatDescriptor joined in issue 30 (a format plugs in through the root entry),
+  // and wireFormats() took WIRE_FORMATS' place (the set grows at run time).
+  it("the root entry exports named symbols only, at most 124, each with a line in docs/api.md", () => {
     const index = readFileSync(ENTRIES.get("promptline")!, "utf8")
     expect(index).not.toMatch(/^export \*/m)
     const names = NAMES.get("promptline")!
-    expect(names.length).toBeLessThanOrEqual(122)
+    expect(names.length).toBeLessThanOrEqual(124)
     const doc = readFileSync(join(ROOT, "docs", "api.md"), "utf8")
     const undocumented = names.filter((n) => !new RegExp(`^- \`${n}\``, "m").test(doc))
     expect(undocumented).toEqual([])

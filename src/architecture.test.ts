@@ -3,6 +3,8 @@ import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
+import { clientNames } from "../test/clients/resolve.js"
+import { packageName } from "../test/peers/load.js"
 
 /**
  * The import rule of docs/architecture.md, checked on the production sources: a layer imports only from
@@ -157,5 +159,23 @@ describe("the layer rule", () => {
 
   it("no cycle made of type imports alone (a cycle may go back only through `import type`, one way)", () => {
     expect(cycles(edges.filter((e) => e.typeOnly))).toEqual([])
+  })
+})
+
+describe("the build's packages", () => {
+  /** The packages a file names in an import, an export or an `import()` (bare specifiers; `node:` ones left out). */
+  const packagesOf = (file: string): string[] =>
+    [...readFileSync(file, "utf8").matchAll(/(?:\bfrom|\bimport\(?)\s*"([^".][^"]*)"/g)]
+      .map((m) => packageName(m[1]!))
+      .filter((name) => !name.startsWith("node:"))
+
+  it("no production file imports an official SDK client (test/clients/), not even its types: the build runs without them", () => {
+    const clients = new Set(clientNames())
+    const imports = files.flatMap((file) =>
+      packagesOf(file)
+        .filter((name) => clients.has(name))
+        .map((name) => `${relative(SRC, file)} -> ${name}`),
+    )
+    expect(imports).toEqual([])
   })
 })

@@ -46,8 +46,14 @@ export const ERROR_CODES = [
   "context-management-invalid",
   "socket-busy",
   "response-consumed",
+  // Wire formats (the set of formats and its registrations)
+  "wire-format-unknown",
+  "wire-format-invalid",
+  "wire-format-conflict",
   // Optional peer dependencies
   "peer-missing",
+  // Tool search
+  "tool-search-embed",
   // MCP servers
   "mcp-connect",
   "mcp-unknown-server",
@@ -63,6 +69,9 @@ export const ERROR_CODES = [
   "diff-needs-two",
   "no-task",
   "websocket-format",
+  "launch-unknown-agent",
+  "launch-command-not-found",
+  "launch-command-failed",
   // Gateway (promptline serve): configuration, then upstream failures answered in the client's shape
   "gateway-token-missing",
   "gateway-unsafe-host",
@@ -71,6 +80,8 @@ export const ERROR_CODES = [
   "gateway-port-in-use",
   "gateway-port-denied",
   "gateway-listen-failed",
+  "gateway-state-unreachable",
+  "gateway-state-degraded",
   "gateway-context-overflow",
   "gateway-rate-limit",
   "gateway-quota",

@@ -52,13 +52,7 @@ export { TokenCounter } from "./history/tokens.js"
 // Models
 export { MODEL_CATALOG } from "./models/catalog.js"
 export { type ResolvedModel, type ResolveOptions, resolveModel } from "./models/resolve.js"
-export {
-  type ModelInfo,
-  type ReasoningEffort,
-  type TokenizerFamily,
-  WIRE_FORMATS,
-  type WireFormat,
-} from "./models/types.js"
+export type { ModelInfo, ReasoningEffort, TokenizerFamily, WireFormat } from "./models/types.js"
 export { wireFormatOf } from "./models/wire.js"
 // Building prompts
 export {
@@ -86,6 +80,8 @@ export {
   responseBodyEvents,
   StreamDecoder,
 } from "./providers/decode.js"
+export type { WireFormatDescriptor } from "./providers/descriptor.js"
+export { wireFormats } from "./providers/descriptors.js"
 export { encodeRequest } from "./providers/encode.js"
 // Provider errors
 export {
@@ -94,7 +90,7 @@ export {
   ProviderError,
   type ProviderErrorKind,
 } from "./providers/errors.js"
-export { type RequestBodies, WIRE_FORMAT_MODULES } from "./providers/formats.js"
+export { type RequestBodies, registerWireFormat, WIRE_FORMAT_MODULES } from "./providers/formats.js"
 export { portHistory } from "./providers/portability.js"
 export type {
   DecodeOptions,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { redactHeaders, redactUrl } from "./redact.js"
+import { redactHeaders, redactUrl, redactUrlCredentials } from "./redact.js"
 
 describe("redaction", () => {
   it("replaces every credential header, whatever its case, and keeps the rest sorted", () => {
@@ -28,5 +28,14 @@ describe("redaction", () => {
       "https://g.example/v1beta/models/m:streamGenerateContent?alt=sse&key=[redacted]#x",
     )
     expect(redactUrl("https://x.example/v1?api_key=abc&keys=1")).toBe("https://x.example/v1?api_key=[redacted]&keys=1")
+  })
+
+  it("replaces the user name and password before a URL's host, and leaves a URL without them", () => {
+    expect(redactUrlCredentials("redis://user:s3cret@cache.example:6379/0")).toBe(
+      "redis://[redacted]@cache.example:6379/0",
+    )
+    expect(redactUrlCredentials("rediss://:p@ss@10.0.0.1")).toBe("rediss://[redacted]@10.0.0.1")
+    expect(redactUrlCredentials("redis://127.0.0.1:6379/0?x=a@b")).toBe("redis://127.0.0.1:6379/0?x=a@b")
+    expect(redactUrlCredentials("redis://127.0.0.1:6379")).toBe("redis://127.0.0.1:6379")
   })
 })

@@ -25,6 +25,11 @@ export function redactUrl(url: string): string {
   return url.replace(/([?&](?:key|api_key|api-key)=)[^&#]*/gi, "$1[redacted]")
 }
 
+/** A URL with the user name and password before its host (`redis://user:password@host`) replaced by `[redacted]`. */
+export function redactUrlCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/i, "$1[redacted]@")
+}
+
 /** The secrets worth looking for: defined, at least 8 characters (a shorter one is too likely in prose), once each. */
 export function usableSecrets(secrets: readonly (string | undefined)[]): string[] {
   return [...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= 8))]

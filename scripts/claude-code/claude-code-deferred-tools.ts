@@ -16,7 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { startGateway } from "../../src/gateway/server.js"
-import { OVERHEADS, TokenCounter } from "../../src/history/tokens.js"
+import { overheadOf, TokenCounter } from "../../src/history/tokens.js"
 import { resolveModel } from "../../src/models/resolve.js"
 import { formatModule } from "../../src/providers/formats.js"
 import type { StreamEvent } from "../../src/providers/stream.js"
@@ -81,7 +81,7 @@ function upstream(seen: Seen[]) {
       if (decoded.prompt.tools.length > 0)
         seen.push({
           tools: decoded.prompt.tools.length,
-          tokens: counter.countTools(decoded.prompt.tools, model.tokenizer, OVERHEADS["openai-chat"]),
+          tokens: counter.countTools(decoded.prompt.tools, model.tokenizer, overheadOf("openai-chat")),
           did: answer.call ? `calls ${answer.call.name}` : `answers "${answer.text}"`,
         })
       const id = `call_${++n}`

@@ -9,6 +9,7 @@ import { type CompactionTarget, compactionWindow, foreignCompactions, madeBy } f
 import { promptCount } from "../history/request-count.js"
 import { AGENT_TEXTS } from "../history/requests.js"
 import { joinUserRuns } from "../history/turns.js"
+import { requestCost } from "../models/cost.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
 import { ACT_MODE_UPDATE, dateUpdate, TAG } from "../notices.js"
 import type { BuiltPrompt, PromptBuilder } from "../prompt/builder.js"
@@ -23,7 +24,7 @@ import { DeferredTools } from "../tools/search/deferred-tools.js"
 import { type ApprovalPolicy, type ConfirmCall, READ_KINDS } from "./approval.js"
 import type { AgentEvent } from "./events.js"
 import type { ExecutorEnv } from "./executors/index.js"
-import { addUsage, costOf, figuresOf, ZERO_USAGE } from "./figures.js"
+import { addUsage, figuresOf, ZERO_USAGE } from "./figures.js"
 import type { Session } from "./session.js"
 import { runToolCalls } from "./tool-runner.js"
 import type { CompactResult } from "./transport/compact.js"
@@ -419,7 +420,7 @@ export class Agent {
   async #accept(built: BuiltPrompt, fit: FitResult, response: AssembledResponse): Promise<TurnResponse> {
     const message = await this.#append("assistant", response.message.content, response.message.id)
     this.#usage = addUsage(this.#usage, response.usage)
-    const cost = costOf(response.usage, built.model)
+    const cost = requestCost(response.usage, built.model.prices)?.total
     if (cost !== undefined) this.#cost = (this.#cost ?? 0) + cost
     const prompt = response.usage.input + response.usage.cacheRead + response.usage.cacheWrite
     let calibration: Calibration | undefined
@@ -500,7 +501,7 @@ export class Agent {
     for await (const event of raw) acc.push(event)
     const response = acc.finish().at(-1)!
     this.#usage = addUsage(this.#usage, response.usage)
-    const cost = costOf(response.usage, built.model)
+    const cost = requestCost(response.usage, built.model.prices)?.total
     if (cost !== undefined) this.#cost = (this.#cost ?? 0) + cost
     const text = response.message.content
       .filter((b): b is TextBlock => b.type === "text")

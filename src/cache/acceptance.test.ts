@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Block, Message } from "../history/message.js"
 import { TokenCounter } from "../history/tokens.js"
-import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
+import { type BuiltInWireFormat, WIRE_FORMATS } from "../models/types.js"
 import type { PromptInput } from "../providers/types.js"
 import { defaultPrompt, encoded, scriptHistory } from "./test-helpers/script.js"
 import { TraceStore } from "./trace-store.js"
@@ -51,7 +51,7 @@ function request(
   return { prompt: { ...base, text, tools }, messages, at }
 }
 
-describe.each(WIRE_FORMATS)("the scripted client over %s", (format: WireFormat) => {
+describe.each(WIRE_FORMATS)("the scripted client over %s", (format: BuiltInWireFormat) => {
   it("reports each miss with its cause and every other request as a hit", async () => {
     const store = new TraceStore(join(dir, format), { counter })
     const base = defaultPrompt()

@@ -6,10 +6,11 @@
 import { createHash } from "node:crypto"
 import type { TokenCounter } from "../history/tokens.js"
 import type { ModelInfo, WireFormat } from "../models/types.js"
-import { WIRE_FORMAT_MODULES } from "../providers/formats.js"
-import { CACHE_SCHEMES, type CacheScheme, type RequestPart } from "./schemes.js"
+import { descriptorOf } from "../providers/descriptors.js"
+import { formatModule } from "../providers/formats.js"
+import { isObject, type WireParts } from "../providers/wire-parts.js"
+import type { CacheScheme, RequestPart } from "./schemes.js"
 import { splitSections } from "./sections.js"
-import { readWireParts, type WireParts } from "./wire-layout.js"
 
 /** Token counts of units by the hash of their bytes, kept across the requests of a conversation. */
 export type TokenMemo = Map<string, number>
@@ -104,7 +105,7 @@ export function countedText(value: unknown): string {
 
 const hashOf = (bytes: string) => createHash("sha1").update(bytes).digest("base64")
 
-/** Lays an encoded body out in its format's caching order, with exact token counts from `counter`. */
+/** Lays an encoded body out in its format's caching order (built-in or registered), with exact token counts from `counter`. */
 export function cacheLayout(
   format: WireFormat,
   body: unknown,
@@ -112,11 +113,12 @@ export function cacheLayout(
   counter: TokenCounter,
   memo?: TokenMemo,
 ): CacheLayout {
-  const module = WIRE_FORMAT_MODULES[format]
-  const scheme = CACHE_SCHEMES[format]
+  const module = formatModule(format)
+  const scheme = descriptorOf(format).cache
   const overhead = module.overhead
   const family = model.tokenizer
-  const parts = readWireParts(module.speaks, body)
+  // Each format's module takes its own body apart; a body that is not an object has no parts.
+  const parts: WireParts = isObject(body) ? module.wireParts(body) : { tools: [], system: [], messages: [] }
   const count = (text: string) => (text ? counter.countText(text, family) : 0)
   const tokensOf = (s: Omit<LayoutSegment, "hash" | "tokens">, hash: string) => {
     const key = `${family}:${hash}`

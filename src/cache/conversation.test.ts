@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TokenCounter } from "../history/tokens.js"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import type { PromptInput } from "../providers/types.js"
 import { claudeCodeSession } from "./test-helpers/agent-traffic.js"
 import { defaultPrompt, encoded, MODEL_OF, scriptHistory } from "./test-helpers/script.js"
@@ -34,7 +34,7 @@ const START = 1_800_000_000_000
 function traced(dir = join(root, `t${n++}`)) {
   const store = new TraceStore(dir, { counter })
   let k = 0
-  const send = async (format: WireFormat, body: unknown, conversation?: string) => {
+  const send = async (format: BuiltInWireFormat, body: unknown, conversation?: string) => {
     const at = START + 10_000 * k++
     const model = (body as Json).model as string | undefined
     const record = await store.record({

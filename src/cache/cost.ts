@@ -23,17 +23,3 @@ export function addedCost(
       : prices.input
   return (missed * (billed - read)) / 1_000_000
 }
-
-/** US dollars of a request's prompt: uncached input, cache reads and cache writes at catalog prices. */
-export function promptCost(
-  model: ModelInfo,
-  tokens: { input: number; read: number; write: number },
-  ttl?: string,
-): number {
-  const prices = model.prices
-  if (!prices) return 0
-  const write = (ttl === "1h" ? (prices.cacheWriteLong ?? prices.cacheWrite) : prices.cacheWrite) ?? prices.input
-  return (
-    (tokens.input * prices.input + tokens.read * (prices.cacheRead ?? prices.input) + tokens.write * write) / 1_000_000
-  )
-}

@@ -6,7 +6,7 @@ import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
 import type { Block, Message } from "../history/message.js"
 import { TokenCounter } from "../history/tokens.js"
-import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
+import { type BuiltInWireFormat, WIRE_FORMATS } from "../models/types.js"
 import { CacheExplainer } from "./explain.js"
 import { defaultPrompt, encoded, scriptHistory } from "./test-helpers/script.js"
 
@@ -45,7 +45,7 @@ function at(body: unknown, path: string): unknown {
   return v
 }
 
-describe.each(WIRE_FORMATS)("an edit anywhere in a %s history", (format: WireFormat) => {
+describe.each(WIRE_FORMATS)("an edit anywhere in a %s history", (format: BuiltInWireFormat) => {
   it("is named by the message and block it was made in", () => {
     fc.assert(
       fc.property(

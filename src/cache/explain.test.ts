@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import type { Message } from "../history/message.js"
 import { TokenCounter } from "../history/tokens.js"
-import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
+import { type BuiltInWireFormat, WIRE_FORMATS } from "../models/types.js"
 import type { PromptInput } from "../providers/types.js"
 import { CacheExplainer, type CacheRequest } from "./explain.js"
 import { cacheHeader, describeVerdict } from "./header.js"
@@ -19,7 +19,7 @@ const history = scriptHistory(12)
 
 /** Request 1 with `before`, request 2 (one turn later, 30 s on) with `after`, both from the same history. */
 function pair(
-  format: WireFormat,
+  format: BuiltInWireFormat,
   after: { prompt?: PromptInput; messages?: Message[]; gapMs?: number },
   before: { prompt?: PromptInput; messages?: Message[] } = {},
 ): [CacheRequest, CacheRequest] {

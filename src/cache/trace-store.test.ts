@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises"
+import { appendFile, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -123,5 +123,28 @@ describe("the trace store", () => {
     expect(await bytesUnder(dir)).toBeLessThanOrEqual(60_000)
     const left = await summarizeTraces(dir)
     expect(left[0]!.lastAt).toBe(3000)
+  })
+})
+
+describe("a trace folder with a torn line", () => {
+  it("goes on recording: the torn conversation keeps its lines, the others are found again", async () => {
+    const first = new TraceStore(dir, { counter })
+    const a = await first.record(input(1, 0, "Task A"))
+    const b = await first.record(input(1, 1000, "Task B"))
+    const fileA = join(dir, "conversations", `${a.conversation}.jsonl`)
+    const fileB = join(dir, "conversations", `${b.conversation}.jsonl`)
+    await appendFile(fileA, '{"v":1,"n":2,"at":\n')
+    await appendFile(fileB, "not json either\n")
+    const before = await readFile(fileA, "utf8")
+    // A new store (a restarted gateway) reads the folder again and records on.
+    const store = new TraceStore(dir, { counter, retention: { maxConversations: 5 } })
+    const next = await store.record(input(2, 2000, "Task A"))
+    expect(next.conversation).toBe(a.conversation)
+    expect(next.verdict.verdict).not.toBe("first")
+    const again = await store.record(input(2, 3000, "Task B"))
+    expect(again.conversation).toBe(b.conversation)
+    const after = await readFile(fileA, "utf8")
+    expect(after.startsWith(before)).toBe(true)
+    expect(after.split("\n").filter(Boolean)).toHaveLength(3)
   })
 })

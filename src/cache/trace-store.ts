@@ -14,9 +14,10 @@ import { BlobStore, TRACE_FILE_MODE } from "./blob-store.js"
 import { affinity, conversationKeys } from "./conversation.js"
 import { CacheExplainer, type CacheRequest, type CacheVerdict } from "./explain.js"
 import { cacheHeader } from "./header.js"
+import { parseTraceLine } from "./trace-read.js"
 import type { StoredMessage, TracedMessage, TraceInput, TraceLine } from "./trace-types.js"
 
-export type { TracedMessage, TraceInput, TraceLine } from "./trace-types.js"
+export type { TraceAttempt, TracedMessage, TraceInput, TraceLine } from "./trace-types.js"
 
 /** Retention of a trace folder (the config's `traces` section). */
 export interface TraceRetention {
@@ -160,6 +161,7 @@ export class TraceStore {
       ...(input.usage ? { usage: input.usage } : {}),
       ...(input.status !== undefined ? { status: input.status } : {}),
       ...(input.error !== undefined ? { error: input.error } : {}),
+      ...(input.attempts ? { attempts: input.attempts } : {}),
       verdict,
     }
     conversation.lines.push(JSON.stringify(line))
@@ -188,9 +190,8 @@ export class TraceStore {
 
   /** The previous request of a conversation read back from its file (after a restart). */
   private async lastRequest(conversation: Conversation): Promise<CacheRequest | undefined> {
-    const text = conversation.lines.at(-1)
-    if (!text) return undefined
-    const line = JSON.parse(text) as TraceLine
+    const line = lastTraceLine(conversation.lines)
+    if (!line) return undefined
     const body = await this.blobs.getBody(line.sent.body)
     conversation.last = { format: line.upstream.format, body, at: line.at, model: line.model }
     return conversation.last
@@ -205,13 +206,14 @@ export class TraceStore {
     for (const name of (await readdir(join(this.dir, "conversations"))).sort()) {
       if (!name.endsWith(".jsonl")) continue
       const lines = (await readFile(join(this.dir, "conversations", name), "utf8")).split("\n").filter((l) => l.trim())
-      const last = lines.at(-1)
-      if (!last) continue
-      const line = JSON.parse(last) as TraceLine
+      if (lines.length === 0) continue
+      // A torn or foreign line is kept as it is (the file is only ever appended to); the last good line speaks for
+      // the conversation, and one without any is still known, so its file is never written over.
+      const line = lastTraceLine(lines)
       const key = name.replace(/\.jsonl$/, "")
       // Lines written before groups name their first-user-message key `loose`: the same value.
-      const group = line.group ?? line.loose
-      this.conversations.set(key, { key, lines, lastAt: line.at, ...(group ? { group } : {}) })
+      const group = line?.group ?? line?.loose
+      this.conversations.set(key, { key, lines, lastAt: line?.at ?? 0, ...(group ? { group } : {}) })
       if (group) this.join(key, group)
     }
   }
@@ -243,12 +245,22 @@ export class TraceStore {
     const keep = new Set<string>()
     for (const c of this.conversations.values())
       for (const text of c.lines) {
-        const line = JSON.parse(text) as TraceLine
+        const line = parseTraceLine(text)
+        if (typeof line === "string") continue
         await this.blobs.reach(line.sent.body, keep)
         if (line.received) await this.blobs.reach(line.received.body, keep)
       }
     await this.blobs.sweep(keep)
   }
+}
+
+/** The last line of a conversation's lines that is a trace line. */
+function lastTraceLine(lines: readonly string[]): TraceLine | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = parseTraceLine(lines[i]!)
+    if (typeof line !== "string") return line
+  }
+  return undefined
 }
 
 function requestOf(input: Pick<TraceInput, "at" | "upstream" | "model" | "sent">): CacheRequest {

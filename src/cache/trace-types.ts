@@ -16,11 +16,31 @@ export interface TraceFacts {
   firstByteMs?: number
   /** The API the client spoke. */
   clientApi: string
-  /** Where the request went: its wire format, and the provider or URL (credentials redacted in a line). */
-  upstream: { format: WireFormat; provider?: string; url?: string }
+  /**
+   * Where the request went: its wire format, the upstream's name in the gateway's config, and the provider or URL
+   * (credentials redacted in a line).
+   */
+  upstream: { format: WireFormat; name?: string; provider?: string; url?: string }
   model: string
   usage?: Usage
   status?: number
+  error?: string
+  /**
+   * Every upstream tried, in order, when the request fell back from one to the next (the last one gave the answer);
+   * absent when the first upstream answered. A request with more than one attempt counts as a fallback.
+   */
+  attempts?: TraceAttempt[]
+}
+
+/** One upstream a request was sent to, in a fallback chain. */
+export interface TraceAttempt {
+  /** The upstream's name in the gateway's config (or its provider). */
+  upstream: string
+  /** The model asked of it. */
+  model: string
+  /** The status it answered, when it answered. */
+  status?: number
+  /** Why the request moved on from it. */
   error?: string
 }
 

@@ -1,8 +1,8 @@
 // The `--from` option of the commands that read a conversation (`--history FILE`), and the reading itself.
 import { isAbsolute, resolve } from "node:path"
 import { Option } from "commander"
-import { WIRE_FORMATS } from "../models/types.js"
 import type { Conversation } from "../providers/conversation.js"
+import { wireFormats } from "../providers/descriptors.js"
 import type { ConversationFormat } from "../providers/request-detect.js"
 import type { CliIO } from "./io.js"
 
@@ -14,7 +14,7 @@ export const HISTORY_HELP =
 export function fromOption(): Option {
   return new Option("--from <format>", "the history's format (default: detected)").choices([
     "internal",
-    ...WIRE_FORMATS,
+    ...wireFormats(),
   ])
 }
 

@@ -5,9 +5,10 @@ import { Command, Option } from "commander"
 import { FileError, PromptlineError } from "../errors.js"
 import { fsProblem } from "../fs-problem.js"
 import { parseJsonDocument } from "../json.js"
-import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
+import type { WireFormat } from "../models/types.js"
 import type { AssembledResponse } from "../providers/accumulate.js"
 import type { RecordingShape } from "../providers/decode.js"
+import { wireFormats } from "../providers/descriptors.js"
 import type { DecodeStats, StreamEvent } from "../providers/stream.js"
 import type { CommandFactory } from "./main.js"
 import { printJson } from "./print.js"
@@ -32,7 +33,7 @@ export const decodeCommand: CommandFactory = (io, setExit) =>
     .argument("<file>", "the recording: raw SSE, one JSON payload per line, or a whole JSON response body")
     .addOption(
       new Option("--format <format>", "wire format of the recording (default: detected from its payloads)").choices(
-        WIRE_FORMATS,
+        wireFormats(),
       ),
     )
     .option("--events", "print the stream events (JSON lines) instead of the assembled message")

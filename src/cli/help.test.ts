@@ -15,6 +15,7 @@ const COMMANDS = [
   "doctor",
   "inspect",
   "traces",
+  "usage",
   "diff",
   "request",
   "decode",
@@ -50,6 +51,7 @@ describe("the CLI's manners", () => {
       ["run", "--approve"],
       ["run", "--compaction"],
       ["prompt", "--placement"],
+      ["usage", "--by"],
     ]
     for (const [command, flag] of explained) {
       const help = (await runCli([command, "--help"], { columns: 100 })).stdout
@@ -86,6 +88,7 @@ describe("the CLI's manners", () => {
       }
       const inputs: [string[], string][] = [
         [["traces", missing], `${missing}: no such folder; record requests with`],
+        [["usage", missing], `${missing}: no such folder; record requests with`],
         [["inspect", "--trace", missing], `${missing}: cannot read the trace: it does not exist`],
         [["fit", "--history", missing, "--model", "gpt-5"], "cannot read the history: it does not exist"],
         [["decode", "--format", "anthropic", missing], "cannot read the recording: it does not exist"],

@@ -11,7 +11,7 @@ import { promptCount } from "../history/request-count.js"
 import type { ExactCount, ExactPart } from "../inspect/report-types.js"
 import type { WireFormat } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
-import { COUNTING_FORMATS, countingRequest, countTokens } from "../providers/count.js"
+import { countingRequest, countTokens, hasCountingEndpoint } from "../providers/count.js"
 import { encodeRequest } from "../providers/encode.js"
 import { type Endpoint, endpointFor, MissingKeyError } from "../providers/endpoints.js"
 import type { PromptInput } from "../providers/types.js"
@@ -60,7 +60,7 @@ export async function exactCount(input: ExactCountInput): Promise<ExactCountResu
     exact: { status: "unavailable", code, reason: `${reason}; the figures are our estimate`, estimated },
   })
   if (input.refused !== undefined) return unavailable("config-provider-untrusted", input.refused)
-  if (!COUNTING_FORMATS.includes(format))
+  if (!hasCountingEndpoint(format))
     return unavailable("count-unsupported", `the ${format} wire format has no token-counting endpoint`)
   let endpoint: Endpoint
   try {

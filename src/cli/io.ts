@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import { localDate } from "../context/local-date.js"
 
 /** Where a command writes; tests pass buffers, the bin passes the process streams. */
@@ -13,6 +14,8 @@ export interface CliIO {
   question?: (prompt: string, signal?: AbortSignal) => Promise<string>
   /** Milliseconds since the epoch (the clock, read at the edge). */
   now?: () => number
+  /** A fresh random secret each call (`launch`'s gateway token), read at the edge. */
+  secret?: () => string
   /** Whether stdout is a terminal (colors on); absent means not a terminal. */
   isTTY?: boolean
   /** The terminal's width in columns, read at the edge; absent when stdout is not a terminal. */
@@ -46,6 +49,7 @@ export function processIO(): CliIO {
     env: process.env,
     today: () => localDate(),
     now: () => Date.now(),
+    secret: () => randomBytes(32).toString("base64url"),
     isTTY: process.stdout.isTTY === true,
     ...(process.stdout.isTTY && process.stdout.columns > 0 ? { columns: process.stdout.columns } : {}),
     ...(process.stdin.isTTY ? { question: terminalQuestion } : {}),

@@ -9,11 +9,13 @@ import { doctorCommand } from "./doctor.js"
 import { fitCommand } from "./fit.js"
 import { inspectCommand } from "./inspect.js"
 import { type CliIO, processIO } from "./io.js"
+import { launchCommand } from "./launch.js"
 import { promptCommand } from "./prompt.js"
 import { requestCommand } from "./request.js"
 import { runCommand } from "./run.js"
 import { serveCommand } from "./serve.js"
 import { tracesCommand } from "./traces.js"
+import { usageCommand } from "./usage.js"
 import { variantsCommand } from "./variants.js"
 
 /** A command module: adds one subcommand to the program. Actions return the exit code. */
@@ -28,12 +30,14 @@ const commands: CommandFactory[] = [
   doctorCommand,
   inspectCommand,
   tracesCommand,
+  usageCommand,
   diffCommand,
   requestCommand,
   decodeCommand,
   fitCommand,
   compactCommand,
   serveCommand,
+  launchCommand,
 ]
 
 /** The package's version, read from its package.json (two folders up from src/cli and from dist/cli). */
@@ -53,6 +57,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError(false)
+    // A subcommand's options come after its name (`launch` hands everything after the agent's name to the agent).
+    .enablePositionalOptions()
   for (const factory of commands) {
     program.addCommand(
       factory(io, setExit).exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }),

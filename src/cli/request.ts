@@ -1,7 +1,8 @@
 import { Command, Option } from "commander"
 import { PromptlineError } from "../errors.js"
 import type { Message } from "../history/message.js"
-import { WIRE_FORMATS, type WireFormat } from "../models/types.js"
+import type { WireFormat } from "../models/types.js"
+import { wireFormats } from "../providers/descriptors.js"
 import type { EncodeOptions, ReasoningEffort } from "../providers/encode.js"
 import type { ConversationFormat } from "../providers/request-detect.js"
 import { type ContextFlags, contextOptions } from "./context-options.js"
@@ -34,7 +35,7 @@ const EFFORTS: ReasoningEffort[] = ["minimal", "low", "medium", "high", "xhigh",
 export const requestCommand: CommandFactory = (io, setExit) => {
   const command = new Command("request").description("print the exact request body for a wire format")
   command.addOption(
-    new Option("--format <format>", "wire format (default: the model's own)").choices([...WIRE_FORMATS]),
+    new Option("--format <format>", "wire format (default: the model's own)").choices([...wireFormats()]),
   )
   for (const option of contextOptions()) command.addOption(option)
   command

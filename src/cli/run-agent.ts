@@ -19,6 +19,7 @@ import { FileTracker } from "../history/file-tracker.js"
 import { COMPACTION_DEFAULTS } from "../history/staged.js"
 import type { WireFormat } from "../models/types.js"
 import { PromptBuilder } from "../prompt/builder.js"
+import { clientApiBase } from "../providers/api-paths.js"
 import { endpointFor } from "../providers/endpoints.js"
 import { credentialsOf } from "../redact.js"
 import { loadReplayScript, scriptWorkspace } from "../replay/script.js"
@@ -30,9 +31,9 @@ import { projectServerRefusal } from "./project-endpoint.js"
 import type { RunFlags } from "./run.js"
 import { RunRenderer } from "./run-render.js"
 
-/** Where the replay server's clients connect, by wire format. */
+/** Where the replay server's clients connect, by wire format (OpenAI's under `/v1`). */
 function replayBase(server: ReplayServer, format: WireFormat): string {
-  return format === "anthropic" ? server.urls.anthropic : format === "gemini" ? server.urls.gemini : server.urls.openai
+  return `${server.url}${clientApiBase(format)}`
 }
 
 /** Copies the replay script's sample workspace into a fresh temporary folder (the task edits it). */

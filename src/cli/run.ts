@@ -1,7 +1,7 @@
 import { Command, Option } from "commander"
 import type { ApprovalPolicy } from "../agent/approval.js"
 import type { WireFormat } from "../models/types.js"
-import { WIRE_FORMATS } from "../models/types.js"
+import { wireFormats } from "../providers/descriptors.js"
 import { type ContextFlags, contextOptions } from "./context-options.js"
 import type { CommandFactory } from "./main.js"
 import { urlOption } from "./url-option.js"
@@ -31,7 +31,7 @@ export const runCommand: CommandFactory = (io, setExit) => {
   for (const option of contextOptions()) command.addOption(option)
   command
     .addOption(urlOption("--base-url <url>", "the provider's base URL (OpenAI-compatible servers, proxies)"))
-    .addOption(new Option("--format <wire>", "the wire format to speak").choices([...WIRE_FORMATS]))
+    .addOption(new Option("--format <wire>", "the wire format to speak").choices([...wireFormats()]))
     .option("--websocket", "OpenAI Responses over one WebSocket kept open across turns")
     .option("--replay <script>", "answer from a replay script on a local server, in a copy of its sample workspace")
     .addOption(

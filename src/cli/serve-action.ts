@@ -1,16 +1,13 @@
 // The action of `promptline serve`, loaded only when the command runs (see serve.ts for its flags).
-import { readFile } from "node:fs/promises"
-import { isAbsolute, resolve } from "node:path"
-import { completeModelRows, loadConfig, parseConfig, type TracesConfig } from "../config/config.js"
-import type { GatewayConfig } from "../config/gateway.js"
-import { resolvedTraces } from "../config/user-only.js"
-import { type Diagnostic, formatDiagnostic } from "../diagnostics.js"
-import { FileError, PromptlineError } from "../errors.js"
+import { resolve } from "node:path"
+import { formatDiagnostic } from "../diagnostics.js"
+import { PromptlineError } from "../errors.js"
 import { logField, logJson, logLine } from "../gateway/log.js"
 import { startGateway } from "../gateway/server.js"
-import { type GatewayTracing, gatewayTracing } from "../gateway/traces.js"
-import type { ModelInfo } from "../models/types.js"
-import { homeOf } from "./context-options.js"
+import { STATUS_PATH } from "../gateway/status-route.js"
+import type { GatewayTracing } from "../gateway/traces.js"
+import { PriceList } from "../models/cost.js"
+import { gatewayRunConfig, traceHooks } from "./gateway-config.js"
 import type { CliIO } from "./io.js"
 import type { ServeFlags } from "./serve.js"
 
@@ -29,53 +26,6 @@ function clientLines(urls: {
   ]
 }
 
-/** The settings `serve` runs with, the config files they came from, and the warnings about them. */
-interface ServeConfig {
-  gateway?: GatewayConfig
-  models: ModelInfo[]
-  traces?: TracesConfig
-  /** Each file in effect with what it is (`--config`, `user`, `project`). */
-  files: { file: string; role: string }[]
-  diagnostics: Diagnostic[]
-}
-
-/**
- * The settings: the file given with `--config` alone (the user named it), else the user's file and the project's,
- * where a project may set the gateway's limits and model rows but not where keys and prompts go (config/user-only.ts).
- */
-async function configOf(flags: ServeFlags, io: CliIO): Promise<ServeConfig> {
-  if (flags.config !== undefined) {
-    const file = isAbsolute(flags.config) ? flags.config : resolve(io.cwd, flags.config)
-    let text: string
-    try {
-      text = await readFile(file, "utf8")
-    } catch (error) {
-      throw new FileError(
-        "config-unreadable",
-        file,
-        `cannot read the config file (${(error as NodeJS.ErrnoException).code ?? error})`,
-      )
-    }
-    const content = parseConfig(text, file)
-    const traces = resolvedTraces(content.traces, file)
-    return {
-      ...(content.gateway ? { gateway: content.gateway } : {}),
-      models: completeModelRows(content.models ?? [], file),
-      ...(traces ? { traces } : {}),
-      files: [{ file, role: "--config" }],
-      diagnostics: [],
-    }
-  }
-  const { config, diagnostics } = await loadConfig({ cwd: io.cwd, home: homeOf(io), env: io.env })
-  return {
-    ...(config.gateway ? { gateway: config.gateway } : {}),
-    models: config.models,
-    ...(config.traces ? { traces: config.traces } : {}),
-    files: config.files.map((file) => ({ file, role: file === config.userFile ? "user" : "project" })),
-    diagnostics,
-  }
-}
-
 /** Runs the gateway until SIGTERM or SIGINT; returns the exit code. */
 export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number> {
   let port: number | undefined
@@ -87,24 +37,15 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
         `--port must be a whole number from 0 to 65535 (got ${JSON.stringify(flags.port)})`,
       )
   }
-  const { gateway: config, models, traces, files, diagnostics } = await configOf(flags, io)
+  const { gateway: config, models, traces, files, diagnostics } = await gatewayRunConfig(flags.config, io)
   for (const d of diagnostics) if (d.level !== "info") io.stderr(`${formatDiagnostic(d)}\n`)
   const traceDir = flags.trace !== undefined ? resolve(io.cwd, flags.trace) : traces?.dir
-  let tracing: GatewayTracing | undefined
-  if (traceDir !== undefined) {
-    const [{ TraceStore }, { TokenCounter }] = await Promise.all([
-      import("../cache/trace-store.js"),
-      import("../history/tokens.js"),
-    ])
-    const { dir: _, ...retention } = traces ?? {}
-    const store = new TraceStore(traceDir, { counter: await TokenCounter.create(), models, retention })
-    let warned = false
-    tracing = gatewayTracing(store, (error) => {
-      if (warned) return
-      warned = true
-      io.stderr(`warning cannot write the trace in ${traceDir}: ${error.message} [trace-unwritable]\n`)
-    })
-  }
+  const tracing: GatewayTracing | undefined =
+    traceDir !== undefined
+      ? await traceHooks(traceDir, { models, ...(traces ? { traces } : {}) }, (line) => io.stderr(`${line}\n`))
+      : undefined
+  // Each log line's cost: the user's model rows first, then the catalog, each model id looked up once.
+  const prices = new PriceList(models)
   const gateway = await startGateway({
     ...(config ? { config } : {}),
     env: io.env,
@@ -113,28 +54,39 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     ...(port !== undefined ? { port } : {}),
     ...(io.now ? { clock: io.now } : {}),
     onRequest: (record) => {
-      io.stdout(`${flags.json ? logJson(record) : logLine(record)}\n`)
+      io.stdout(`${flags.json ? logJson(record, prices) : logLine(record, prices)}\n`)
       void tracing?.onRequest(record)
     },
     ...(tracing ? { answerHeaders: tracing.answerHeaders } : {}),
     // A failure no answer could carry (a hook that threw, a socket it could not serve): one line, and serving goes on.
     onError: (error, where) => {
       if (flags.json) io.stdout(`${JSON.stringify({ event: "error", where, message: error.message })}\n`)
-      else io.stderr(`error while serving (${where}): ${logField(error.message, 1000)} [gateway-internal]\n`)
+      else {
+        const code = error instanceof PromptlineError ? error.code : "gateway-internal"
+        io.stderr(`error while serving (${where}): ${logField(error.message, 1000)} [${code}]\n`)
+      }
     },
   })
   const routes = config?.routes ?? []
   if (flags.json) {
     io.stdout(
-      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, configFiles: files, routes: routes.length })}\n`,
+      `${JSON.stringify({ event: "listening", url: gateway.url, urls: gateway.urls, status: `${gateway.url}${STATUS_PATH}`, configFiles: files, routes: routes.length, store: gateway.stateStore.where })}\n`,
     )
   } else {
     io.stdout(`promptline gateway on ${gateway.url}\n`)
     io.stdout(
       `  ${"config".padEnd(14)}${files.length === 0 ? "none (defaults)" : files.map((f) => `${f.file} (${f.role})`).join(", ")}\n`,
     )
+    const store = gateway.stateStore
+    io.stdout(
+      `  ${"state".padEnd(14)}${store.kind === "redis" ? `${store.where} (shared with other instances)` : "memory (this instance only)"}\n`,
+    )
     for (const [api, setting, who] of clientLines(gateway.urls))
       io.stdout(`  ${api.padEnd(14)}${setting.padEnd(50)}${who}\n`)
+    const status = `${gateway.url}${STATUS_PATH}`
+    io.stdout(
+      `  ${"status".padEnd(14)}${status.padEnd(50)}${gateway.settings.token ? "with the gateway's token (?key=TOKEN in a browser)" : "requests, cost, upstream health; this machine only"}\n`,
+    )
     io.stdout(
       routes.length === 0
         ? "  no routes: each request goes to its own provider with the key the client sent\n"

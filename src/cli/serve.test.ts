@@ -30,12 +30,15 @@ async function serve(argv: string[], env: Record<string, string>, until: (out: (
     today: () => "2026-11-29",
     now: () => 1_780_000_000_000,
   }
-  const running = main(["serve", ...argv], io)
+  let finished = false
+  const running = main(["serve", ...argv], io).finally(() => {
+    finished = true
+  })
   for (let i = 0; i < 200 && !/"event":"listening"|gateway on/.test(stdout); i++) {
-    if (stderr !== "") break
+    if (finished) break
     await new Promise((r) => setTimeout(r, 10))
   }
-  if (stderr === "") await until(() => stdout)
+  if (!finished) await until(() => stdout)
   process.emit("SIGTERM")
   return { code: await running, stdout, stderr }
 }
@@ -52,6 +55,8 @@ describe("promptline serve", () => {
           upstreams: { up: { provider: "anthropic", baseUrl: replay.url, keyEnv: "UP_KEY" } },
           routes: [{ match: "claude-*", upstream: "up" }],
         },
+        // The log line prices a model the catalog lacks from the user's own row.
+        models: [{ id: "claude-x", contextWindow: 200000, maxOutput: 8000, prices: { input: 10, output: 100 } }],
       }),
     )
     const ask = (base: string) =>
@@ -74,7 +79,10 @@ describe("promptline serve", () => {
     expect(human.stdout).toMatch(/OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1 /)
     expect(human.stdout).toMatch(/GOOGLE_GEMINI_BASE_URL=/)
     expect(human.stdout).toMatch(/1 route: claude-\* → up/)
-    expect(human.stdout).toMatch(/anthropic → up \(anthropic\) claude-x in 300 out 8 cached 0% \d+ ms 200/)
+    expect(human.stdout).toContain("  state         memory (this instance only)\n")
+    expect(human.stdout).toMatch(/ {2}status {8}http:\/\/127\.0\.0\.1:\d+\/promptline\/status /)
+    // 300 input tokens at $10 and 8 output tokens at $100 per million.
+    expect(human.stdout).toMatch(/anthropic → up \(anthropic\) claude-x in 300 out 8 cached 0% \$0\.0038 \d+ ms 200/)
     const json = await serve(
       ["--port", "0", "--config", config, "--json"],
       { UP_KEY: "sk-fake-cli-key-123456" },
@@ -86,9 +94,41 @@ describe("promptline serve", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l))
-    expect(lines[0]).toMatchObject({ event: "listening", routes: 1 })
+    expect(lines[0]).toMatchObject({ event: "listening", routes: 1, store: "memory" })
+    expect(lines[0].status).toBe(`${lines[0].url}/promptline/status`)
     expect(lines[1]).toMatchObject({ clientFormat: "anthropic", model: "claude-x", status: 200, usage: { input: 300 } })
+    expect(lines[1].cost.input).toBeCloseTo(0.003, 12)
+    expect(lines[1].cost.output).toBeCloseTo(0.0008, 12)
+    expect(lines[1].cost.total).toBeCloseTo(0.0038, 12)
     expect(json.stdout + human.stdout).not.toContain("sk-fake-cli-key")
+  })
+
+  it("names a route option its mode leaves unused, with the file, line, route and option, and serves", async () => {
+    dir = await mkdtemp(join(tmpdir(), "pl-serve-"))
+    replay = await startReplayServer({ script: scriptOf(finalTurn) })
+    const config = join(dir, "gw.json")
+    const routes = [{ match: "claude-*", upstream: "up", mode: "same-format", fit: true }]
+    const gateway = { upstreams: { up: { provider: "anthropic", baseUrl: replay.url, keyEnv: "UP_KEY" } }, routes }
+    await writeFile(config, JSON.stringify({ gateway }, null, 2))
+    const body = { model: "claude-x", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }
+    let status = 0
+    const run = await serve(["--port", "0", "--config", config], { UP_KEY: "sk-fake-cli-key-123456" }, async (out) => {
+      const base = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out())![1]!
+      const answer = await fetch(`${base}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      })
+      status = answer.status
+      await answer.text()
+    })
+    expect(run.code).toBe(0)
+    expect(run.stderr).toBe(
+      `error ${config}:15: route 1 ("claude-*") forwards requests unchanged ("mode": "same-format"), so its "fit" never applies; remove it, or set "mode": "translate" [config-route-option-unused]\n`,
+    )
+    // Served as the route says: forwarded unchanged.
+    expect(status).toBe(200)
+    expect(replay.requests[0]!.body).toEqual(body)
   })
 
   it("refuses an unsafe host and a bad port, naming the fix", async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { writeScriptedTrace } from "../cache/test-helpers/scripted-trace.js"
+import { tracedGatewayRun } from "../gateway/test-helpers/traced-run.js"
 import { TokenCounter } from "../history/tokens.js"
 import { runCli } from "./test-helpers/run.js"
 
@@ -30,6 +31,31 @@ describe("promptline traces", () => {
     const json = JSON.parse((await runCli(["traces", "traces", "--json"], { cwd: dir, env: { HOME: dir } })).stdout)
     expect(json.conversations[0]).toMatchObject({ requests: 8, misses: [{ n: 4 }, { n: 7 }] })
     expect(json.conversations[0].cachedShare).toBeGreaterThan(0.4)
+  })
+
+  it("counts output tokens in the cost, and says which requests reported no usage", async () => {
+    const gateway = join(dir, "gateway-traces")
+    await tracedGatewayRun(gateway, [
+      {
+        at: Date.UTC(2026, 10, 20),
+        client: "anthropic",
+        model: "claude-sonnet-4-5",
+        conversation: "a",
+        usage: { input: 1000, output: 2000, cacheRead: 10_000 },
+        rateLimitedFirst: true,
+      },
+    ])
+    const r = await runCli(["traces", gateway], { cwd: dir, env: { HOME: dir } })
+    expect(r.stderr).toBe("")
+    // At $3 input, $0.30 cache read and $15 output per million: $0.0060 of input, $0.0300 of output.
+    expect(r.stdout).toContain("; 2,000 output tokens\n  cost $0.0360 ($0.0060 input + $0.0300 output)")
+    // The 429 is an error, not a request that hid its usage; a scripted trace without usage says so.
+    expect(r.stdout).not.toContain("without reporting usage")
+    const scripted = await runCli(["traces", "traces"], { cwd: dir, env: { HOME: dir } })
+    expect(scripted.stdout).toContain("(8 succeeded without reporting usage, not counted)")
+    const json = JSON.parse((await runCli(["traces", gateway, "--json"], { cwd: dir, env: { HOME: dir } })).stdout)
+    expect(json.conversations[0]).toMatchObject({ requests: 2, unreported: 0, tokens: { output: 2000 } })
+    expect(json.conversations[0].cost.output).toBeCloseTo(0.03, 12)
   })
 
   it("uses the user config's trace folder when no folder is given, and names a folder that is not one", async () => {

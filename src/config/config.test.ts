@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { runCli } from "../cli/test-helpers/run.js"
 import { FileError } from "../errors.js"
-import { CONFIG_FILE, loadConfig, parseConfig } from "./config.js"
+import { CONFIG_FILE, configDiagnostics, loadConfig, parseConfig } from "./config.js"
 import { rememberTrust, trustOf } from "./trust.js"
 
 let dir: string
@@ -81,6 +81,57 @@ describe("the gateway section", () => {
     )
     expect(() => parseConfig('{ "gateway": { "port": 70000 } }', "c.json")).toThrow(/field "gateway\.port"/)
   })
+
+  it("names each translate-only option a route's mode leaves unused: the file, its line, the route and the option", () => {
+    const routes = [
+      { match: "claude-*", upstream: "claude", mode: "same-format", fit: true, cache: "optimize" },
+      { match: "gpt-*", upstream: "local", fit: true },
+      { match: "*", upstream: "local", mode: "translate", fit: true, cache: "optimize" },
+      { match: "x-*", upstream: "claude", mode: "same-format", fit: false },
+    ]
+    const upstreams = { ...gateway.upstreams, claude: { provider: "anthropic" } }
+    const text = JSON.stringify({ gateway: { upstreams, routes } }, null, 2)
+    const lineOf = (needle: string, from: string) => {
+      const lines = text.split("\n")
+      const start = lines.findIndex((l) => l.includes(from))
+      return start + lines.slice(start).findIndex((l) => l.includes(needle)) + 1
+    }
+    const found = configDiagnostics(parseConfig(text, "gw.json"), text, "gw.json")
+    expect(found.map((d) => [d.level, d.code, d.path, d.line])).toEqual([
+      ["error", "config-route-option-unused", "gw.json", lineOf('"fit"', '"claude-*"')],
+      ["error", "config-route-option-unused", "gw.json", lineOf('"cache"', '"claude-*"')],
+      ["warning", "config-route-option-unused", "gw.json", lineOf('"fit"', '"gpt-*"')],
+    ])
+    expect(found[0]!.message).toBe(
+      'route 1 ("claude-*") forwards requests unchanged ("mode": "same-format"), so its "fit" never applies; remove it, or set "mode": "translate"',
+    )
+    expect(found[2]!.message).toBe(
+      'route 2 ("gpt-*") forwards the requests of clients that speak openai-chat unchanged to upstream "local", so its "fit" applies only to the other clients\' requests, which it translates; set "mode": "translate" to apply it to all',
+    )
+    expect(configDiagnostics(parseConfig(JSON.stringify({ gateway }), "c.json"), "{}", "c.json")).toEqual([])
+  })
+
+  it("reads the shared-state store, and names the line and field of a bad one without quoting its URL", () => {
+    const store = { kind: "redis", url: "redis://u:pw-0123456789@127.0.0.1:6379/0", keyPrefix: "gw:", timeoutMs: 200 }
+    expect(parseConfig(JSON.stringify({ gateway: { store } }), "c.json").gateway?.store).toEqual(store)
+    expect(parseConfig('{ "gateway": { "store": { "kind": "memory" } } }', "c.json").gateway?.store).toEqual({
+      kind: "memory",
+    })
+    const bad = (value: unknown) => JSON.stringify({ gateway: { port: 1, store: value } }, null, 2)
+    expect(() => parseConfig(bad({ kind: "redis", url: "http://u:pw-0123456789@host" }), "c.json")).toThrow(
+      /^c\.json:6: field "gateway\.store\.url": a redis:\/\/ or rediss:\/\/ URL$/,
+    )
+    expect(() => parseConfig(bad({ kind: "redis", url: "redis://h", keyprefix: "x" }), "c.json")).toThrow(
+      /c\.json:7: field "gateway\.store\.keyprefix": unknown field \(the fields are: kind, url, keyPrefix, timeoutMs, ttlSeconds\)/,
+    )
+    expect(() => parseConfig(bad({ kind: "memcached" }), "c.json")).toThrow(/c\.json:5: field "gateway\.store\.kind": /)
+    expect(() => parseConfig(bad({ kind: "redis" }), "c.json")).toThrow(
+      /c\.json:4: field "gateway\.store\.url": required with "kind": "redis"/,
+    )
+    expect(() => parseConfig(bad({ kind: "memory", url: "redis://h" }), "c.json")).toThrow(
+      /c\.json:6: field "gateway\.store\.url": a Redis setting, not taken with "kind": "memory"/,
+    )
+  })
 })
 
 describe("loadConfig", () => {
@@ -97,6 +148,21 @@ describe("loadConfig", () => {
       gatewayFiles: [userFile(), join(project, CONFIG_FILE)],
     })
     expect(diagnostics.map((d) => [d.code, d.path])).toEqual([["config-user-only", join(project, CONFIG_FILE)]])
+  })
+
+  it("checks the routes of the user's file (a project's routes are ignored, with their own warning)", async () => {
+    const routes = [{ match: "*", upstream: "up", mode: "same-format", cache: "optimize" }]
+    const gateway = { upstreams: { up: { provider: "anthropic" } }, routes }
+    await writeFile(userFile(), JSON.stringify({ gateway }, null, 2))
+    const { diagnostics } = await loadConfig({ cwd: project, home, env: {} })
+    expect(diagnostics.map((d) => [d.level, d.code, d.path, d.line])).toEqual([
+      ["error", "config-route-option-unused", userFile(), 13],
+    ])
+    expect(diagnostics[0]!.message).toMatch(/^route 1 \("\*"\) forwards requests unchanged .*its "cache" never applies/)
+    await writeFile(userFile(), "{}")
+    await writeFile(join(project, CONFIG_FILE), JSON.stringify({ gateway }))
+    const ignored = await loadConfig({ cwd: project, home, env: {} })
+    expect(ignored.diagnostics.map((d) => d.code)).toEqual(["config-user-only"])
   })
 
   it("puts the project's values over the user's and completes model rows", async () => {

@@ -18,6 +18,7 @@ import { lazyModule, lazyValue } from "../lazy-module.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { type GatewayConfig, gatewaySchema } from "./gateway.js"
+import { routeOptionIssues } from "./gateway-routes.js"
 import { applyUserOnly } from "./user-only.js"
 
 /** zod's CommonJS build, the one the context and history schemas load on first use: one zod per process. */
@@ -186,6 +187,21 @@ export function parseConfig(text: string, file: string): ConfigFileContent {
   throw new FileError("config-invalid", file, `${where}: ${what}`, line ? { line } : {})
 }
 
+/**
+ * What a valid config file asks that cannot happen as written, as diagnostics naming the file and line: a gateway
+ * route's option its mode leaves unused (gateway-routes.ts).
+ */
+export function configDiagnostics(content: ConfigFileContent, text: string, file: string): Diagnostic[] {
+  if (!content.gateway) return []
+  return routeOptionIssues(content.gateway).map((issue) => {
+    const line = lineOf(text, ["gateway", "routes", issue.route, issue.option])
+    return diagnostic(issue.level, "config-route-option-unused", issue.message, {
+      path: file,
+      ...(line ? { line } : {}),
+    })
+  })
+}
+
 /** A user row completed into a catalog row: family, tokenizer and provider guessed from the id when absent. */
 function completeRow(row: Zod.infer<Schemas["modelRow"]>, file: string): ModelInfo {
   const local = row.local ?? false
@@ -211,8 +227,8 @@ export function completeModelRows(rows: readonly Zod.infer<Schemas["modelRow"]>[
   return rows.map((row) => completeRow(row, file))
 }
 
-/** Reads one file; a missing file is undefined, anything else wrong is a FileError naming it. */
-async function readConfigFile(file: string): Promise<ConfigFileContent | undefined> {
+/** Reads one file and its text; a missing file is undefined, anything else wrong is a FileError naming it. */
+async function readConfigFile(file: string): Promise<{ content: ConfigFileContent; text: string } | undefined> {
   let text: string
   try {
     text = await readFile(file, "utf8")
@@ -221,7 +237,7 @@ async function readConfigFile(file: string): Promise<ConfigFileContent | undefin
     if (code === "ENOENT" || code === "ENOTDIR") return undefined
     throw new FileError("config-unreadable", file, `cannot read the config file (${code ?? error})`, { cause: error })
   }
-  return parseConfig(text, file)
+  return { content: parseConfig(text, file), text }
 }
 
 /** The nearest project config: in `cwd` or a folder above it, stopping below the home folder. */
@@ -253,9 +269,12 @@ export function userConfigFile(home: string, env: Record<string, string | undefi
 export async function loadConfig(at: ConfigLocation): Promise<{ config: PromptlineConfig; diagnostics: Diagnostic[] }> {
   const userFile = userConfigFile(at.home, at.env)
   const projectFile = await findProjectConfig(at.cwd, at.home)
-  const user = await readConfigFile(userFile)
-  const project = projectFile && projectFile !== userFile ? await readConfigFile(projectFile) : undefined
-  const diagnostics: Diagnostic[] = []
+  const userRead = await readConfigFile(userFile)
+  const projectRead = projectFile && projectFile !== userFile ? await readConfigFile(projectFile) : undefined
+  const user = userRead?.content
+  const project = projectRead?.content
+  // Routes come from the user's file only (user-only.ts): its routes are the ones checked.
+  const diagnostics: Diagnostic[] = userRead ? configDiagnostics(userRead.content, userRead.text, userFile) : []
   const files = [...(user ? [userFile] : []), ...(project && projectFile ? [projectFile] : [])]
   if (project && projectFile)
     for (const key of ["trustedFolders", "declinedFolders"] as const)

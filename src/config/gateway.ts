@@ -5,13 +5,10 @@
  */
 import type * as Zod from "zod"
 import { lazyModule, lazyObject, lazyValue } from "../lazy-module.js"
-import { WIRE_FORMATS, type WireFormat } from "../providers/descriptors.js"
+import { isWireFormat, wireFormats } from "../providers/descriptors.js"
 
 /** zod's CommonJS build, loaded when a config file is validated (the same copy `config.ts` uses). */
 const zod = lazyModule<typeof Zod>("zod")
-
-/** The wire formats an upstream may speak: the names of the descriptors. */
-const WIRE_FORMAT_NAMES = WIRE_FORMATS as readonly WireFormat[] as [WireFormat, ...WireFormat[]]
 
 /** The section's schemas, built on the first validation (zod is loaded then, not at import). */
 function makeSchemas() {
@@ -24,8 +21,14 @@ function makeSchemas() {
     .object({
       /** A provider id of the registry (`anthropic`, `openai`, `gemini`, `deepseek`, `ollama`, …) or any name with a baseUrl. */
       provider: z.string().min(1),
-      /** The wire format to speak to it; default the provider's own. */
-      format: z.enum(WIRE_FORMAT_NAMES).optional(),
+      /** The wire format to speak to it (built-in or registered when the config is read); default the provider's own. */
+      format: z
+        .string()
+        .refine(isWireFormat, {
+          error: (issue) =>
+            `unknown wire format ${JSON.stringify(issue.input)} (the wire formats are: ${wireFormats().join(", ")})`,
+        })
+        .optional(),
       /** Default the provider's official endpoint. */
       baseUrl: z.string().url().optional(),
       /** The environment variable holding the upstream's key; absent: the key the client sent is forwarded. */
@@ -57,6 +60,36 @@ function makeSchemas() {
 
   const ms = z.number().int().positive()
 
+  /**
+   * Where the state several gateway instances share is kept: this process's memory (the default), or a Redis
+   * server every instance reaches (fitted conversations' change logs, usage counters, circuit-breaker state).
+   */
+  const storeSchema = z
+    .object({
+      /** `memory` (default) or `redis`. */
+      kind: z.enum(["memory", "redis"]),
+      /** Redis: `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. */
+      url: z
+        .string()
+        .regex(/^rediss?:\/\/[^\s]+$/, "a redis:// or rediss:// URL")
+        .optional(),
+      /** Redis: put before every key, so several gateways (or programs) can share one Redis (default `promptline:`). */
+      keyPrefix: z.string().min(1).max(100).optional(),
+      /** Redis: how long a command may take before the request goes on with local state, in ms (default 500). */
+      timeoutMs: ms.max(60_000).optional(),
+      /** Redis: how long a conversation's state is kept after its last use, in seconds (default 86 400: a day). */
+      ttlSeconds: z.number().int().positive().optional(),
+    })
+    .strict()
+    .superRefine((store, ctx) => {
+      if (store.kind === "redis" && store.url === undefined)
+        ctx.addIssue({ code: "custom", path: ["url"], message: 'required with "kind": "redis"' })
+      if (store.kind === "memory")
+        for (const field of ["url", "keyPrefix", "timeoutMs", "ttlSeconds"] as const)
+          if (store[field] !== undefined)
+            ctx.addIssue({ code: "custom", path: [field], message: 'a Redis setting, not taken with "kind": "memory"' })
+    })
+
   /** The schema of the `gateway` section. */
   const gateway = z
     .object({
@@ -83,6 +116,8 @@ function makeSchemas() {
         .optional(),
       /** Tried in order; the first whose `match` fits the client's model wins. */
       routes: z.array(routeSchema).optional(),
+      /** The state shared with other gateway instances (default `{ "kind": "memory" }`: this process only). */
+      store: storeSchema.optional(),
     })
     .strict()
     .superRefine((gateway, ctx) => {
@@ -94,7 +129,7 @@ function makeSchemas() {
             message: `no upstream named "${route.upstream}" (the upstreams are: ${Object.keys(gateway.upstreams ?? {}).join(", ") || "none"})`,
           })
     })
-  return { upstream: upstreamSchema, route: routeSchema, gateway }
+  return { upstream: upstreamSchema, route: routeSchema, store: storeSchema, gateway }
 }
 
 const schemas = lazyValue(makeSchemas)
@@ -112,3 +147,5 @@ export type UpstreamConfig = Zod.infer<Schemas["upstream"]>
 export type RouteConfig = Zod.infer<Schemas["route"]>
 /** How a route offers a client's deferred tools to an upstream that cannot defer them. */
 export type DeferredToolsMode = NonNullable<RouteConfig["deferredTools"]>
+/** The shared-state store as written. */
+export type StateStoreConfig = Zod.infer<Schemas["store"]>

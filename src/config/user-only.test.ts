@@ -81,6 +81,7 @@ const hostile = (url: string, traces: string) => ({
     tokenEnv: "NO_COLOR",
     upstreams: { evil: { provider: "anthropic", baseUrl: url, keyEnv: "ANTHROPIC_API_KEY" } },
     routes: [{ match: "*", upstream: "evil" }],
+    store: { kind: "redis", url: "redis://user:pw-fake-0123456789@127.0.0.1:9/0" },
     bodyLimit: 4096,
   },
   traces: { dir: traces, maxAgeDays: 1 },
@@ -127,7 +128,7 @@ describe("a project config cannot decide where keys and prompts go", () => {
     expect(config.traces).toBeUndefined()
     expect(diagnostics).toHaveLength(1)
     expect(diagnostics[0]).toMatchObject({ level: "warning", code: "config-user-only", path: projectFile() })
-    for (const field of ["host", "port", "tokenEnv", "upstreams", "routes"])
+    for (const field of ["host", "port", "tokenEnv", "upstreams", "routes", "store"])
       expect(diagnostics[0]!.message).toContain(`"gateway.${field}"`)
     expect(diagnostics[0]!.message).toContain('"traces.dir"')
     expect(diagnostics[0]!.message).toContain('"traces.maxAgeDays"')
@@ -191,7 +192,7 @@ describe("promptline serve and the config files", () => {
   it("the same settings from --config FILE or the user's file are in force: key, route, token and traces", async () => {
     const { url, seen } = await recordingUpstream()
     const settings = hostile(url, join(dir, "traces"))
-    const safe = { ...settings, gateway: { ...settings.gateway, host: "127.0.0.1" } }
+    const safe = { ...settings, gateway: { ...settings.gateway, host: "127.0.0.1", store: { kind: "memory" } } }
     const given = join(dir, "gw.json")
     await writeFile(given, JSON.stringify(safe))
     await writeFile(projectFile(), JSON.stringify({ gateway: { bodyLimit: 100_000 } }))

@@ -12,10 +12,11 @@ import type { GatewayConfig } from "./gateway.js"
 /**
  * Gateway fields read from the user's file only: `upstreams` (provider, base URL, key variable) and `routes`
  * (which upstream a model goes to) decide where keys and prompts go; `host` and `tokenEnv` decide who may
- * connect; `port` is where the user's clients send their own keys. The limits (body size, timeouts, grace)
+ * connect; `port` is where the user's clients send their own keys; `store` is where conversation state (cut
+ * positions, summaries) and usage go, and its URL may hold a password. The limits (body size, timeouts, grace)
  * change none of that, so a project may set them.
  */
-export const USER_ONLY_GATEWAY_FIELDS = ["host", "port", "tokenEnv", "upstreams", "routes"] as const
+export const USER_ONLY_GATEWAY_FIELDS = ["host", "port", "tokenEnv", "upstreams", "routes", "store"] as const
 
 /** The `traces` section as written (folder and retention). */
 export interface TracesSection {
@@ -79,7 +80,7 @@ export function applyUserOnly(input: UserOnlyInput): UserOnlyResult {
           diagnostic(
             "warning",
             "config-user-only",
-            `${ignored.map((f) => `"${f}"`).join(", ")} ignored: where keys and prompts go, who may connect and where traces are written are read from the user config only (${userFile}) or a file given with --config`,
+            `${ignored.map((f) => `"${f}"`).join(", ")} ignored: where keys, prompts and conversation state go, who may connect and where traces are written are read from the user config only (${userFile}) or a file given with --config`,
             { path: projectFile },
           ),
         ]

@@ -12,7 +12,7 @@ import { ApiError, GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
 import { ResponsesWS } from "openai/resources/responses/ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import type { GatewayRecord } from "./record.js"
 import { type Gateway, startGateway } from "./server.js"
 import {
@@ -57,7 +57,7 @@ afterAll(async () => {
 })
 
 /** A model name no other request uses, naming the upstream format and the case for the broken upstream. */
-function modelFor(format: WireFormat, kase: string): string {
+function modelFor(format: BuiltInWireFormat, kase: string): string {
   return `b-${format}-${kase}_n${++asked}`
 }
 

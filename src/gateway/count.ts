@@ -8,66 +8,64 @@
 
 import { ContextManager } from "../history/context-manager.js"
 import { promptCount } from "../history/request-count.js"
-import type { TokenCounter } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
-import type { ModelInfo } from "../models/types.js"
-import { COUNTING_FORMATS, countTokens } from "../providers/count.js"
+import { countTokens } from "../providers/count.js"
 import type { WireFormatDescriptor } from "../providers/descriptor.js"
 import { descriptorOf } from "../providers/descriptors.js"
 import { formatModule } from "../providers/formats.js"
-import type { DecodedRequest } from "../providers/types.js"
 import { resolveDeferredTools } from "./deferred-tools/index.js"
 import { GatewayError } from "./errors.js"
-import type { Exchange } from "./exchange.js"
-import type { RoutePlan } from "./routing.js"
-import { upstreamEndpoint } from "./target.js"
-
-/** What counting through a translating route needs besides the exchange. */
-export interface CountInput {
-  plan: RoutePlan
-  key: string
-  /** User model rows (limits of models the catalog does not know). */
-  models: readonly ModelInfo[]
-  counter: () => Promise<TokenCounter>
-}
+import { NOTHING_LEARNED, type PipelineResult } from "./outcome.js"
+import type { HttpReply } from "./reply.js"
+import type { TranslatedRequest } from "./request.js"
+import type { GatewayShared, ServingConfig } from "./serving.js"
 
 /** Counts the client's request as the upstream would see it and answers in the client's counting shape. */
-export async function countTranslated(ex: Exchange, request: DecodedRequest, input: CountInput): Promise<void> {
+export async function countTranslated(
+  request: TranslatedRequest,
+  reply: HttpReply,
+  serving: ServingConfig,
+  shared: GatewayShared,
+): Promise<PipelineResult> {
   // Each client counting API's answer for a count: its descriptor's.
-  const answer = (descriptorOf(ex.clientFormat) as WireFormatDescriptor).counting?.answer
+  const answer = (descriptorOf(request.clientFormat) as WireFormatDescriptor).counting?.answer
   if (!answer)
-    throw new GatewayError({ kind: "not-found", message: `the ${ex.clientFormat} API has no token-counting endpoint` })
-  const { plan } = input
+    throw new GatewayError({
+      kind: "not-found",
+      message: `the ${request.clientFormat} API has no token-counting endpoint`,
+    })
+  const { target } = request
   // The deferred tools as the first upstream request of a generation would carry them.
-  const decoded = resolveDeferredTools(request, plan.upstream.format, plan.deferredTools)?.request ?? request
-  const model = resolveModel(plan.model, { provider: plan.upstream.provider, models: input.models }).model
+  const decoded =
+    resolveDeferredTools(request.decoded, target.upstream.format, request.route.deferredTools)?.request ??
+    request.decoded
+  const model = resolveModel(target.model, { provider: target.upstream.provider, models: serving.models }).model
   let tokens: number
-  if (COUNTING_FORMATS.includes(plan.upstream.format)) {
-    const encoded = formatModule(plan.upstream.format).encode({
+  if (target.url !== undefined) {
+    const encoded = formatModule(target.upstream.format).encode({
       prompt: decoded.prompt,
       messages: decoded.messages,
       model,
       options: { ...decoded.options, stream: false },
     })
     const body = encoded.body as Record<string, unknown>
-    if (typeof body.model === "string") body.model = plan.model
-    ex.secrets.push(input.key)
-    tokens = await countTokens(upstreamEndpoint(plan.upstream, input.key), {
-      format: plan.upstream.format,
-      model: plan.model,
+    if (typeof body.model === "string") body.model = target.model
+    tokens = await countTokens(target.endpoint, {
+      format: target.upstream.format,
+      model: target.model,
       body,
-      signal: ex.abort.signal,
+      signal: reply.abort.signal,
     })
   } else {
-    const fit = new ContextManager(await input.counter()).fit(decoded.messages, {
+    const fit = new ContextManager(await shared.counter()).fit(decoded.messages, {
       model,
       now: 0,
       ...promptCount(decoded.prompt),
-      wireFormat: plan.upstream.format,
+      wireFormat: target.upstream.format,
     })
     tokens = fit.tokens.before
   }
-  ex.markFirstByte()
-  ex.res.writeHead(200, { "content-type": "application/json" })
-  ex.res.end(JSON.stringify(answer(tokens)))
+  reply.head(200, { "content-type": "application/json" })
+  reply.end(JSON.stringify(answer(tokens)))
+  return NOTHING_LEARNED
 }

@@ -59,7 +59,7 @@ beforeAll(async () => {
           { match: "gpt-*", upstream: "chat" },
           { match: "o-*", upstream: "responses" },
           { match: "gemini-*", upstream: "gemini" },
-          { match: "fit-*", upstream: "chat", fit: true, cache: "optimize" },
+          { match: "fit-*", upstream: "chat", mode: "translate", fit: true, cache: "optimize" },
           { match: "*", upstream: "anthropic", mode: "translate" },
         ],
       },

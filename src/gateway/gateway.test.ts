@@ -92,7 +92,7 @@ describe("same-format mode, official SDKs as clients, the replay server upstream
     ])
     expect(records[0]!.usage).toEqual({ input: 120, output: 45, cacheRead: 1000, cacheWrite: 200 })
     expect(logLine(records[0]!)).toMatch(
-      /anthropic → anthropic \(anthropic\) claude-sonnet-4-5 in 1,320 out 45 cached 76% \d+ ms 200/,
+      /anthropic → anthropic \(anthropic\) claude-sonnet-4-5 in 1,320 out 45 cached 76% \$0\.0021 \d+ ms 200/,
     )
   })
 

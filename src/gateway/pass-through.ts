@@ -1,32 +1,22 @@
 /**
- * Same-format mode: the client's body goes upstream as it came (only the model name is rewritten when a route
- * names another model), and the upstream's answer comes back byte for byte, its status and end-to-end headers
- * kept; a copy is decoded on the side for the record. An answer that is not the API's (an HTML page from a
- * proxy) becomes an error in the client's shape.
+ * The HTTP same-format pipeline: the client's body goes upstream as it came (only the model name is rewritten
+ * when the route names another model), and the upstream's answer comes back byte for byte, its status and
+ * end-to-end headers kept; a copy is decoded on the side for the outcome. An answer that is not the API's (an
+ * HTML page from a proxy) becomes an error in the client's shape.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
 import { formatModule } from "../providers/formats.js"
-import type { Exchange } from "./exchange.js"
-import { HOP_BY_HOP } from "./exchange.js"
-import type { RoutePlan } from "./routing.js"
+import { type Attempt, type AttemptFailure, callTarget, type StartedAnswer } from "./attempt.js"
+import { errorInputOf } from "./errors.js"
+import type { PipelineResult } from "./outcome.js"
+import { earlyRecord } from "./record.js"
+import type { HttpReply } from "./reply.js"
+import type { DecidedRequest } from "./request.js"
 import { redactDeep, redactText, StreamRedactor } from "./secrets.js"
-import { isApiContentType, notTheApi, sendUpstream } from "./send.js"
+import type { GatewayShared, ServingConfig } from "./serving.js"
 import type { GatewaySettings } from "./settings.js"
-import { forwardHeaders, upstreamEndpoint } from "./target.js"
+import { forwardHeaders, HOP_BY_HOP, type UpstreamTarget } from "./target.js"
 import { UsageTap } from "./usage-tap.js"
-
-/** One same-format call. */
-export interface PassThroughInput {
-  plan: RoutePlan
-  /** The client's body bytes. */
-  raw: Buffer
-  /** The parsed body. */
-  body: Record<string, unknown>
-  /** The upstream URL (built by the caller from the endpoint: generation or counting). */
-  url: (endpoint: ReturnType<typeof upstreamEndpoint>) => string
-  key: string
-  settings: GatewaySettings
-}
 
 /** The end-to-end headers of an upstream answer, to send to the client. */
 function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
@@ -44,7 +34,7 @@ function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | st
  */
 function relay(
   from: IncomingMessage,
-  to: ServerResponse,
+  to: HttpReply,
   copy: (chunk: Buffer) => void,
   redactor: StreamRedactor,
 ): Promise<Error | undefined> {
@@ -54,7 +44,7 @@ function relay(
       const out = redactor.push(chunk)
       if (out.length > 0 && !to.write(out)) {
         from.pause()
-        to.once("drain", resume)
+        to.res.once("drain", resume)
       }
       copy(chunk)
     })
@@ -66,56 +56,72 @@ function relay(
   })
 }
 
-/** Forwards one request unchanged and the answer back unchanged; records usage from a copy. */
-export async function passThrough(ex: Exchange, input: PassThroughInput): Promise<void> {
-  const { plan, settings } = input
-  const endpoint = upstreamEndpoint(plan.upstream, input.key)
-  ex.secrets.push(input.key)
-  let payload: Buffer = input.raw
-  let sentBody: unknown = input.body
-  if (typeof input.body.model === "string" && input.body.model !== plan.model) {
-    sentBody = { ...input.body, model: plan.model }
-    payload = Buffer.from(JSON.stringify(sentBody))
-  }
-  const url = input.url(endpoint)
-  const headers = forwardHeaders(ex.req.headers, endpoint)
-  const { answer, type, failure: refused } = await sendUpstream(ex, { url, headers, payload, body: sentBody }, settings)
-  if (refused) {
-    const { text, error: failure } = refused
-    if (isApiContentType(type) && text.trim() !== "") {
-      // The provider's own error, in the client's own format: forwarded as it is, less any key it quotes.
-      ex.error = { kind: failure.kind, message: failure.message }
-      ex.markFirstByte()
-      ex.res.writeHead(answer.status, redactDeep(answerHeaders(answer.headers), ex.secrets))
-      ex.res.end(redactText(text, ex.secrets))
-      return
-    }
-    ex.failWith(notTheApi(plan.upstream.name, answer.status, type, failure, "JSON"))
+/** One same-format attempt against one target: the client's bytes, with the target's model name when it differs. */
+export function attemptPassThrough(
+  request: DecidedRequest,
+  target: UpstreamTarget,
+  settings: GatewaySettings,
+  signal: AbortSignal,
+): Promise<Attempt<StartedAnswer>> {
+  const { body, raw } = request
+  const renamed = typeof body.model === "string" && body.model !== target.model
+  const shown = renamed ? { ...body, model: target.model } : body
+  const bytes = renamed ? Buffer.from(JSON.stringify(shown)) : raw
+  const headers = forwardHeaders(request.headers, target.endpoint)
+  return callTarget(target, { headers, body: { bytes, shown } }, settings, signal, "JSON")
+}
+
+/**
+ * Answers a failed attempt: the provider's own error, in the client's own format, forwarded as it came less any
+ * secret it quotes (`headers` replaces its headers when given); any other failure as an error in the client's shape.
+ */
+export function answerFailure(
+  reply: HttpReply,
+  failure: AttemptFailure,
+  secrets: readonly (string | undefined)[],
+  headers?: Record<string, string>,
+): void {
+  const { own, error } = failure
+  if (!own) {
+    reply.failWith(error, secrets)
     return
   }
-  const tap = new UsageTap(plan.upstream.format, type, formatModule(plan.upstream.format).decodeOptions(sentBody))
-  const extra = ex.answerHeaders ? await ex.extraHeaders() : undefined
-  ex.markFirstByte()
+  reply.tell(errorInputOf(error).input)
+  reply.head(own.status, headers ?? redactDeep(answerHeaders(own.headers), secrets))
+  reply.end(redactText(own.text, secrets))
+}
+
+/** Forwards one request unchanged and the answer back unchanged; the outcome's facts come from a copy. */
+export async function passThrough(
+  request: DecidedRequest,
+  reply: HttpReply,
+  serving: ServingConfig,
+  shared: GatewayShared,
+): Promise<PipelineResult> {
+  const { target } = request
+  const attempt = await attemptPassThrough(request, target, serving.settings, reply.abort.signal)
+  if (!attempt.ok) {
+    answerFailure(reply, attempt.failure, request.secrets)
+    return { facts: {}, dropped: [], ...(attempt.sent ? { sent: attempt.sent } : {}) }
+  }
+  const { sent } = attempt
+  const { answer, type } = attempt.started
+  const tap = new UsageTap(target.upstream.format, type, formatModule(target.upstream.format).decodeOptions(sent.body))
+  const extra = shared.answerHeaders
+    ? await shared.answerHeaders(earlyRecord(request, { dropped: [], sent }))
+    : undefined
   // No early flush: the headers leave with the first chunk, one write instead of two.
-  ex.res.writeHead(
-    answer.status,
-    extra ? { ...answerHeaders(answer.headers), ...extra } : answerHeaders(answer.headers),
-  )
+  reply.head(answer.status, extra ? { ...answerHeaders(answer.headers), ...extra } : answerHeaders(answer.headers))
   // The key from the gateway's environment is kept out of the answer too; the client's own key is the client's.
-  const redactor = new StreamRedactor(plan.upstream.keyEnv !== undefined ? [input.key] : [])
-  const failed = await relay(answer.body, ex.res, (chunk) => tap.feed(chunk), redactor)
+  const redactor = new StreamRedactor(target.ownKey !== undefined ? [target.ownKey] : [])
+  const failed = await relay(answer.body, reply, (chunk) => tap.feed(chunk), redactor)
   const cut =
     failed === undefined
       ? undefined
       : (answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${failed.message}`)
-  const result = tap.end(cut)
-  if (result.usage) ex.usage = result.usage
-  if (result.stop) ex.stop = result.stop
-  if (result.error) ex.error = result.error
-  if (cut !== undefined) {
-    // Bytes were sent: no status can change and nothing is retried; the client sees the stream cut, as the upstream cut it.
-    ex.res.destroy()
-    return
-  }
-  ex.res.end(redactor.end())
+  const facts = tap.end(cut)
+  // Bytes were sent: no status can change and nothing is retried; the client sees the stream cut, as the upstream cut it.
+  if (cut !== undefined) reply.cut()
+  else reply.end(redactor.end())
+  return { facts, dropped: [], sent }
 }

@@ -1,34 +1,43 @@
 /**
  * The record of one request through the gateway, handed to the `onRequest` hook once the answer ended: what
- * the cache explainer, traces and the log line are made of. Credentials are redacted before a record exists.
+ * the cache explainer, traces, the span and the log line are made of. One builder makes every record, for
+ * both transports and both modes, from the request as decided and its outcome, credentials redacted before a
+ * record exists.
  */
-import { createHash } from "node:crypto"
-import type { IncomingHttpHeaders } from "node:http"
 import type { WireFormat } from "../models/types.js"
 import type { SpokenFormat } from "../providers/formats.js"
-import type { DecodedRequest } from "../providers/types.js"
+import { laterConversationKey } from "./conversation-key.js"
+import type { Outcome, PipelineResult, RecordedBody, RecordUsage } from "./outcome.js"
+import type { RequestContext } from "./request.js"
 import type { GatewayMode } from "./routing.js"
+import { redactDeep, redactHeaders, redactUrl } from "./secrets.js"
 
-/** The header a client (or a load balancer) sets to name its conversation. */
-export const CONVERSATION_HEADER = "x-promptline-conversation"
+export type { RecordedBody, RecordUsage } from "./outcome.js"
 
 /** The header that names the request fields dropped when translating. */
 export const DROPPED_HEADER = "x-promptline-dropped"
 
-/** Token usage as the upstream reported it. */
-export interface RecordUsage {
-  input: number
-  output: number
-  cacheRead: number
-  cacheWrite: number
-}
+/** The longest `x-promptline-dropped` value, in characters. */
+const DROPPED_HEADER_LIMIT = 1000
 
-/** A request body with its headers, credentials redacted. */
-export interface RecordedBody {
-  url: string
-  headers: Record<string, string>
-  /** The parsed JSON body (or the text when it was not JSON). */
-  body: unknown
+/**
+ * The `x-promptline-dropped` value: the paths comma-separated, as many whole ones as fit in 1,000 characters and
+ * then how many more there are (the record keeps the full list). A header holds printable ASCII only, so any
+ * other character of a path (a key the client named in its own script, a line break) is written as `\uXXXX`.
+ */
+export function droppedHeader(dropped: readonly string[]): string {
+  const shown: string[] = []
+  let length = 0
+  for (const [i, path] of dropped.entries()) {
+    const safe = path.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    const left = dropped.length - i
+    // Room kept for the tail that says how many more (", and 123456 more").
+    const room = left === 1 ? DROPPED_HEADER_LIMIT : DROPPED_HEADER_LIMIT - `, and ${left} more`.length
+    if (length + (shown.length > 0 ? 2 : 0) + safe.length > room) return [...shown, `and ${left} more`].join(", ")
+    length += (shown.length > 0 ? 2 : 0) + safe.length
+    shown.push(safe)
+  }
+  return shown.join(", ")
 }
 
 /** One request through the gateway. */
@@ -50,6 +59,8 @@ export interface GatewayRecord {
   mode?: GatewayMode
   /** The status sent to the client. */
   status: number
+  /** Answer bytes written to the client (over a WebSocket, the response's messages). */
+  bytes: number
   usage?: RecordUsage
   /** Why the answer stopped (`end`, `tool_use`, `length`, `error`, …) when it was decoded. */
   stop?: string
@@ -59,7 +70,7 @@ export interface GatewayRecord {
   dropped: string[]
   /**
    * From the `x-promptline-conversation` header, else a hash of the system prompt's start, the tool names and the
-   * first user message.
+   * first user message ("" when the body could not be read).
    */
   conversationKey: string
   received: RecordedBody
@@ -67,25 +78,65 @@ export interface GatewayRecord {
   sent?: RecordedBody
 }
 
-const short = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16)
+/** The record's fields that the request alone decides. */
+function requestFields(request: RequestContext, conversationKey: string): GatewayRecord {
+  const { route } = request
+  const record: GatewayRecord = {
+    seq: request.seq,
+    startedAt: request.startedAt,
+    latencyMs: 0,
+    clientFormat: request.clientFormat,
+    transport: request.transport,
+    model: request.model,
+    status: 0,
+    bytes: 0,
+    dropped: [],
+    conversationKey,
+    received: {
+      url: redactUrl(`${request.url.pathname}${request.url.search}`),
+      headers: redactHeaders(request.headers),
+      body: request.body,
+    },
+  }
+  if (route) {
+    const { upstream } = route
+    record.upstream = { name: upstream.name, provider: upstream.provider, format: upstream.format, model: route.model }
+    record.mode = route.mode
+  }
+  return record
+}
 
 /**
- * Characters of the system prompt a conversation is known by: its start, which agents keep fixed for a session
- * while the end changes (a date, a git status, the working folder, a reminder).
+ * The record of a finished request. A conversation key not known before the answer is worked out here, after
+ * it ended (same-format: the body went upstream unread).
  */
-const SYSTEM_START = 1000
+export function recordOf(request: RequestContext, outcome: Outcome): GatewayRecord {
+  const key =
+    request.conversationKey ??
+    laterConversationKey(request.headers, request.clientFormat, request.body, request.api?.route ?? {})
+  const record = requestFields(request, key)
+  record.latencyMs = Math.max(0, outcome.endedAt - request.startedAt)
+  record.status = outcome.status
+  record.bytes = outcome.bytes
+  record.dropped = [...outcome.dropped]
+  if (outcome.firstByteAt !== undefined) record.firstByteMs = Math.max(0, outcome.firstByteAt - request.startedAt)
+  if (outcome.facts.usage) record.usage = outcome.facts.usage
+  if (outcome.facts.stop) record.stop = outcome.facts.stop
+  const error = outcome.told ?? outcome.facts.error
+  if (error) record.error = error
+  if (outcome.sent) record.sent = outcome.sent
+  // Credentials are out of the record before anyone sees it: the log line, the span and the traces are made of it.
+  return redactDeep(record, request.secrets)
+}
 
 /**
- * The conversation a request belongs to: the client's header when set, else a hash of what stays fixed for a
- * conversation while a side call (its own system prompt or tools) differs: the system prompt's first 1,000
- * characters, the tool names in sorted order, and the first user message. Undefined when neither is known.
+ * The record as known just before a successful answer's headers go out (for `answerHeaders`): no status, usage or
+ * latency yet, and only a conversation key known up front (working one out would decode the body on the answer's
+ * path).
  */
-export function conversationKey(headers: IncomingHttpHeaders, decoded: DecodedRequest | undefined): string | undefined {
-  const given = headers[CONVERSATION_HEADER]
-  const named = Array.isArray(given) ? given[0] : given
-  if (named !== undefined && named.trim() !== "") return named.trim().slice(0, 200)
-  if (!decoded) return undefined
-  const firstUser = decoded.messages.find((m) => m.role === "user")
-  const tools = decoded.prompt.tools.map((t) => t.name).sort()
-  return short(JSON.stringify([decoded.prompt.text.slice(0, SYSTEM_START), tools, firstUser?.content ?? null]))
+export function earlyRecord(request: RequestContext, learned: Pick<PipelineResult, "dropped" | "sent">): GatewayRecord {
+  const record = requestFields(request, request.conversationKey ?? "")
+  record.dropped = [...learned.dropped]
+  if (learned.sent) record.sent = learned.sent
+  return redactDeep(record, request.secrets)
 }

@@ -1,5 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import type { GatewayConfig } from "../config/gateway.js"
+import { routeOptionIssues, TRANSLATE_ONLY_ROUTE_OPTIONS } from "../config/gateway-routes.js"
+import { descriptorOf, WIRE_FORMATS } from "../providers/descriptors.js"
 import { globPattern, isRefusal, officialProvider, planRoute } from "./routing.js"
 import { clientKey, hasToken, redactText } from "./secrets.js"
 
@@ -49,6 +52,50 @@ describe("routing", () => {
       refused: 'no route for model "x" (the routes match: deepseek-*, claude-?-opus)',
       kind: "not-found",
     })
+  })
+
+  it("gives fit, cache and deferredTools to exactly the requests it translates, and the config names every route where they miss some", () => {
+    const clients = ["anthropic", "openai-chat", "openai-responses", "gemini"] as const
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...WIRE_FORMATS),
+        fc.constantFrom(undefined, "same-format" as const, "translate" as const),
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom(undefined, "search" as const, "send-all" as const),
+        fc.constantFrom(...clients),
+        (format, mode, fit, cache, deferredTools, client) => {
+          const config: GatewayConfig = {
+            upstreams: { up: { provider: "anywhere", baseUrl: "http://127.0.0.1:9", format } },
+            routes: [
+              {
+                match: "*",
+                upstream: "up",
+                ...(mode ? { mode } : {}),
+                fit,
+                ...(cache ? { cache: "optimize" } : {}),
+                ...(deferredTools ? { deferredTools } : {}),
+              },
+            ],
+          }
+          const plan = planRoute(client, "m", config)
+          const issues = routeOptionIssues(config)
+          for (const option of TRANSLATE_ONLY_ROUTE_OPTIONS) {
+            const asked = { fit, cache, deferredTools: deferredTools !== undefined }[option]
+            const translated = !isRefusal(plan) && plan.mode === "translate"
+            expect(!isRefusal(plan) && plan[option] !== undefined).toBe(asked && translated)
+            const issue = issues.find((i) => i.option === option)
+            if (!asked || mode === "translate") expect(issue).toBeUndefined()
+            else if (mode === "same-format") expect(issue?.level).toBe("error")
+            else {
+              // The mode follows the client: only a client that speaks the upstream's format goes unchanged.
+              expect(issue?.level).toBe("warning")
+              expect(translated).toBe(descriptorOf(format).speaks !== client)
+            }
+          }
+        },
+      ),
+    )
   })
 
   it("matches globs literally apart from * and ?", () => {

@@ -5,9 +5,9 @@
  */
 
 import type { DeferredToolsMode, GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
+import { upstreamFormatOf } from "../config/gateway-routes.js"
 import type { WireFormat } from "../models/types.js"
-import { wireFormatOf } from "../models/wire.js"
-import { PROVIDERS, providerInfo } from "../providers/endpoints.js"
+import { PROVIDERS } from "../providers/endpoints.js"
 import type { SpokenFormat } from "../providers/formats.js"
 import { formatModule } from "../providers/formats.js"
 
@@ -32,7 +32,9 @@ export interface RoutePlan {
   /** The model the upstream is asked for. */
   model: string
   mode: GatewayMode
+  /** Translate mode only: promptline places the cache breakpoints (and an OpenAI prompt_cache_key). */
   cache?: "optimize"
+  /** Translate mode only: the history is fitted to the upstream model's budget. */
   fit?: boolean
   /** How the client's deferred tools reach an upstream without tool search; absent: `search`. */
   deferredTools?: DeferredToolsMode
@@ -62,9 +64,7 @@ export function officialProvider(format: WireFormat): string | undefined {
 }
 
 function upstreamOf(name: string, config: UpstreamConfig): Upstream {
-  const format =
-    config.format ?? wireFormatOf({ provider: providerInfo(config.provider)?.id ?? config.provider, family: "" })
-  const out: Upstream = { name, provider: config.provider, format }
+  const out: Upstream = { name, provider: config.provider, format: upstreamFormatOf(config) }
   if (config.baseUrl !== undefined) out.baseUrl = config.baseUrl
   if (config.keyEnv !== undefined) out.keyEnv = config.keyEnv
   return out
@@ -103,9 +103,10 @@ export function planRoute(
       kind: "invalid-request",
     }
   const plan: RoutePlan = { upstream, model: route.model ?? model, mode, route: index }
-  if (route.cache) plan.cache = route.cache
-  if (route.fit) plan.fit = true
-  if (route.deferredTools) plan.deferredTools = route.deferredTools
+  // Options that act on a decoded request, for a translated one only (config/gateway-routes.ts names the others).
+  if (mode === "translate" && route.cache) plan.cache = route.cache
+  if (mode === "translate" && route.fit) plan.fit = true
+  if (mode === "translate" && route.deferredTools) plan.deferredTools = route.deferredTools
   return plan
 }
 

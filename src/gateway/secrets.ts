@@ -30,6 +30,18 @@ export function clientKey(headers: IncomingHttpHeaders, query?: URLSearchParams)
   return key === undefined || key === "" ? undefined : key
 }
 
+/**
+ * Every secret one request holds, in one list: the client's credential, the gateway's inbound token and the
+ * upstream's key (when decided). The record and every error the client is told are redacted of all of them.
+ */
+export function requestSecrets(
+  client: { headers: IncomingHttpHeaders; query: URLSearchParams },
+  token: string | undefined,
+  upstreamKey?: string,
+): (string | undefined)[] {
+  return [clientKey(client.headers, client.query), token, upstreamKey]
+}
+
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
 /** Whether the client sent `token` (in any credential header), compared in constant time. */

@@ -1,36 +1,36 @@
 /**
  * The gateway's HTTP server: each provider's own API in (Anthropic Messages, OpenAI Chat and Responses,
- * Gemini), routed to an upstream in the same format (bytes unchanged) or translated. Between requests it keeps the
- * change logs of fitted conversations in memory, by conversation key; one record per request for the hook, the
- * log and an OpenTelemetry span.
+ * Gemini), routed to an upstream in the same format (bytes unchanged) or translated. Every request runs the same
+ * way, top to bottom: it arrives, is decided once (decide.ts: route, mode, target, conversation), runs its
+ * transport's pipeline (pass-through.ts, translate.ts, count.ts, models-list.ts; the WebSocket's in
+ * websocket.ts), and ends in one outcome that one builder makes its record of (record.ts), for the hook, the log
+ * and an OpenTelemetry span. Between requests the gateway keeps the change logs of fitted conversations (by
+ * conversation key) and usage counters in its state store (memory, or Redis shared with other instances), and the
+ * token counter; a translated Responses WebSocket keeps its last response while it is open.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { UsageTotals } from "../cache/usage.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
 import type { ModelInfo } from "../models/types.js"
-import { type ApiRoute, clientApiOf, countingRouteOf, isModelListPath, routeOf } from "../providers/api-paths.js"
-import { countingRequest } from "../providers/count.js"
-import { descriptorOf } from "../providers/descriptors.js"
-import { formatModule } from "../providers/formats.js"
-import type { DecodedRequest } from "../providers/types.js"
 import { ConversationChangeLogs } from "./change-logs.js"
 import { countTranslated } from "./count.js"
-import { GatewayError } from "./errors.js"
-import { Exchange, requestTarget } from "./exchange.js"
+import { arrive, type Decision, decide, type Refusal } from "./decide.js"
 import { listen, serverOptions } from "./listen.js"
-import { modelList, routedModelNames } from "./models-list.js"
+import { answerModelList } from "./models-list.js"
+import { NOTHING_LEARNED, outcomeOf, type PipelineResult } from "./outcome.js"
 import { passThrough } from "./pass-through.js"
-import { conversationKey, type GatewayRecord } from "./record.js"
-import { isRefusal, officialProvider, planRoute } from "./routing.js"
-import { hasToken, redactText } from "./secrets.js"
-import { isApiContentType, judgeAnswer, notTheApi } from "./send.js"
+import { type GatewayRecord, recordOf } from "./record.js"
+import { HttpReply } from "./reply.js"
+import { type RequestContext, requestTarget } from "./request.js"
+import type { GatewayShared, ServingConfig } from "./serving.js"
 import { type GatewaySettings, resolveSettings } from "./settings.js"
-import { generationUrl, upstreamEndpoint, upstreamKey } from "./target.js"
+import { addRecordUsage, openStateStore, type StateStore } from "./state-store.js"
+import { GatewayStatus, type GatewayStatusSnapshot } from "./status.js"
+import { isStatusPath, serveStatus } from "./status-route.js"
 import { emitSpan } from "./telemetry.js"
 import { translate } from "./translate.js"
-import { callUpstream } from "./upstream.js"
 import { attachGatewaySocket } from "./websocket.js"
 
 /** Options of a gateway. */
@@ -56,10 +56,17 @@ export interface GatewayOptions {
   /** Milliseconds since the epoch, for record times and latency (default Date.now). */
   clock?: () => number
   /**
-   * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve.
-   * The gateway goes on; `where` names the step (`request`, `upgrade`, `websocket`, `record`, `server`).
+   * Hears of a failure no answer could report: a hook that threw, a socket or frame the gateway could not serve,
+   * the shared state store failing (`gateway-state-degraded`, once per outage). The gateway goes on; `where` names
+   * the step (`request`, `upgrade`, `websocket`, `record`, `status`, `server`, `shared-state`).
    */
   onError?: (error: Error, where: string) => void
+  /**
+   * The state store to keep fitted conversations' change logs and usage counters in (several gateways in one
+   * process may share one); default: the one the config's `store` names, opened at start and closed with the
+   * gateway (a `MemoryStateStore` when it names none).
+   */
+  stateStore?: StateStore
 }
 
 /** The base URLs to give each client API. */
@@ -76,14 +83,17 @@ export interface GatewayUrls {
 
 /** A running gateway. */
 export class Gateway {
-  readonly #active = new Set<Exchange>()
-  /** Translated WebSocket responses running now. */
-  #socketResponses = 0
+  /** Requests being answered now: HTTP requests and translated WebSocket responses. */
+  #running = 0
   #seq = 0
   #counter: Promise<TokenCounter> | undefined
-  readonly #changeLogs = new ConversationChangeLogs()
+  /** The configuration each request is served with, read once as it arrives (a reload would swap this value). */
+  readonly #serving: ServingConfig
+  readonly #shared: GatewayShared
   #closing: Promise<void> | undefined
   #closeSockets: () => void = () => {}
+  /** The counters behind the status page, updated once per finished request. */
+  readonly #status: GatewayStatus
 
   private constructor(
     private readonly http: Server,
@@ -92,7 +102,25 @@ export class Gateway {
     readonly settings: GatewaySettings,
     /** `http://host:port`, no trailing slash. */
     readonly url: string,
-  ) {}
+    /** Where fitted conversations' change logs and usage counters are kept. */
+    readonly stateStore: StateStore,
+    /** Whether the gateway opened the store (and so closes it). */
+    private readonly ownsStore: boolean,
+  ) {
+    this.#serving = { settings, config: options.config, env: options.env, models: options.models ?? [] }
+    const extra = options.answerHeaders
+    this.#shared = {
+      clock: options.clock ?? Date.now,
+      counter: () => this.#tokenCounter(),
+      changeLogs: new ConversationChangeLogs(stateStore, (error) => this.#report(error, "shared-state")),
+      answerHeaders: extra ? async (early) => (await extra(early)) ?? {} : undefined,
+    }
+    this.#status = new GatewayStatus({
+      startedAt: (options.clock ?? Date.now)(),
+      ...(options.models ? { models: options.models } : {}),
+      ...(options.config?.upstreams ? { upstreams: options.config.upstreams } : {}),
+    })
+  }
 
   /** Resolves the settings (refusing unsafe ones) and starts listening. */
   static async start(options: GatewayOptions): Promise<Gateway> {
@@ -100,33 +128,34 @@ export class Gateway {
     if (options.host !== undefined) overrides.host = options.host
     if (options.port !== undefined) overrides.port = options.port
     const settings = resolveSettings(options.config, options.env, overrides)
+    let gateway: Gateway | undefined
+    const store =
+      options.stateStore ??
+      (await openStateStore(options.config?.store, {
+        onDegraded: (error) => {
+          if (gateway) gateway.#report(error, "shared-state")
+        },
+      }))
     const http = createServer(serverOptions(settings))
-    await listen(http, settings.host, settings.port)
+    try {
+      await listen(http, settings.host, settings.port)
+    } catch (error) {
+      if (!options.stateStore) await store.close()
+      throw error
+    }
     const { address, port } = http.address() as AddressInfo
     const host = address.includes(":") ? `[${address}]` : address
-    const gateway = new Gateway(http, options, { ...settings, port }, `http://${host}:${port}`)
+    gateway = new Gateway(http, options, { ...settings, port }, `http://${host}:${port}`, store, !options.stateStore)
     http.on("request", (req, res) => gateway.#serve(req, res))
     // Failures of the listening socket itself (too many open files, ...): reported, never the end of the process.
     http.on("error", (error) => gateway.#report(error, "server"))
     gateway.#closeSockets = attachGatewaySocket(http, {
-      settings: gateway.settings,
-      config: options.config,
-      env: options.env,
-      models: options.models ?? [],
-      counter: () => gateway.#tokenCounter(),
-      changeLogs: gateway.#changeLogs,
-      clock: options.clock ?? Date.now,
+      serving: () => gateway.#serving,
+      shared: gateway.#shared,
       nextSeq: () => ++gateway.#seq,
       finish: (record) => gateway.#finish(record),
       report: (error, where) => gateway.#report(error, where),
-      began: () => {
-        gateway.#socketResponses++
-        let ended = false
-        return () => {
-          if (!ended) gateway.#socketResponses--
-          ended = true
-        }
-      },
+      began: () => gateway.#began(),
     })
     return gateway
   }
@@ -141,9 +170,19 @@ export class Gateway {
     }
   }
 
+  /** The live status: totals so far, each upstream's health, the recent requests (what `/promptline/status` shows). */
+  status(): GatewayStatusSnapshot {
+    return this.#status.snapshot((this.options.clock ?? Date.now)())
+  }
+
+  /** Requests, tokens, cached share and cost since the gateway started (a run's summary: `usageLine`). */
+  usage(): UsageTotals {
+    return this.#status.usage()
+  }
+
   /** Requests being answered now (translated WebSocket responses included). */
   get active(): number {
-    return this.#active.size + this.#socketResponses
+    return this.#running
   }
 
   /**
@@ -162,6 +201,7 @@ export class Gateway {
       this.#closeSockets()
       this.http.closeAllConnections()
       await closed
+      if (this.ownsStore) await this.stateStore.close()
     })()
     return this.#closing
   }
@@ -183,51 +223,40 @@ export class Gateway {
     }
   }
 
+  /** A request began (counted as active, so a closing gateway lets it finish); returns its end. */
+  #began(): () => void {
+    this.#running++
+    let ended = false
+    return () => {
+      if (!ended) this.#running--
+      ended = true
+    }
+  }
+
+  /** One HTTP request, top to bottom: arrive, decide, run its pipeline, record its outcome. */
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const clock = this.options.clock ?? Date.now
-    const startedAt = clock()
+    const serving = this.#serving
+    const shared = this.#shared
     const target = requestTarget(req.url)
-    const url = target ?? new URL("http://gateway.invalid/")
-    const generation = target && routeOf(url.pathname, url.searchParams)
-    const counting = target && !generation ? countingRouteOf(url.pathname) : undefined
-    const format = generation?.format ?? counting?.format ?? clientApiOf(url.pathname, req.headers)
-    const ex = new Exchange(req, res, url, ++this.#seq, startedAt, clock, format)
-    const extra = this.options.answerHeaders
-    if (extra) ex.answerHeaders = async (early) => (await extra(early)) ?? {}
-    this.#active.add(ex)
+    // The status page is not a request through the gateway: no record, log line or trace.
+    if (target && isStatusPath(target.pathname))
+      return serveStatus(req, res, target, { token: serving.settings.token, snapshot: () => this.status() })
+    const arrived = arrive(req, ++this.#seq, shared.clock(), serving)
+    const reply = new HttpReply(res, arrived.clientFormat, shared.clock)
+    const ended = this.#began()
     if (this.#closing) res.setHeader("connection", "close")
+    let request: RequestContext = arrived
+    let learned: PipelineResult = NOTHING_LEARNED
     try {
-      const token = this.settings.token
-      ex.secrets.push(token)
-      if (token !== undefined && !hasToken(req.headers, url.searchParams, token))
-        throw new GatewayError(
-          { kind: "auth", message: "this gateway needs its token (in Authorization or x-api-key)" },
-          401,
-        )
-      if (target === undefined)
-        // Not echoed: a target that cannot be parsed cannot have its key parameter redacted either.
-        throw new GatewayError({
-          kind: "invalid-request",
-          message: "the request target is neither a path nor a valid absolute URL",
-        })
-      const invalid = (generation ?? counting)?.invalid
-      if (invalid !== undefined) throw new GatewayError({ kind: "invalid-request", message: invalid })
-      if (isModelListPath(url.pathname)) await this.#models(ex)
-      else if (generation || counting) await this.#generation(ex, (generation ?? counting)!, counting !== undefined)
-      else
-        throw new GatewayError(
-          {
-            kind: "not-found",
-            message: `no API at ${req.method} ${url.pathname}; the gateway serves /v1/messages, /v1/chat/completions, /v1/responses and /v1beta/models/{model}:generateContent`,
-          },
-          404,
-        )
+      const decision = await decide(req, arrived, serving)
+      request = decision.request
+      learned = await runPipeline(decision, reply, serving, shared)
     } catch (error) {
-      ex.failWith(error)
+      reply.failWith(error, request.secrets)
     } finally {
-      this.#active.delete(ex)
-      if (!res.writableEnded && !res.destroyed) res.end()
-      this.#finish(ex.record())
+      ended()
+      reply.close()
+      this.#finish(recordOf(request, outcomeOf(reply.clientSide(), learned, shared.clock())))
     }
   }
 
@@ -239,6 +268,13 @@ export class Gateway {
 
   /** Hands a finished request's record on; a hook that throws is reported, never the request's or the process's end. */
   #finish(record: GatewayRecord): void {
+    // Counted in the store; a store that fails has said so already, and the request is not the worse for it.
+    addRecordUsage(this.stateStore, record).catch(() => {})
+    try {
+      this.#status.add(record)
+    } catch (error) {
+      this.#report(error, "status")
+    }
     try {
       emitSpan(record)
       this.options.onRequest?.(record)
@@ -246,152 +282,26 @@ export class Gateway {
       this.#report(error, "record")
     }
   }
+}
 
-  async #generation(ex: Exchange, match: ApiRoute, counting: boolean): Promise<void> {
-    const { req } = ex
-    if (req.method !== "POST")
-      throw new GatewayError(
-        { kind: "invalid-request", message: `${req.method} is not allowed on ${ex.url.pathname}; use POST` },
-        405,
-      )
-    const type = req.headers["content-type"]
-    if (type !== undefined && !/json/i.test(type))
-      throw new GatewayError(
-        { kind: "invalid-request", message: `the content type is ${type}; send application/json` },
-        415,
-      )
-    const raw = await ex.readBody(this.settings.bodyLimit, this.settings.bodyTimeoutMs)
-    // Every layer that walks a body recurses: nesting past the limit is refused before anything reads it.
-    if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
-      ex.body = raw.subarray(0, 1000).toString("utf8")
-      throw new GatewayError({
-        kind: "invalid-request",
-        message: `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, the gateway's limit`,
-      })
-    }
-    let body: unknown
-    try {
-      body = JSON.parse(raw.toString("utf8"))
-    } catch (error) {
-      ex.body = raw.toString("utf8").slice(0, 1000)
-      throw new GatewayError({
-        kind: "invalid-request",
-        message: `the request body is not valid JSON: ${(error as Error).message}`,
-      })
-    }
-    ex.body = body
-    if (typeof body !== "object" || body === null || Array.isArray(body))
-      throw new GatewayError({ kind: "invalid-request", message: "the request body is not a JSON object" })
-    const fields = body as Record<string, unknown>
-    const model = match.route.model ?? (typeof fields.model === "string" ? fields.model : undefined)
-    if (model === undefined)
-      throw new GatewayError({ kind: "invalid-request", message: "the request names no model", param: "model" })
-    ex.model = model
-    const plan = planRoute(match.format, model, this.options.config)
-    if (isRefusal(plan)) throw new GatewayError({ kind: plan.kind, message: plan.refused, param: "model" })
-    ex.routeTo(plan.upstream, plan.model, plan.mode)
-    const key = upstreamKey(plan.upstream, this.options.env, {
-      headers: req.headers,
-      query: ex.url.searchParams,
-      tokenInUse: this.settings.token !== undefined,
-    })
-    if (plan.mode === "same-format") {
-      // The key needs the decoded body, which forwarding does not: worked out when the record is built.
-      ex.conversationKeyLater = () => conversationKey(req.headers, this.#decode(fields, match, false))
-      const stream = match.route.stream ?? fields.stream === true
-      await passThrough(ex, {
-        plan,
-        raw,
-        body: fields,
-        key,
-        settings: this.settings,
-        url: (endpoint) =>
-          counting
-            ? countingRequest(endpoint, plan.upstream.format, plan.model, {}).url
-            : generationUrl(endpoint, plan.model, stream, ex.url.searchParams),
-      })
-      return
-    }
-    const decoded = this.#decode(fields, match, true)!
-    ex.conversationKey = conversationKey(req.headers, decoded)
-    const counter = () => this.#tokenCounter()
-    if (counting) {
-      await countTranslated(ex, decoded, { plan, key, models: this.options.models ?? [], counter })
-      return
-    }
-    await translate(ex, decoded, {
-      plan,
-      body: fields,
-      route: match.route,
-      key,
-      settings: this.settings,
-      models: this.options.models ?? [],
-      counter,
-      changeLogs: this.#changeLogs,
-    })
-  }
-
-  /**
-   * The client's body in promptline's terms: required to translate (a bad body is the client's 400), and read
-   * for the conversation key only when a hook listens (a body the decoder cannot read still passes through).
-   */
-  #decode(body: Record<string, unknown>, match: ApiRoute, required: boolean): DecodedRequest | undefined {
-    const module = formatModule(match.format)
-    if (required) return module.decodeRequest(body, match.route)
-    if (!this.options.onRequest) return undefined
-    try {
-      return module.decodeRequest(body, match.route)
-    } catch {
-      return undefined
-    }
-  }
-
-  async #models(ex: Exchange): Promise<void> {
-    if (ex.req.method !== "GET")
-      throw new GatewayError(
-        { kind: "invalid-request", message: `${ex.req.method} is not allowed on ${ex.url.pathname}; use GET` },
-        405,
-      )
-    const routes = this.options.config?.routes ?? []
-    if (routes.length > 0) {
-      ex.markFirstByte()
-      ex.res.writeHead(200, { "content-type": "application/json" })
-      ex.res.end(JSON.stringify(modelList(descriptorOf(ex.clientFormat), routedModelNames(routes))))
-      return
-    }
-    const provider = officialProvider(ex.clientFormat)!
-    const upstream = { name: provider, provider, format: ex.clientFormat }
-    const key = upstreamKey(upstream, this.options.env, {
-      headers: ex.req.headers,
-      query: ex.url.searchParams,
-      tokenInUse: this.settings.token !== undefined,
-    })
-    ex.secrets.push(key)
-    const endpoint = upstreamEndpoint(upstream, key)
-    const path = ex.url.pathname.replace(/^\/v1(?=\/models)/, "")
-    const base = new URL(endpoint.baseUrl)
-    const target = `${endpoint.baseUrl}${base.pathname.endsWith("/v1") ? path : ex.url.pathname}`
-    const answer = await callUpstream({
-      url: target,
-      method: "GET",
-      headers: { ...endpoint.headers },
-      signal: ex.abort.signal,
-      connectTimeoutMs: this.settings.connectTimeoutMs,
-      idleTimeoutMs: this.settings.idleTimeoutMs,
-    })
-    const { type, failure } = await judgeAnswer(answer)
-    if (failure && (!isApiContentType(type) || failure.text.trim() === ""))
-      throw notTheApi(upstream.name, answer.status, type, failure.error, "JSON")
-    ex.markFirstByte()
-    ex.res.writeHead(answer.status, { "content-type": type || "application/json" })
-    if (failure) {
-      // The provider's own error, in the client's own format: forwarded as it is, less any key it quotes.
-      ex.error = { kind: failure.error.kind, message: failure.error.message }
-      ex.res.end(redactText(failure.text, ex.secrets))
-      return
-    }
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) ex.res.write(chunk)
-    ex.res.end()
+/** Runs the pipeline a request was decided for; a refusal is thrown, to be answered in the client's shape. */
+function runPipeline(
+  decision: Decision | Refusal,
+  reply: HttpReply,
+  serving: ServingConfig,
+  shared: GatewayShared,
+): Promise<PipelineResult> {
+  switch (decision.pipeline) {
+    case "refused":
+      throw decision.error
+    case "models":
+      return answerModelList(decision.request, reply, serving)
+    case "same-format":
+      return passThrough(decision.request, reply, serving, shared)
+    case "translate":
+      return translate(decision.request, reply, serving, shared)
+    case "count":
+      return countTranslated(decision.request, reply, serving, shared)
   }
 }
 

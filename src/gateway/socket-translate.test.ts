@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net"
 import OpenAI from "openai"
 import { ResponsesWS } from "openai/resources/responses/ws"
 import { afterEach, describe, expect, it } from "vitest"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import { formatModule } from "../providers/formats.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { scriptOf } from "../replay/test-helpers/fixtures.js"
@@ -18,14 +18,14 @@ import type { GatewayRecord } from "./record.js"
 import { type Gateway, startGateway } from "./server.js"
 import { traceInputOf } from "./traces.js"
 
-const UPSTREAMS: Record<WireFormat, { provider: string; model: string; path: string }> = {
+const UPSTREAMS: Record<BuiltInWireFormat, { provider: string; model: string; path: string }> = {
   anthropic: { provider: "anthropic", model: "claude-sonnet-4-5", path: "" },
   "openai-chat": { provider: "openai", model: "gpt-4.1", path: "/v1" },
   "openai-responses": { provider: "openai", model: "gpt-5", path: "/v1" },
   gemini: { provider: "gemini", model: "gemini-2.5-flash", path: "" },
   deepseek: { provider: "deepseek", model: "deepseek-chat", path: "" },
 }
-const FORMATS = Object.keys(UPSTREAMS) as WireFormat[]
+const FORMATS = Object.keys(UPSTREAMS) as BuiltInWireFormat[]
 const schema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
 const tools = [
   { type: "function" as const, name: "read_file", description: "Reads a file.", parameters: schema, strict: false },

@@ -1,29 +1,75 @@
-/** Where an upstream call goes: the endpoint of a planned route, its URL, and the headers it carries. */
+/**
+ * Where one request's upstream call goes, decided up front: the upstream the route chose, the key it is called
+ * with, its endpoint and the URL of the call, and the headers a same-format call carries.
+ */
 import type { IncomingHttpHeaders } from "node:http"
-import { type Endpoint, endpointFor, requestUrl } from "../providers/endpoints.js"
-import { HOP_BY_HOP } from "./exchange.js"
+import { countingRequest, hasCountingEndpoint } from "../providers/count.js"
+import { type Endpoint, endpointFor, requestUrl, responsesSocketUrl } from "../providers/endpoints.js"
 import type { Upstream } from "./routing.js"
 import { CREDENTIAL_HEADERS, clientKey } from "./secrets.js"
 
+/** Response headers that belong to one connection, never forwarded (RFC 9110 §7.6.1, plus the framing ones). */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "content-length",
+  "host",
+])
+
 /** Client headers never sent upstream besides the hop-by-hop ones: the gateway's own, and what it sets itself. */
 const NOT_FORWARDED = new Set(["accept-encoding", "content-type", "x-promptline-conversation", "cookie"])
+
+/** An upstream as one request calls it. */
+export interface UpstreamTarget {
+  readonly upstream: Upstream
+  /** The model the upstream is asked for. */
+  readonly model: string
+  /** The key the call carries ("" carries none). */
+  readonly key: string
+  readonly endpoint: Endpoint
+  /** The URL of the call; undefined when no call is made (a count promptline makes itself). */
+  readonly url: string | undefined
+  /** The key when it is the gateway's own (`keyEnv`): kept out of every byte a client gets, answers included. */
+  readonly ownKey?: string
+}
+
+/** What the call is for, which decides its URL. */
+export type UpstreamCall =
+  /** A generation: `stream` as the upstream is asked; the client's query kept (same-format: `beta=true`, `alt=sse`). */
+  | { kind: "generation"; stream: boolean; clientQuery?: URLSearchParams }
+  /** A token count at the upstream's counting endpoint, when its format has one. */
+  | { kind: "counting" }
+  /** The provider's model list, at the path the client asked for. */
+  | { kind: "models"; clientPath: string }
+  /** The Responses WebSocket endpoint. */
+  | { kind: "websocket" }
+
+/** The client side of choosing a key: its headers and query, and whether the gateway's inbound token is in use. */
+export interface KeySource {
+  headers: IncomingHttpHeaders
+  query: URLSearchParams
+  tokenInUse: boolean
+}
 
 /**
  * The key for an upstream: its configured variable's value; else the key the client sent, unless the client's
  * credential was the gateway's own inbound token (then none).
  */
-export function upstreamKey(
-  upstream: Upstream,
-  env: Readonly<Record<string, string | undefined>>,
-  client: { headers: IncomingHttpHeaders; query: URLSearchParams; tokenInUse: boolean },
-): string {
+function upstreamKey(upstream: Upstream, env: Readonly<Record<string, string | undefined>>, client: KeySource): string {
   if (upstream.keyEnv !== undefined) return env[upstream.keyEnv] ?? ""
   if (client.tokenInUse) return ""
   return clientKey(client.headers, client.query) ?? ""
 }
 
 /** The endpoint of an upstream with a key (the key's empty string sends no credential). */
-export function upstreamEndpoint(upstream: Upstream, key: string): Endpoint {
+function upstreamEndpoint(upstream: Upstream, key: string): Endpoint {
   return endpointFor({
     provider: upstream.provider,
     format: upstream.format,
@@ -33,13 +79,42 @@ export function upstreamEndpoint(upstream: Upstream, key: string): Endpoint {
   })
 }
 
-/** The URL of a generation request upstream, with the client's query parameters kept (`beta=true`, `alt=sse`) but its key dropped. */
-export function generationUrl(
-  endpoint: Endpoint,
+/** Decides the target of one call: its key, endpoint and URL. */
+export function upstreamTarget(
+  upstream: Upstream,
   model: string,
-  stream: boolean,
-  clientQuery?: URLSearchParams,
-): string {
+  call: UpstreamCall,
+  env: Readonly<Record<string, string | undefined>>,
+  client: KeySource,
+): UpstreamTarget {
+  const key = upstreamKey(upstream, env, client)
+  const endpoint = upstreamEndpoint(upstream, key)
+  const target: UpstreamTarget = { upstream, model, key, endpoint, url: callUrl(endpoint, upstream, model, call) }
+  return upstream.keyEnv !== undefined ? { ...target, ownKey: key } : target
+}
+
+function callUrl(endpoint: Endpoint, upstream: Upstream, model: string, call: UpstreamCall): string | undefined {
+  switch (call.kind) {
+    case "generation":
+      return generationUrl(endpoint, model, call.stream, call.clientQuery)
+    case "counting":
+      return hasCountingEndpoint(upstream.format)
+        ? countingRequest(endpoint, upstream.format, model, {}).url
+        : undefined
+    case "models": {
+      // The Anthropic and OpenAI paths start with /v1, which an OpenAI base URL already ends in.
+      const path = new URL(endpoint.baseUrl).pathname.endsWith("/v1")
+        ? call.clientPath.replace(/^\/v1(?=\/models)/, "")
+        : call.clientPath
+      return `${endpoint.baseUrl}${path}`
+    }
+    case "websocket":
+      return responsesSocketUrl(endpoint)
+  }
+}
+
+/** The URL of a generation request upstream, with the client's query parameters kept (`beta=true`, `alt=sse`) but its key dropped. */
+function generationUrl(endpoint: Endpoint, model: string, stream: boolean, clientQuery?: URLSearchParams): string {
   const url = new URL(requestUrl(endpoint, model, { stream }))
   if (clientQuery) {
     const query = new URLSearchParams(clientQuery)

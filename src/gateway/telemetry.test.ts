@@ -1,8 +1,10 @@
 import { type TracerProvider, trace } from "@opentelemetry/api"
 import { afterEach, describe, expect, it } from "vitest"
 import { loadPeer } from "../../test/peers/load.js"
+import { formatModule } from "../providers/formats.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { finalTurn, scriptOf } from "../replay/test-helpers/fixtures.js"
+import { conversationKey } from "./conversation-key.js"
 import { type Gateway, startGateway } from "./server.js"
 import { TRACER_NAME } from "./telemetry.js"
 
@@ -65,5 +67,40 @@ describe.skipIf(!sdk)("OpenTelemetry spans", () => {
     })
     expect(JSON.stringify(span.attributes)).not.toMatch(/sk-fake|sk-client/)
     expect(replay.requests[0]!.body).toMatchObject({ model: "gpt-upstream" })
+  })
+
+  it("names the conversation without an onRequest hook: a same-format request's key, worked out after its answer", async () => {
+    const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = sdk!
+    const exporter = new InMemorySpanExporter()
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))
+    replay = await startReplayServer({ script: scriptOf(finalTurn, finalTurn) })
+    gateway = await startGateway({
+      config: {
+        port: 0,
+        upstreams: { up: { provider: "openai", format: "openai-chat", baseUrl: `${replay.url}/v1`, keyEnv: "K" } },
+        routes: [{ match: "*", upstream: "up" }],
+      },
+      env: { K: "sk-fake-key-for-spans-000" },
+    })
+    const body = {
+      model: "gpt-client",
+      messages: [
+        { role: "system", content: "You are a careful coding agent." },
+        { role: "user", content: "fix the build" },
+      ],
+    }
+    const ask = async (headers: Record<string, string>) => {
+      const res = await fetch(`${gateway!.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer sk-client-fake-000000", ...headers },
+        body: JSON.stringify(body),
+      })
+      await res.text()
+    }
+    await ask({})
+    await ask({ "x-promptline-conversation": "chat-7" })
+    const derived = conversationKey({}, formatModule("openai-chat").decodeRequest(body, {}))
+    expect(derived).toMatch(/^[0-9a-f]{16}$/)
+    expect(exporter.getFinishedSpans().map((s) => s.attributes["gen_ai.conversation.id"])).toEqual([derived, "chat-7"])
   })
 })

@@ -15,6 +15,7 @@ export function spanAttributes(record: GatewayRecord): Attributes {
     "gen_ai.operation.name": "chat",
     "gen_ai.request.model": record.model,
     "http.response.status_code": record.status,
+    "http.response.body.size": record.bytes,
     "promptline.client.api": record.clientFormat,
     "promptline.transport": record.transport,
     "gen_ai.conversation.id": record.conversationKey,

@@ -6,7 +6,8 @@
  */
 import { CACHE_HEADER } from "../cache/header.js"
 import type { TraceInput, TraceStore } from "../cache/trace-store.js"
-import { CONVERSATION_HEADER, type GatewayRecord } from "./record.js"
+import { CONVERSATION_HEADER } from "./conversation-key.js"
+import type { GatewayRecord } from "./record.js"
 
 /** The trace store's view of a gateway record. */
 export function traceInputOf(record: GatewayRecord): TraceInput | undefined {
@@ -16,7 +17,12 @@ export function traceInputOf(record: GatewayRecord): TraceInput | undefined {
     at: record.startedAt,
     durationMs: record.latencyMs,
     clientApi: record.clientFormat,
-    upstream: { format: record.upstream.format, provider: record.upstream.provider, url: record.sent.url },
+    upstream: {
+      format: record.upstream.format,
+      name: record.upstream.name,
+      provider: record.upstream.provider,
+      url: record.sent.url,
+    },
     model: record.upstream.model,
     received: { url: record.received.url, headers: record.received.headers, body: record.received.body },
     sent: { url: record.sent.url, headers: record.sent.headers, body: record.sent.body },

@@ -6,7 +6,7 @@
  */
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import { formatModule } from "../providers/formats.js"
 import { replaySignature } from "../replay/resolve.js"
 import {
@@ -53,7 +53,7 @@ const REASONING: Record<AiSdkProvider, Record<string, Record<string, unknown>>> 
  * `reasoning_content`; its Google provider keeps a signature only on a part with content, so another provider's
  * signature (on a part of its own) is lost; Gemini's own rides on the call and comes back.
  */
-const SIGNED_BACK: Record<WireFormat, AiSdkProvider[]> = {
+const SIGNED_BACK: Record<BuiltInWireFormat, AiSdkProvider[]> = {
   anthropic: ["anthropic", "openai-responses"],
   "openai-responses": ["anthropic", "openai-responses"],
   gemini: ["google"],

@@ -6,7 +6,7 @@
  */
 import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import {
   AI_SDK_CALL,
   AI_SDK_PROVIDERS,
@@ -57,7 +57,7 @@ describe("translate mode: the AI SDK as the client, against every upstream forma
         `${provider} provider → ${upstream} upstream: generateText with usage, streamText with a tool round trip`,
         async () => {
           const model = modelOf(provider, `to-${upstream}`)
-          const spoken = spokenFormat(upstream as WireFormat)
+          const spoken = spokenFormat(upstream as BuiltInWireFormat)
           const text = await requestsDuring(matrix.replay, () => generateText({ model, prompt: "say it", ...ASK }))
           expect(text.result.text).toBe(TEXT)
           expect([text.result.usage.inputTokens, text.result.usage.outputTokens]).toEqual([USAGE.input, USAGE.output])
@@ -92,7 +92,7 @@ describe("translate mode: the AI SDK as the client, against every upstream forma
 
 describe("translate mode: upstream failures reach the AI SDK as its own errors", () => {
   /** Each AI SDK provider against an upstream of another format. */
-  const PAIRS: [Provider, WireFormat][] = [
+  const PAIRS: [Provider, BuiltInWireFormat][] = [
     ["anthropic", "gemini"],
     ["openai-chat", "openai-responses"],
     ["openai-responses", "anthropic"],

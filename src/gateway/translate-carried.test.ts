@@ -7,7 +7,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import { formatModule } from "../providers/formats.js"
 import { PLACEHOLDER_DESCRIPTION, SCHEMA } from "../providers/test-helpers/client-bodies.js"
 import {
@@ -34,7 +34,7 @@ afterAll(async () => {
 })
 
 /** The one request the upstream got while `run` ran, read back in promptline's terms, and what `run` returned. */
-async function upstreamGot<T>(upstream: WireFormat, run: () => Promise<T>) {
+async function upstreamGot<T>(upstream: BuiltInWireFormat, run: () => Promise<T>) {
   const { result, seen } = await requestsDuring(matrix.replay, run)
   expect(seen.map((r) => [r.format, r.outcome, r.problems])).toEqual([[spokenFormat(upstream), "answered", []]])
   const body = seen[0]!.body as Record<string, unknown>

@@ -1,5 +1,5 @@
 /**
- * Deferred tools through translate mode: an Anthropic client (the official SDK) deferring 138 MCP tools and asking
+ * Deferred tools through translate mode: an Anthropic client (the official SDK) deferring every MCP tool of the tool-search fixtures and asking
  * for Anthropic's tool search, an OpenAI Chat upstream (the replay server, scripted) that has none. The gateway
  * offers the upstream its own search tool, answers the searches, shows them to the client as Anthropic's server
  * tool blocks, and the found tool is called by the model and run by the client.
@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { scriptOf } from "../replay/test-helpers/fixtures.js"
 import { SEARCH_TOOLS_NAME } from "../tools/search/index.js"
-import { BASH, deferredToolList } from "./deferred-tools/test-helpers.js"
+import { BASH, deferredToolList, fixtureTools } from "./deferred-tools/test-helpers.js"
 import type { GatewayRecord } from "./record.js"
 import { type Gateway, startGateway } from "./server.js"
 
@@ -194,12 +194,37 @@ describe("a client that searches itself (Claude Code's ToolSearch)", () => {
   })
 })
 
+describe("deferred tools no model will be offered", () => {
+  it("are named as dropped, in the header and the record, when the client has its own search_tools", async () => {
+    const client = await start([{ text: "Done." }])
+    const own = { name: SEARCH_TOOLS_NAME, description: "The client's own search.", input_schema: { type: "object" } }
+    const [bash, ...rest] = deferredToolList()
+    const { data, response } = await client.beta.messages
+      .create({
+        model: "claude-sonnet-4-5",
+        max_tokens: 1000,
+        tools: [bash, own, ...rest] as unknown as BetaToolUnion[],
+        messages: [first],
+      })
+      .withResponse()
+    expect(types(data.content)).toEqual(["text"])
+    // The upstream gets the client's own tools only: no search of the gateway's, no deferred tool.
+    expect(offered(0)).toEqual(["Bash", SEARCH_TOOLS_NAME])
+    // Every deferred tool (tools[3] on: Bash, search_tools, the BM25 search come first) is named, none else.
+    const paths = fixtureTools().map((_, i) => `tools[${i + 3}]`)
+    expect(records[0]!.dropped).toEqual(paths)
+    const header = response.headers.get("x-promptline-dropped")!
+    expect(header.startsWith("tools[3], tools[4], ")).toBe(true)
+    expect(header.length).toBeLessThanOrEqual(1000)
+  })
+})
+
 describe("deferred tools, sent all", () => {
   it("send-all: every deferred tool is an ordinary tool upstream, and nothing is searched", async () => {
     const client = await start([{ text: "Done." }], "send-all")
     const answer = await ask(client, [first], true)
     expect(types(answer.content)).toEqual(["text"])
-    expect(offered(0)).toHaveLength(1 + 138)
+    expect(offered(0)).toHaveLength(1 + fixtureTools().length)
     expect(offered(0)).not.toContain(SEARCH_TOOLS_NAME)
   })
 })

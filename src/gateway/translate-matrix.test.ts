@@ -9,7 +9,7 @@ import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import { classifyHttpError } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
 import type { ReplayServer } from "../replay/server.js"
@@ -138,7 +138,7 @@ describe("translate mode: every client SDK against every upstream format", () =>
 // broken-answers.test.ts.
 describe("translate mode: upstream failures reach each client in its own shape", () => {
   /** Each client against an upstream of another format: its own SDK error for a 429 and an overflow. */
-  const PAIRS: [Client, WireFormat][] = [
+  const PAIRS: [Client, BuiltInWireFormat][] = [
     ["anthropic", "openai-chat"],
     ["openai-chat", "anthropic"],
     ["openai-responses", "gemini"],

@@ -7,20 +7,14 @@ import type { WireFormat } from "../models/types.js"
 import { StreamDecoder } from "../providers/decode.js"
 import { formatModule } from "../providers/formats.js"
 import type { DecodeOptions, StreamEvent } from "../providers/stream.js"
-
-/** What an answer reported. */
-export interface TapResult {
-  usage?: { input: number; output: number; cacheRead: number; cacheWrite: number }
-  stop?: string
-  error?: { kind: string; message: string }
-}
+import { type AnswerFacts, withEvents } from "./outcome.js"
 
 /** The largest JSON answer kept for decoding (bigger ones are forwarded without usage). */
 const JSON_KEEP_LIMIT = 64 * 1024 * 1024
 
 /** Reads a copy of an answer's bytes. */
 export class UsageTap {
-  readonly #result: TapResult = {}
+  #facts: AnswerFacts = {}
   readonly #sse: StreamDecoder | undefined
   readonly #chunks: Buffer[] = []
   #kept = 0
@@ -53,7 +47,7 @@ export class UsageTap {
   }
 
   /** The answer ended (or was cut, with `cut`); what it reported. */
-  end(cut?: string): TapResult {
+  end(cut?: string): AnswerFacts {
     try {
       if (this.#broken) this.#events = []
       else if (this.#sse) {
@@ -65,8 +59,8 @@ export class UsageTap {
       this.#events = []
     }
     this.#take()
-    if (cut && !this.#result.error) this.#result.error = { kind: "network", message: cut }
-    return this.#result
+    if (cut && !this.#facts.error) this.#facts = { ...this.#facts, error: { kind: "network", message: cut } }
+    return this.#facts
   }
 
   #json(text: string): StreamEvent[] {
@@ -86,17 +80,8 @@ export class UsageTap {
   }
 
   #take(): void {
-    for (const event of this.#events) {
-      if (event.type === "usage")
-        this.#result.usage = {
-          input: event.input,
-          output: event.output,
-          cacheRead: event.cacheRead,
-          cacheWrite: event.cacheWrite,
-        }
-      else if (event.type === "stop") this.#result.stop = event.reason
-      else if (event.type === "error") this.#result.error = { kind: event.kind ?? "server", message: event.message }
-    }
+    if (this.#events.length === 0) return
+    this.#facts = withEvents(this.#facts, this.#events)
     this.#events = []
   }
 }

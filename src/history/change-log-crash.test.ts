@@ -97,7 +97,9 @@ function runUntilKilled(file: string, start: number, acks: number, delayMs: numb
       err += d
     })
     child.on("error", reject)
-    child.on("exit", (_code, signal) => {
+    // `close`, not `exit`: only then has all the child's output been read (an ack written just before the kill
+    // may still sit in the pipe at `exit`).
+    child.on("close", (_code, signal) => {
       clearTimeout(timer)
       if (signal !== "SIGKILL") reject(new Error(`child ended on its own: ${err}`))
       else

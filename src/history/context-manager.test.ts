@@ -5,7 +5,7 @@ import { ChangeLog } from "./change-log.js"
 import { ContextManager } from "./context-manager.js"
 import { dedupNotice } from "./dedup.js"
 import type { Message } from "./message.js"
-import { OVERHEADS, TokenCounter } from "./tokens.js"
+import { overheadOf, TokenCounter } from "./tokens.js"
 
 let counter: TokenCounter
 beforeAll(async () => {
@@ -52,7 +52,7 @@ describe("ContextManager.fit", () => {
     expect(r.edits).toEqual([])
     const expected =
       counter.countText("You are a coding agent.") +
-      counter.countMessages(history, "o200k", OVERHEADS["openai-responses"])
+      counter.countMessages(history, "o200k", overheadOf("openai-responses"))
     expect(r.tokens).toMatchObject({ before: expected, after: expected, fromUsage: false })
     expect(r.tokens.budget.effective).toBe(98_000)
   })
@@ -62,8 +62,8 @@ describe("ContextManager.fit", () => {
     const history = generateHistory({ messages: 21, fileLines: 10 })
     const r = manager.fit(history, { model: model(128_000), now: 1, usage: { promptTokens: 5000, messages: 19 } })
     const tail =
-      counter.countMessages(history.slice(19), "o200k", OVERHEADS["openai-responses"]) -
-      OVERHEADS["openai-responses"].request
+      counter.countMessages(history.slice(19), "o200k", overheadOf("openai-responses")) -
+      overheadOf("openai-responses").request
     expect(r.tokens.before).toBe(5000 + tail)
     expect(r.tokens.fromUsage).toBe(true)
   })

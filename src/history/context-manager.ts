@@ -13,7 +13,7 @@ import type { Message } from "./message.js"
 import { pruneToolOutputs } from "./prune.js"
 import type { CountedTool } from "./request-count.js"
 import { COMPACTION_DEFAULTS, type CompactionOptions, planSummary, reinjectEdits, type SummaryPlan } from "./staged.js"
-import { cacheKey, OVERHEADS, type Overhead, TokenCounter } from "./tokens.js"
+import { cacheKey, type Overhead, overheadOf, TokenCounter } from "./tokens.js"
 import {
   type Cut,
   cutEdits,
@@ -188,7 +188,7 @@ export class ContextManager {
   measure(messages: readonly Message[], request: Omit<FitRequest, "now" | "usage">): RequestCount {
     const model = this.modelOf(request.model, [])
     const family = model.tokenizer
-    const overhead = OVERHEADS[request.wireFormat ?? wireFormatOf(model)]
+    const overhead = overheadOf(request.wireFormat ?? wireFormatOf(model))
     const [system, tools] = this.countFixed(request, family, overhead)
     const counted = this.counter.countMessages(messages, family, overhead)
     return { model, tokens: { system, tools, messages: counted, local: system + tools + counted } }
@@ -209,7 +209,7 @@ export class ContextManager {
     const diagnostics: Diagnostic[] = []
     const model = this.modelOf(request.model, diagnostics)
     const family = model.tokenizer
-    const overhead = OVERHEADS[request.wireFormat ?? wireFormatOf(model)]
+    const overhead = overheadOf(request.wireFormat ?? wireFormatOf(model))
     const budget = budgetFor(model, this.options.reserve)
     const [system, tools] = this.countFixed(request, family, overhead)
     const fixed = system + tools
@@ -374,7 +374,7 @@ export class ContextManager {
   ): SummaryPlan | undefined {
     const model = this.modelOf(request.model, [])
     const family = model.tokenizer
-    const overhead = OVERHEADS[request.wireFormat ?? wireFormatOf(model)]
+    const overhead = overheadOf(request.wireFormat ?? wireFormatOf(model))
     const budget = budgetFor(model, this.options.reserve)
     const system = this.countFixed(request, family, overhead).reduce((a, b) => a + b, 0)
     const keepTail = request.keepTail ?? this.options.compaction?.keepTail ?? COMPACTION_DEFAULTS.keepTail

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import type { ModelInfo } from "../models/types.js"
 import { ContextManager } from "./context-manager.js"
 import type { Message } from "./message.js"
-import { OVERHEADS, TokenCounter } from "./tokens.js"
+import { overheadOf, TokenCounter } from "./tokens.js"
 
 // Regression: one tool result made of a single 300,000-character pre-token piece (a line of dashes) made
 // token counting quadratic, so `fit` ran past the 30 s test timeout.
@@ -44,7 +44,7 @@ describe("fit with a 300,000-character tool result of one character", () => {
     expect(r.messages).toEqual(history)
     expect(r.edits).toEqual([])
     expect(counter.countText(dashes)).toBe(DASHES_O200K)
-    const o = OVERHEADS["openai-responses"]
+    const o = overheadOf("openai-responses")
     const expected =
       o.request +
       4 * o.message +

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import type { Message } from "./message.js"
 import { prunedNotice, pruneToolOutputs } from "./prune.js"
-import { OVERHEADS, TokenCounter } from "./tokens.js"
+import { overheadOf, TokenCounter } from "./tokens.js"
 
 let counter: TokenCounter
 beforeAll(async () => {
@@ -27,13 +27,13 @@ for (let i = 0; i < 10; i++) {
 
 describe("pruneToolOutputs", () => {
   it("keeps the newest outputs up to keepRecent tokens and replaces older ones", () => {
-    const { edits, freed } = pruneToolOutputs(history, counter, "o200k", OVERHEADS.anthropic, {
+    const { edits, freed } = pruneToolOutputs(history, counter, "o200k", overheadOf("anthropic"), {
       keepRecent: 500,
       minFree: 100,
       now: 9,
     })
     // Outputs are kept newest first until 500 tokens are reached; every older one is pruned.
-    const per = counter.countBlock(history[2]!.content[0]!, "o200k", OVERHEADS.anthropic)
+    const per = counter.countBlock(history[2]!.content[0]!, "o200k", overheadOf("anthropic"))
     const kept = Math.ceil(500 / per)
     expect(kept).toBeGreaterThan(1)
     expect(edits.map((e) => e.messageId)).toEqual(Array.from({ length: 10 - kept }, (_, i) => `u${i}`))
@@ -46,7 +46,7 @@ describe("pruneToolOutputs", () => {
   })
 
   it("does nothing when it would free less than minFree", () => {
-    const r = pruneToolOutputs(history, counter, "o200k", OVERHEADS.anthropic, {
+    const r = pruneToolOutputs(history, counter, "o200k", overheadOf("anthropic"), {
       keepRecent: 500,
       minFree: 100_000,
       now: 9,

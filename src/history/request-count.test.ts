@@ -5,7 +5,7 @@ import { WIRE_FORMATS } from "../models/types.js"
 import { ContextManager } from "./context-manager.js"
 import type { Message } from "./message.js"
 import { type CountedPrompt, countRequest, promptCount } from "./request-count.js"
-import { OVERHEADS, TokenCounter } from "./tokens.js"
+import { overheadOf, TokenCounter } from "./tokens.js"
 
 let counter: TokenCounter
 beforeAll(async () => {
@@ -55,7 +55,7 @@ describe("one reading of a request's count", () => {
     fc.assert(
       fc.property(prompt, messages, fc.constantFrom(...WIRE_FORMATS), (p, msgs, format) => {
         const measured = manager.measure(msgs, { model, ...promptCount(p), wireFormat: format })
-        expect(countRequest(counter, p, msgs, model.tokenizer, OVERHEADS[format])).toBe(measured.tokens.local)
+        expect(countRequest(counter, p, msgs, model.tokenizer, overheadOf(format))).toBe(measured.tokens.local)
       }),
       { numRuns: 60 },
     )

@@ -5,7 +5,7 @@ import { encode as encodeCl100k } from "gpt-tokenizer/encoding/cl100k_base"
 import { encode } from "gpt-tokenizer/encoding/o200k_base"
 import { beforeAll, describe, expect, it } from "vitest"
 import type { Message } from "./message.js"
-import { ESTIMATE_FACTORS, OVERHEADS, TokenCounter } from "./tokens.js"
+import { ESTIMATE_FACTORS, overheadOf, TokenCounter } from "./tokens.js"
 
 let counter: TokenCounter
 beforeAll(async () => {
@@ -41,7 +41,7 @@ describe("TokenCounter", () => {
   })
 
   it("adds per-message, per-request and tool-block overheads", () => {
-    const o = OVERHEADS["openai-chat"]
+    const o = overheadOf("openai-chat")
     const m: Message = {
       id: "a",
       role: "assistant",
@@ -61,7 +61,7 @@ describe("TokenCounter", () => {
   })
 
   it("counts images by overhead and tool definitions with the Anthropic tool preamble", () => {
-    const o = OVERHEADS.anthropic
+    const o = overheadOf("anthropic")
     const m: Message = {
       id: "i",
       role: "user",

@@ -3,7 +3,7 @@ import { setBounded } from "../bounded-map.js"
 import { lazyModule } from "../lazy-module.js"
 import type { TokenizerFamily } from "../models/types.js"
 import type { Overhead } from "../providers/descriptor.js"
-import { perFormat, type WireFormat } from "../providers/descriptors.js"
+import { descriptorOf, type WireFormat } from "../providers/descriptors.js"
 import { type Block, type Message, textOf } from "./message.js"
 import { encodingCounter } from "./piece-count.js"
 
@@ -32,8 +32,10 @@ export const ESTIMATE_FACTORS: Readonly<Record<TokenizerFamily, number>> = {
 /** Fixed token costs a wire format adds around the content (each format's descriptor holds its own). */
 export type { Overhead }
 
-/** Overheads per wire format, from the descriptors (providers/<format>/descriptor.ts says where each figure comes from). */
-export const OVERHEADS: Readonly<Record<WireFormat, Overhead>> = perFormat((d) => d.overhead)
+/** The overheads of a wire format, built-in or registered: its descriptor's (providers/<format>/descriptor.ts says where each figure comes from). */
+export function overheadOf(format: WireFormat): Overhead {
+  return descriptorOf(format).overhead
+}
 
 /** A function from text to its exact token count in one encoding. */
 export type EncodingCounter = (text: string) => number

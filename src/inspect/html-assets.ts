@@ -14,8 +14,10 @@ export function segmentColor(index: number, kind: "tools" | "section", placement
   return placement === "context-message" ? `hsl(${hue} 45% 72%)` : `hsl(${hue} 60% 50%)`
 }
 
-/** Content-Security-Policy of the page: inline style and script only, no network at all. */
-export const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+/** Content-Security-Policy of a page: inline style (and inline script, when it has one) only, no network at all. */
+export function contentSecurityPolicy(script: boolean): string {
+  return `default-src 'none'; style-src 'unsafe-inline';${script ? " script-src 'unsafe-inline';" : ""} img-src data:`
+}
 
 export const STYLE = `
 :root { color-scheme: light dark; --fg: #1d2330; --muted: #5d6678; --bg: #fbfbfd; --panel: #ffffff; --line: #d9dde6;
@@ -91,21 +93,37 @@ export const SCRIPT = `
 })();
 `
 
-/** A whole self-contained report page: the content-security policy, the shared style (plus `style`), the script. */
-export function htmlPage(title: string, body: readonly string[], style = ""): string {
+/** Options of a page. */
+export interface PageOptions {
+  /** Leave the script out (a page without controls), so the policy allows no script at all. */
+  script?: boolean
+  /** Reload the page every so many seconds (a live page, without a script). */
+  refreshSeconds?: number
+  /** Name an empty icon, so a browser asks its server for no /favicon.ico (a page a server serves). */
+  noIcon?: boolean
+}
+
+/**
+ * A whole self-contained report page: the content-security policy, the shared style (plus `style`), the script
+ * unless left out.
+ */
+export function htmlPage(title: string, body: readonly string[], style = "", options: PageOptions = {}): string {
+  const script = options.script ?? true
+  const head =
+    (options.refreshSeconds !== undefined ? `\n<meta http-equiv="refresh" content="${options.refreshSeconds}">` : "") +
+    (options.noIcon ? '\n<link rel="icon" href="data:,">' : "")
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(script)}">${head}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}${style}</style>
 </head>
 <body>
 ${body.join("\n")}
-<script>${SCRIPT}</script>
-</body>
+${script ? `<script>${SCRIPT}</script>\n` : ""}</body>
 </html>
 `
 }

@@ -2,7 +2,7 @@ import fc from "fast-check"
 import { beforeAll, describe, expect, it } from "vitest"
 import type { PromptContext } from "../context/prompt-context.js"
 import type { GatherReport } from "../context/report.js"
-import { OVERHEADS, TokenCounter } from "../history/tokens.js"
+import { overheadOf, TokenCounter } from "../history/tokens.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { basicContext } from "../prompt/test-helpers/contexts.js"
 import { renderXmlTool } from "../tools/xml.js"
@@ -33,7 +33,7 @@ describe("inspectReport: figures", () => {
     for (const [i, s] of r.sections.entries()) expect(s.tokens).toBe(counter.countText(built.sections[i]!.text, family))
     expect(r.totals.system).toBe(counter.countText(built.text, family))
     expect(r.totals.contextMessage).toBe(counter.countText(built.contextMessage!, family))
-    const overhead = OVERHEADS.anthropic
+    const overhead = overheadOf("anthropic")
     expect(r.totals.tools).toBe(counter.countTools(built.tools, family, overhead))
     expect(r.toolsPreamble).toBe(overhead.toolsPreamble)
     expect(r.tools.reduce((n, t) => n + t.tokens, 0) + r.toolsPreamble).toBe(r.totals.tools)

@@ -2,9 +2,10 @@ import type { PromptContext } from "../context/prompt-context.js"
 import type { GatherEntry, GatherReport } from "../context/report.js"
 import { type Diagnostic, diagnostic } from "../diagnostics.js"
 import type { Message } from "../history/message.js"
-import { OVERHEADS, type TokenCounter } from "../history/tokens.js"
+import { overheadOf, type TokenCounter } from "../history/tokens.js"
 import type { TokenizerFamily } from "../models/types.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
+import { descriptorOf } from "../providers/descriptors.js"
 import type { EnabledTool } from "../tools/spec.js"
 import { renderXmlTool } from "../tools/xml.js"
 import { mcpServerReports, skillReports } from "./gather-parts.js"
@@ -59,9 +60,9 @@ function counting(counter: TokenCounter, family: TokenizerFamily): CountingInfo 
   return { tokenizer: family, exact, factor, description }
 }
 
-/** The native definition of the tool at `index` (Gemini groups all declarations in one entry). */
+/** The native definition of the tool at `index` (Gemini's shape groups all declarations in one entry). */
 function nativeDefinition(built: BuiltPrompt, index: number): unknown {
-  if (built.wireFormat === "gemini") {
+  if (descriptorOf(built.wireFormat).nativeTools === "gemini") {
     const group = built.nativeTools[0] as { functionDeclarations?: unknown[] } | undefined
     return group?.functionDeclarations?.[index]
   }
@@ -69,7 +70,7 @@ function nativeDefinition(built: BuiltPrompt, index: number): unknown {
 }
 
 function toolReports(built: BuiltPrompt, counter: TokenCounter, family: TokenizerFamily): ToolReport[] {
-  const overhead = OVERHEADS[built.wireFormat]
+  const overhead = overheadOf(built.wireFormat)
   return built.tools.map((tool: EnabledTool, i) => {
     const native = built.toolCalling === "native"
     const report: ToolReport = {
@@ -133,7 +134,7 @@ function toolSearchReport(
   family: TokenizerFamily,
 ): ToolSearchReport | undefined {
   if (built.deferredTools.length === 0) return undefined
-  const overhead = OVERHEADS[built.wireFormat]
+  const overhead = overheadOf(built.wireFormat)
   const native = built.toolCalling === "native"
   const deferred = built.deferredTools.map((tool): DeferredToolReport => {
     const report: DeferredToolReport = {
@@ -159,7 +160,7 @@ export function inspectReport(input: InspectInput): InspectReport {
   const { built, context, counter } = input
   const family = built.model.tokenizer
   const count = (text: string) => counter.countText(text, family)
-  const overhead = OVERHEADS[built.wireFormat]
+  const overhead = overheadOf(built.wireFormat)
 
   const tools = toolReports(built, counter, family)
   const native = built.toolCalling === "native" && built.tools.length > 0

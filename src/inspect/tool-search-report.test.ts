@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { loadToolSearchServers } from "../../test/fixtures/tool-search/load.js"
-import { OVERHEADS, TokenCounter } from "../history/tokens.js"
+import { overheadOf, TokenCounter } from "../history/tokens.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { basicContext } from "../prompt/test-helpers/contexts.js"
 import { renderXmlTool } from "../tools/xml.js"
@@ -23,7 +23,7 @@ describe("inspect: tool search", () => {
     const search = r.toolSearch!
     expect(search.deferred.map((t) => t.name)).toEqual(built.deferredTools.map((t) => t.name))
     const family = built.model.tokenizer
-    const overhead = OVERHEADS.anthropic
+    const overhead = overheadOf("anthropic")
     const one = built.deferredTools[0]!
     expect(search.deferred[0]!.tokens).toBe(counter.countTools([one], family, overhead) - overhead.toolsPreamble)
     expect(search.deferredTokens).toBe(search.deferred.reduce((n, t) => n + t.tokens, 0))

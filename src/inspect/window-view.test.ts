@@ -4,7 +4,7 @@ import type { PromptContext } from "../context/prompt-context.js"
 import type { GatherReport } from "../context/report.js"
 import { budgetFor } from "../history/budget.js"
 import type { Message } from "../history/message.js"
-import { OVERHEADS, TokenCounter } from "../history/tokens.js"
+import { overheadOf, TokenCounter } from "../history/tokens.js"
 import { PromptBuilder } from "../prompt/builder.js"
 import { basicContext } from "../prompt/test-helpers/contexts.js"
 import { type InspectInput, inspectReport } from "./report.js"
@@ -77,7 +77,7 @@ describe("the window view", () => {
     const history = sampleHistory(3)
     const r = report(context, { history })
     const family = builder.build(context).model.tokenizer
-    const overhead = OVERHEADS.anthropic
+    const overhead = overheadOf("anthropic")
     const blocks = (type: string) =>
       history
         .flatMap((m) => m.content.filter((b) => b.type === type).map((b) => counter.countBlock(b, family, overhead)))
@@ -102,7 +102,7 @@ describe("the window view", () => {
     ]
     const r = report(context, { history })
     const family = builder.build(context).model.tokenizer
-    const compaction = counter.countBlock(history[0]!.content[0]!, family, OVERHEADS.anthropic)
+    const compaction = counter.countBlock(history[0]!.content[0]!, family, overheadOf("anthropic"))
     expect(compaction).toBeGreaterThan(100)
     expect(part(r, "compaction")).toBe(compaction)
     expect(part(r, "assistant")).toBe(0)

@@ -1,6 +1,6 @@
 import { budgetFor } from "../history/budget.js"
 import type { Block, Message } from "../history/message.js"
-import { OVERHEADS, type TokenCounter } from "../history/tokens.js"
+import { overheadOf, type TokenCounter } from "../history/tokens.js"
 import type { BuiltPrompt } from "../prompt/builder.js"
 import type { SectionReport, ToolReport, WindowPart, WindowPartId, WindowView } from "./report-types.js"
 
@@ -77,7 +77,7 @@ function messageTokens(
   counter: TokenCounter,
 ): Map<WindowPartId, number> {
   const family = built.model.tokenizer
-  const overhead = OVERHEADS[built.wireFormat]
+  const overhead = overheadOf(built.wireFormat)
   const out = new Map<WindowPartId, number>()
   const add = (id: WindowPartId, n: number) => out.set(id, (out.get(id) ?? 0) + n)
   let blocks = 0

@@ -112,4 +112,4 @@ export interface ModelInfo {
 }
 
 /** The request/stream formats promptline speaks, and all of them in documentation order: the descriptors' names. */
-export { WIRE_FORMATS, type WireFormat } from "../providers/descriptors.js"
+export { type BuiltInWireFormat, WIRE_FORMATS, type WireFormat } from "../providers/descriptors.js"

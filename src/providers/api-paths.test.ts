@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { countingRouteOf, isModelListPath, routeOf } from "./api-paths.js"
+import { clientApiBase, countingRouteOf, isModelListPath, routeOf, servedPaths } from "./api-paths.js"
+import { WIRE_FORMATS } from "./descriptors.js"
 
 const q = (s = "") => new URLSearchParams(s)
 
@@ -24,6 +25,23 @@ describe("API paths", () => {
     expect(isModelListPath("/v1/models")).toBe(true)
     expect(isModelListPath("/v1beta/models")).toBe(true)
     expect(isModelListPath("/v1/models/x")).toBe(false)
+  })
+
+  it("names the path each client API is served at, and what comes before a format's provider path", () => {
+    expect(servedPaths()).toEqual([
+      "/v1/messages",
+      "/v1/chat/completions",
+      "/v1/responses",
+      "/v1beta/models/{model}:generateContent",
+    ])
+    // What the SDKs are given as base URL: OpenAI's end in /v1, Anthropic's and Gemini's are the server itself.
+    expect(WIRE_FORMATS.map((f) => [f, clientApiBase(f)])).toEqual([
+      ["anthropic", ""],
+      ["openai-chat", "/v1"],
+      ["openai-responses", "/v1"],
+      ["gemini", ""],
+      ["deepseek", "/v1"],
+    ])
   })
 })
 

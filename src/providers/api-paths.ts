@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http"
 import { matchPath, type PathMatch, type PathRule, type WireFormatDescriptor } from "./descriptor.js"
-import { WIRE_FORMAT_DESCRIPTORS } from "./descriptors.js"
+import { descriptorOf, type WireFormat, wireFormatDescriptors } from "./descriptors.js"
 import type { SpokenFormat } from "./formats.js"
 import type { RequestRoute } from "./types.js"
 
@@ -17,7 +17,7 @@ export interface ApiRoute {
   invalid?: string
 }
 
-/** The descriptors whose client API the servers serve, in the set's order. */
+/** The descriptors whose client API the servers serve, in the set's order (by default the whole set, registered formats included). */
 type Descriptors = readonly WireFormatDescriptor[]
 
 /** The first descriptor whose `rule` reads `path`, as a route. */
@@ -43,7 +43,7 @@ function apiRoute(format: SpokenFormat, { invalid, ...route }: PathMatch): ApiRo
 export function routeOf(
   path: string,
   query: URLSearchParams,
-  descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS,
+  descriptors: Descriptors = wireFormatDescriptors(),
 ): ApiRoute | undefined {
   return routeBy(descriptors, (d) => d.api?.generation, path, query)
 }
@@ -51,7 +51,7 @@ export function routeOf(
 /** The wire format of a token-counting path (and the model, for Gemini), or undefined. */
 export function countingRouteOf(
   path: string,
-  descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS,
+  descriptors: Descriptors = wireFormatDescriptors(),
 ): ApiRoute | undefined {
   return routeBy(descriptors, (d) => d.api?.counting, path, new URLSearchParams())
 }
@@ -59,13 +59,13 @@ export function countingRouteOf(
 /** The wire format of a token-counting path, or undefined. */
 export function countingFormat(
   path: string,
-  descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS,
+  descriptors: Descriptors = wireFormatDescriptors(),
 ): SpokenFormat | undefined {
   return countingRouteOf(path, descriptors)?.format
 }
 
 /** Whether a path lists models (`GET /v1/models`, Gemini's `/v1beta/models`). */
-export function isModelListPath(path: string, descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS): boolean {
+export function isModelListPath(path: string, descriptors: Descriptors = wireFormatDescriptors()): boolean {
   return descriptors.some((d) => d.api?.modelList?.paths?.(path) === true)
 }
 
@@ -77,7 +77,7 @@ export function isModelListPath(path: string, descriptors: Descriptors = WIRE_FO
 export function clientApiOf(
   path: string,
   headers: IncomingHttpHeaders,
-  descriptors: Descriptors = WIRE_FORMAT_DESCRIPTORS,
+  descriptors: Descriptors = wireFormatDescriptors(),
 ): SpokenFormat {
   const marked = (test: (marks: NonNullable<NonNullable<WireFormatDescriptor["api"]>["marks"]>) => boolean) =>
     descriptors.find((d) => d.api?.marks !== undefined && test(d.api.marks))
@@ -86,4 +86,30 @@ export function clientApiOf(
     marked((m) => m.header !== undefined && headers[m.header] !== undefined) ??
     marked((m) => m.fallback === true)
   return found!.format as SpokenFormat
+}
+
+/**
+ * The generation path of each client API, for messages: its first exact path, or (for a path rule that reads the
+ * model from the path, Gemini's) its provider's whole-answer path with `{model}` left in.
+ */
+export function servedPaths(descriptors: Descriptors = wireFormatDescriptors()): string[] {
+  return descriptors.flatMap((d) => {
+    const rule = d.api?.generation
+    if (rule === undefined) return []
+    const path = typeof rule === "function" ? (d.endpoint.unaryPath ?? d.endpoint.path).split("?")[0]! : rule[0]
+    return path === undefined ? [] : [path]
+  })
+}
+
+/**
+ * Where a server that speaks the client APIs (the replay server, the gateway) is reached by a client that appends
+ * a format's provider path: the part of the client API path before it (OpenAI's `/v1`; empty where the two are the
+ * same). A format without a client API of its own is served by the one it speaks.
+ */
+export function clientApiBase(format: WireFormat): string {
+  const own = descriptorOf(format)
+  const rule = (own.api ?? descriptorOf(own.speaks).api)?.generation
+  const path = own.endpoint.path.split("?")[0]!
+  const served = typeof rule === "object" ? rule.find((p) => p.endsWith(path)) : undefined
+  return served === undefined ? "" : served.slice(0, served.length - path.length)
 }

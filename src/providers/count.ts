@@ -1,6 +1,6 @@
 import { PromptlineError } from "../errors.js"
 import type { CountingEndpoint, WireFormatDescriptor } from "./descriptor.js"
-import { descriptorOf, WIRE_FORMAT_DESCRIPTORS, type WireFormat } from "./descriptors.js"
+import { descriptorOf, type WireFormat } from "./descriptors.js"
 import { type Endpoint, requestUrl } from "./endpoints.js"
 import { postJson } from "./post-json.js"
 
@@ -10,10 +10,10 @@ import { postJson } from "./post-json.js"
  * (answers `input_tokens`), Gemini `POST /v1beta/models/{model}:countTokens` (answers `totalTokens`).
  */
 
-/** The wire formats whose provider has a counting endpoint (a descriptor with `counting`). */
-export const COUNTING_FORMATS: readonly WireFormat[] = WIRE_FORMAT_DESCRIPTORS.filter((d) => "counting" in d).map(
-  (d) => d.format,
-)
+/** Whether a wire format's provider has a counting endpoint (its descriptor has `counting`), built-in or registered. */
+export function hasCountingEndpoint(format: WireFormat): boolean {
+  return (descriptorOf(format) as WireFormatDescriptor).counting !== undefined
+}
 
 /** The counting endpoint's URL and body for an encoded request. */
 export function countingRequest(

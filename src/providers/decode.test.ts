@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import type { EnabledTool, JsonSchema } from "../tools/spec.js"
 import { Accumulator, type AssembledResponse } from "./accumulate.js"
 import {
@@ -19,7 +19,7 @@ import type { StreamEvent } from "./stream.js"
 
 const streams = new URL("../../test/fixtures/streams/", import.meta.url)
 const handWritten = new URL("../../test/fixtures/providers/streams/", import.meta.url)
-const FORMATS: WireFormat[] = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"]
+const FORMATS: BuiltInWireFormat[] = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"]
 
 /** Every recorded stream: its format, name and text. */
 const recorded = FORMATS.flatMap((format) =>
@@ -30,7 +30,7 @@ const recorded = FORMATS.flatMap((format) =>
 )
 
 /** The recording as the provider sends it on the wire (see the fixtures README). */
-function toSse(format: WireFormat, text: string): string {
+function toSse(format: BuiltInWireFormat, text: string): string {
   const lines = text.split("\n").filter((l) => l.trim() !== "")
   const events = lines.map((line) => {
     let name = ""
@@ -46,7 +46,7 @@ function toSse(format: WireFormat, text: string): string {
   return events.join("")
 }
 
-function decodeChunks(format: WireFormat, chunks: Uint8Array[]): StreamEvent[] {
+function decodeChunks(format: BuiltInWireFormat, chunks: Uint8Array[]): StreamEvent[] {
   const decoder = new StreamDecoder(format)
   const out: StreamEvent[] = []
   for (const chunk of chunks) decoder.feed(chunk, out)
@@ -137,7 +137,7 @@ describe("expected messages written by hand from the provider docs", () => {
   it.each(files)("%s", (file) => {
     const expected = JSON.parse(readFileSync(new URL(file, expectedDir), "utf8")) as {
       fixture: string
-      format: WireFormat
+      format: BuiltInWireFormat
       model?: string
       stopReason: string
       rawStopReason?: string
@@ -187,7 +187,7 @@ describe("chunking does not change the result", () => {
   })
 
   it("splits the hand-written streams (CRLF, comments, errors) at every offset", () => {
-    const files: [WireFormat, string][] = [
+    const files: [BuiltInWireFormat, string][] = [
       ["anthropic", "anthropic-crlf-redacted.sse"],
       ["anthropic", "anthropic-error-mid-stream.sse"],
       ["openai-chat", "openai-chat-tool-calls.sse"],
@@ -319,7 +319,7 @@ describe("against the replay server (another implementation of the five wire for
   }
   const schema = { type: "object", properties: {} }
   const names = ["read_file", "execute_command"]
-  const requests: Record<WireFormat, (native: boolean) => { path: string; body: Record<string, unknown> }> = {
+  const requests: Record<BuiltInWireFormat, (native: boolean) => { path: string; body: Record<string, unknown> }> = {
     anthropic: (native) => ({
       path: "/v1/messages",
       body: {

@@ -134,8 +134,8 @@ export interface WireFormatDescriptor<F extends string = string, S extends strin
   readonly api?: ClientApi
   /** The mark of a recorded payload or body in this format (the evidence, in the recording's words), if it has one. */
   readonly detect?: (payload: Record<string, unknown>) => string | undefined
-  /** The field of a request body that holds the conversation. */
-  readonly history: "messages" | "input" | "contents"
+  /** The field of a request body that holds the conversation (`messages`, `input`, `contents`, ...). */
+  readonly history: string
 }
 
 /** Exact paths as a path rule's reader: the path matches when it is one of them. */

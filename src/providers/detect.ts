@@ -3,7 +3,7 @@
  * and body carries marks no other format has (event types, `object` names, field names), each in its descriptor.
  */
 import type { WireFormatDescriptor } from "./descriptor.js"
-import { descriptorOf, WIRE_FORMAT_DESCRIPTORS, type WireFormat } from "./descriptors.js"
+import { descriptorOf, type WireFormat, wireFormatDescriptors } from "./descriptors.js"
 
 /** A guess with the mark it rests on, for messages such as "looks like anthropic (message_start)". */
 export interface FormatGuess {
@@ -20,7 +20,7 @@ export function formatOfPayload(value: unknown): FormatGuess | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
   const v = value as Record<string, unknown>
   let found: FormatGuess | undefined
-  for (const d of WIRE_FORMAT_DESCRIPTORS) {
+  for (const d of wireFormatDescriptors()) {
     const evidence = d.detect?.(v)
     if (evidence === undefined) continue
     if (isFlavour(d)) return { format: d.format, evidence }
@@ -30,7 +30,7 @@ export function formatOfPayload(value: unknown): FormatGuess | undefined {
 }
 
 /** Whether another format speaks `format`'s shape, so that a payload of `format` may yet turn out to be that one's. */
-const hasFlavours = (format: WireFormat) => WIRE_FORMAT_DESCRIPTORS.some((d) => isFlavour(d) && d.speaks === format)
+const hasFlavours = (format: WireFormat) => wireFormatDescriptors().some((d) => isFlavour(d) && d.speaks === format)
 
 /** The JSON documents of a recording: SSE `data:` lines, JSON lines, or one whole body. */
 function documentsOf(text: string): unknown[] {

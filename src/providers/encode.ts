@@ -3,7 +3,7 @@
  * Every encoder runs the same portability pass first (portability.ts), then writes its provider's body.
  * The encoder of each format is found in the format table (formats.ts).
  */
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat, WireFormat } from "./descriptors.js"
 import { formatModule, type RequestBodies } from "./formats.js"
 import type { EncodeInput, EncodeResult, WireFormatModule } from "./types.js"
 
@@ -19,9 +19,13 @@ export type {
   ToolChoice,
 } from "./types.js"
 
-/** Encodes a request for `format` (a name from the table, or a format module). */
-export function encodeRequest<F extends WireFormat>(format: F, input: EncodeInput): EncodeResult<RequestBodies[F]>
+/** Encodes a request for `format` (a built-in or registered format's name, or a format module). */
+export function encodeRequest<F extends BuiltInWireFormat>(
+  format: F,
+  input: EncodeInput,
+): EncodeResult<RequestBodies[F]>
 export function encodeRequest<Body>(format: WireFormatModule<Body>, input: EncodeInput): EncodeResult<Body>
+export function encodeRequest(format: WireFormat | WireFormatModule, input: EncodeInput): EncodeResult<unknown>
 export function encodeRequest(format: WireFormat | WireFormatModule, input: EncodeInput): EncodeResult<unknown> {
   return formatModule(format).encode(input)
 }

@@ -3,7 +3,13 @@ import { isHttpUrl } from "../http-url.js"
 import { UNKNOWN_PROVIDER } from "../models/resolve.js"
 import { wireFormatOf } from "../models/wire.js"
 import type { AuthStyle, WireFormatDescriptor } from "./descriptor.js"
-import { descriptorOf, WIRE_FORMAT_DESCRIPTORS, type WireFormat } from "./descriptors.js"
+import {
+  descriptorOf,
+  WIRE_FORMAT_DESCRIPTORS,
+  WIRE_FORMATS,
+  type WireFormat,
+  wireFormatDescriptors,
+} from "./descriptors.js"
 
 /** How a provider takes its key: Anthropic's header, a Bearer token, Google's header, or not at all. */
 export type { AuthStyle }
@@ -53,18 +59,10 @@ function provider({ formats, ...row }: ProviderRow): ProviderInfo {
   }
 }
 
-/** What OpenAI-compatible servers speak: the formats whose descriptor says so (Chat, DeepSeek's flavour, Responses). */
+/** What OpenAI-compatible servers speak: the built-in formats whose descriptor says so (Chat, DeepSeek's flavour, Responses). */
 const COMPATIBLE_FORMATS: readonly WireFormat[] = WIRE_FORMAT_DESCRIPTORS.filter(
   (d) => "compatible" in d.endpoint && d.endpoint.compatible,
 ).map((d) => d.format)
-const COMPATIBLE_PATHS: ProviderInfo["paths"] = provider({
-  id: "",
-  name: "",
-  baseUrl: "",
-  keyEnv: [],
-  formats: COMPATIBLE_FORMATS,
-}).paths
-
 const compatible = (id: string, name: string, baseUrl: string, keyEnv: string[], local = false): ProviderInfo =>
   provider({
     id,
@@ -169,9 +167,43 @@ export class MissingKeyError extends PromptlineError {
 /** The provider is unknown and no base URL says where it is, or it does not speak the asked wire format. */
 export class EndpointError extends PromptlineError {}
 
-/** The registry row for `provider` (case-insensitive), or undefined. */
+/** The registered formats (beyond the built-in ones) whose descriptor names `provider` among those it is the default of. */
+function registeredFor(provider: string): WireFormat[] {
+  const builtIn = new Set<string>(WIRE_FORMATS)
+  return wireFormatDescriptors()
+    .filter((d) => !builtIn.has(d.format) && d.defaultFor.providers.includes(provider))
+    .map((d) => d.format)
+}
+
+/** A row with the paths of the registered formats that name its provider added. */
+function withRegistered(info: ProviderInfo): ProviderInfo {
+  const formats = registeredFor(info.id).filter((f) => info.paths[f] === undefined)
+  if (formats.length === 0) return info
+  const extra = provider({ id: info.id, name: info.name, baseUrl: info.baseUrl, keyEnv: [], formats })
+  const unaryPaths = { ...info.unaryPaths, ...extra.unaryPaths }
+  const headers = { ...info.headers, ...extra.headers }
+  return {
+    ...info,
+    paths: { ...info.paths, ...extra.paths },
+    ...(Object.keys(unaryPaths).length > 0 ? { unaryPaths } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+  }
+}
+
+/**
+ * A provider the registry does not list, at a base URL: OpenAI-compatible, and speaking first the registered formats
+ * whose descriptor names it (whose auth it then takes).
+ */
+function unlisted(id: string, baseUrl: string): ProviderInfo {
+  const own = registeredFor(id)
+  if (own.length === 0) return compatible(id, id, baseUrl, [])
+  return provider({ id, name: id, baseUrl, keyEnv: [], formats: [...own, ...COMPATIBLE_FORMATS] })
+}
+
+/** The registry row for `provider` (case-insensitive), with the registered formats that name it, or undefined. */
 export function providerInfo(provider: string): ProviderInfo | undefined {
-  return PROVIDERS[provider.toLowerCase()]
+  const row = PROVIDERS[provider.toLowerCase()]
+  return row && withRegistered(row)
 }
 
 /** Resolves a provider, wire format, key and base URL into an Endpoint, or throws a typed error. */
@@ -188,7 +220,7 @@ export function endpointFor(request: EndpointRequest): Endpoint {
       `${what}: use one of ${ids}, or give a base URL for an OpenAI-compatible server.`,
     )
   }
-  const info = known ?? compatible(request.provider, request.provider, request.baseUrl ?? "", [])
+  const info = known ?? unlisted(request.provider, request.baseUrl ?? "")
   // The default format is the model catalog's rule for the provider (one rule, in models/wire.ts).
   const format = request.format ?? wireFormatOf({ provider: info.id, family: "" })
   if (info.paths[format] === undefined) {
@@ -216,11 +248,11 @@ export function requestUrl(
   options: { format?: WireFormat; stream?: boolean } = {},
 ): string {
   const format = options.format ?? endpoint.format
-  const info = providerInfo(endpoint.provider)
-  const unary = options.stream === false ? info?.unaryPaths?.[format] : undefined
-  const path = unary ?? (info?.paths ?? COMPATIBLE_PATHS)[format]
+  const info = providerInfo(endpoint.provider) ?? unlisted(endpoint.provider, endpoint.baseUrl)
+  const unary = options.stream === false ? info.unaryPaths?.[format] : undefined
+  const path = unary ?? info.paths[format]
   if (path === undefined) {
-    throw new EndpointError("unsupported-format", `${info?.name ?? endpoint.provider} does not speak ${format}.`)
+    throw new EndpointError("unsupported-format", `${info.name} does not speak ${format}.`)
   }
   const name = model.replace(/^models\//, "")
   return `${endpoint.baseUrl}${path.replace("{model}", encodeURIComponent(name))}`

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { CACHE_SCHEMES } from "../cache/schemes.js"
-import { OVERHEADS } from "../history/tokens.js"
+import { overheadOf } from "../history/tokens.js"
 import { resolveModel } from "../models/resolve.js"
 import { WIRE_FORMATS } from "../models/types.js"
 import { toNativeTools } from "../tools/native.js"
@@ -8,94 +7,9 @@ import { decodeOptionsFor, decodeResponse, decodeStream, responseBodyEvents } fr
 import { descriptorOf } from "./descriptors.js"
 import { encodeRequest } from "./encode.js"
 import { formatModule, missingModuleFields, WIRE_FORMAT_MODULES } from "./formats.js"
-import { emptyStats, type PayloadDecoder, type StreamEvent } from "./stream.js"
+import type { StreamEvent } from "./stream.js"
+import { type DummyBody, dummyFormat } from "./test-helpers/dummy-format.js"
 import type { EncodeInput, WireFormatModule } from "./types.js"
-
-/** A sixth wire format, defined only here: one JSON payload `{ say }` per SSE event, a `{ done }` payload at the end. */
-interface DummyBody {
-  instructions: string
-  turns: string[]
-}
-
-class DummyDecoder implements PayloadDecoder {
-  readonly stats = emptyStats()
-  #ended = false
-  push(payload: unknown, out: StreamEvent[]): void {
-    this.stats.payloads++
-    const p = payload as { say?: string; done?: boolean }
-    if (typeof p.say === "string") out.push({ type: "text", delta: p.say })
-    if (p.done === true && !this.#ended) {
-      this.#ended = true
-      out.push({ type: "stop", reason: "end" })
-    }
-  }
-  pushRaw(): void {
-    this.stats.malformed++
-  }
-  end(out: StreamEvent[]): void {
-    if (!this.#ended) out.push({ type: "error", kind: "truncated", message: "the dummy stream ended early" })
-  }
-  fail(error: Extract<StreamEvent, { type: "error" }>, out: StreamEvent[]): void {
-    out.push(error)
-  }
-}
-
-const dummyFormat: WireFormatModule<DummyBody, "openai-chat"> = {
-  format: "dummy",
-  speaks: "openai-chat",
-  encode: (input) => ({
-    body: { instructions: input.prompt.text, turns: input.messages.map((m) => `${m.role}: ${m.id}`) },
-    diagnostics: [],
-    breakpoints: [],
-  }),
-  createDecoder: () => new DummyDecoder(),
-  responseEvents: (body) => [
-    { type: "text", delta: String((body as { say: string }).say) },
-    { type: "stop", reason: "end" },
-  ],
-  decodeOptions: (body) => ((body as { usage?: boolean }).usage === true ? { expectUsage: true } : {}),
-  nativeTools: (tools) => tools.map((t) => ({ dummy: t.name })),
-  overhead: { message: 1, request: 1, tool: 1, toolsPreamble: 0, toolBlock: 1, image: 1 },
-  decodeRequest: (body) => {
-    const { instructions, turns } = body as DummyBody
-    return {
-      model: "dummy-model",
-      prompt: { text: instructions, tools: [] },
-      messages: turns.map((turn, i) => {
-        const [role, text] = turn.split(": ") as ["user" | "assistant", string]
-        return { id: `m${i + 1}`, role, content: [{ type: "text", text }], ts: 0 }
-      }),
-      options: {},
-      unmodeled: [],
-      sources: {},
-      diagnostics: [],
-    }
-  },
-  createStreamEncoder: () => ({
-    push: (event) =>
-      event.type === "text"
-        ? `data: ${JSON.stringify({ say: event.delta })}\n\n`
-        : event.type === "stop"
-          ? 'data: {"done":true}\n\n'
-          : "",
-    end: () => "",
-  }),
-  encodeResponse: (events) => ({ say: events.map((e) => (e.type === "text" ? e.delta : "")).join("") }),
-  encodeError: (error) => ({ status: 400, headers: {}, body: { dummyError: error.message } }),
-  descriptor: {
-    format: "dummy",
-    speaks: "openai-chat",
-    defaultFor: { providers: [] },
-    nativeTools: "openai-chat",
-    overhead: { message: 1, request: 1, tool: 1, toolsPreamble: 0, toolBlock: 1, image: 1 },
-    cache: CACHE_SCHEMES["openai-chat"],
-    endpoint: { path: "/dummy", auth: "bearer" },
-    history: "messages",
-  },
-}
-
-/** The table with the dummy added, as a sixth line would add it. */
-const TABLE: Readonly<Record<string, WireFormatModule>> = { ...WIRE_FORMAT_MODULES, dummy: dummyFormat }
 
 async function* bytes(text: string): AsyncGenerator<Uint8Array> {
   yield new TextEncoder().encode(text)
@@ -121,14 +35,14 @@ describe("the wire format table", () => {
 
   it("its modules agree with the per-layer tables they bring together", () => {
     for (const format of WIRE_FORMATS) {
-      expect(WIRE_FORMAT_MODULES[format].overhead).toBe(OVERHEADS[format])
+      expect(WIRE_FORMAT_MODULES[format].overhead).toBe(overheadOf(format))
       expect(WIRE_FORMAT_MODULES[format].descriptor).toBe(descriptorOf(format))
       expect(WIRE_FORMAT_MODULES[format].nativeTools([])).toEqual(toNativeTools([], format))
     }
   })
 
-  it("runs a sixth format registered beside the table through the dispatchers", async () => {
-    const module = formatModule(TABLE.dummy!)
+  it("runs a format given as a module (not registered) through the dispatchers", async () => {
+    const module = formatModule(dummyFormat)
     expect(missingModuleFields(module)).toEqual([])
     const model = resolveModel("gpt-5").model
     const input: EncodeInput = {
@@ -137,16 +51,23 @@ describe("the wire format table", () => {
       model,
     }
     const encoded = encodeRequest(module as WireFormatModule<DummyBody>, input)
-    expect(encoded.body).toEqual({ instructions: "be brief", turns: ["user: m1"] })
-    expect(decodeOptionsFor(module, { usage: true })).toEqual({ expectUsage: true })
-    expect(responseBodyEvents(module, { say: "whole" })).toEqual([
+    expect(encoded.body).toEqual({
+      model: "gpt-5",
+      system: "be brief",
+      turns: [{ who: "user", say: "hi" }],
+      stream: true,
+      max: model.maxOutput,
+    })
+    expect(decodeOptionsFor(module, { stream: true })).toEqual({})
+    expect(responseBodyEvents(module, { say: "whole", usage: { in: 3, out: 1 } })).toEqual([
       { type: "text", delta: "whole" },
+      { type: "usage", input: 3, output: 1, cacheRead: 0, cacheWrite: 0 },
       { type: "stop", reason: "end" },
     ])
     const events: StreamEvent[] = []
     for await (const e of decodeStream(
       module,
-      bytes('data: {"say":"he"}\n\ndata: {"say":"llo"}\n\ndata: {"done":true}\n\n'),
+      bytes('data: {"say":"he"}\n\ndata: {"say":"llo"}\n\ndata: {"end":"done"}\n\n'),
     ))
       events.push(e)
     expect(events).toEqual([

@@ -3,7 +3,7 @@
  * (a whole body, or just its history: an Anthropic or OpenAI `messages` array, a Responses `input`, Gemini
  * `contents`). Read from marks only one format has; the answer names the mark it rests on.
  */
-import { descriptorOf, type WireFormat } from "./descriptors.js"
+import { descriptorOf, type WireFormat, wireFormatDescriptors } from "./descriptors.js"
 
 /** A conversation's format: a wire format, or `internal` (promptline's message array). */
 export type ConversationFormat = WireFormat | "internal"
@@ -84,7 +84,8 @@ function messagesFormat(body: Json, messages: readonly unknown[]): { format: Wir
 }
 
 /**
- * The format of a parsed conversation file: a request body (marked by `contents`, `input`, `messages`), or an
+ * The format of a parsed conversation file: a request body (marked by `contents`, `input`, `messages`, or the
+ * history field only one other format's descriptor names), or an
  * array (promptline's messages or a provider's history). Plain role/content text messages read the same in every
  * format; they are taken as promptline's own when they carry ids, else as Anthropic messages.
  */
@@ -97,6 +98,10 @@ export function detectConversation(data: unknown): ConversationGuess | undefined
       const { format, evidence } = messagesFormat(data, data.messages)
       return { format, body: data, evidence }
     }
+    // Any other format (a registered one): the one whose descriptor alone names a history field the body has.
+    const owners = wireFormatDescriptors().filter((d) => Array.isArray(data[d.history]))
+    if (owners.length === 1)
+      return { format: owners[0]!.format, body: data, evidence: `a body with "${owners[0]!.history}"` }
     return undefined
   }
   if (!Array.isArray(data)) return undefined

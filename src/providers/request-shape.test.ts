@@ -1,6 +1,7 @@
 import type {
   MessageCreateParamsBase as BetaMessageCreateParamsBase,
   BetaMessageParam,
+  BetaToolUnion,
 } from "@anthropic-ai/sdk/resources/beta/messages/messages"
 import type { MessageCreateParamsBase, MessageParam } from "@anthropic-ai/sdk/resources/messages"
 import type { GenerateContentConfig, Part } from "@google/genai"
@@ -11,7 +12,12 @@ import type {
   ResponseInputItem,
 } from "openai/resources/responses/responses"
 import { describe, expect, expectTypeOf, it } from "vitest"
-import { ANTHROPIC_MESSAGE_ROLES, ANTHROPIC_REQUEST_FIELDS, checkAnthropicRequest } from "./anthropic/request-shape.js"
+import {
+  ANTHROPIC_MESSAGE_ROLES,
+  type ANTHROPIC_NAMELESS_TOOL_TYPES,
+  ANTHROPIC_REQUEST_FIELDS,
+  checkAnthropicRequest,
+} from "./anthropic/request-shape.js"
 import {
   checkGeminiRequest,
   type GEMINI_CONFIG_PLACES,
@@ -31,13 +37,22 @@ import { unknownFields } from "./request-shape.js"
 /** Keys of `T` that `Listed` does not have: `never` while the tables keep up with the installed SDKs. */
 type Unlisted<T, Listed> = Exclude<T, keyof Listed>
 
+/** Keys `Listed` has that are not among `T`: `never` while the tables list nothing the SDKs dropped or never had. */
+type Unknown<Listed, T> = Exclude<keyof Listed, T>
+
 describe("the request tables keep up with the installed official SDKs", () => {
-  // These fail `tsc` (and so the check) when an SDK gains a field, role or item type the tables do not list.
+  // These fail `tsc` (and so the check) when an SDK gains a field, role or item type the tables do not list, or
+  // when a table lists one the SDK does not have. The production tables do not import the SDKs: the build runs
+  // without them (they are test clients, test/clients/), so the comparison lives here.
+  type AnthropicKeys = keyof MessageCreateParamsBase | keyof BetaMessageCreateParamsBase
+  type AnthropicRoles = MessageParam["role"] | BetaMessageParam["role"]
+  type AnthropicNamelessTools = Exclude<BetaToolUnion, { name: string }>["type"]
+  type ResponsesItemTypes = NonNullable<ResponseInputItem["type"]>
+
   it("lists every top-level field, message role, item type and part field", () => {
-    type AnthropicKeys = keyof MessageCreateParamsBase | keyof BetaMessageCreateParamsBase
     expectTypeOf<Unlisted<AnthropicKeys, typeof ANTHROPIC_REQUEST_FIELDS>>().toEqualTypeOf<never>()
-    type AnthropicRoles = MessageParam["role"] | BetaMessageParam["role"]
     expectTypeOf<Unlisted<AnthropicRoles, typeof ANTHROPIC_MESSAGE_ROLES>>().toEqualTypeOf<never>()
+    expectTypeOf<Unlisted<AnthropicNamelessTools, typeof ANTHROPIC_NAMELESS_TOOL_TYPES>>().toEqualTypeOf<never>()
     expectTypeOf<
       Unlisted<keyof ChatCompletionCreateParamsBase, typeof OPENAI_CHAT_REQUEST_FIELDS>
     >().toEqualTypeOf<never>()
@@ -46,11 +61,26 @@ describe("the request tables keep up with the installed official SDKs", () => {
       Unlisted<keyof ResponseCreateParamsBase, typeof OPENAI_RESPONSES_REQUEST_FIELDS>
     >().toEqualTypeOf<never>()
     expectTypeOf<Unlisted<EasyInputMessage["role"], typeof OPENAI_RESPONSES_ROLES>>().toEqualTypeOf<never>()
-    expectTypeOf<
-      Unlisted<NonNullable<ResponseInputItem["type"]>, typeof OPENAI_RESPONSES_ITEM_SIDES>
-    >().toEqualTypeOf<never>()
+    expectTypeOf<Unlisted<ResponsesItemTypes, typeof OPENAI_RESPONSES_ITEM_SIDES>>().toEqualTypeOf<never>()
     expectTypeOf<Unlisted<keyof GenerateContentConfig, typeof GEMINI_CONFIG_PLACES>>().toEqualTypeOf<never>()
     expectTypeOf<Unlisted<keyof Part, typeof GEMINI_PART_FIELDS>>().toEqualTypeOf<never>()
+  })
+
+  it("lists nothing the SDKs do not have", () => {
+    expectTypeOf<Unknown<typeof ANTHROPIC_REQUEST_FIELDS, AnthropicKeys>>().toEqualTypeOf<never>()
+    expectTypeOf<Unknown<typeof ANTHROPIC_MESSAGE_ROLES, AnthropicRoles>>().toEqualTypeOf<never>()
+    expectTypeOf<Unknown<typeof ANTHROPIC_NAMELESS_TOOL_TYPES, AnthropicNamelessTools>>().toEqualTypeOf<never>()
+    expectTypeOf<
+      Unknown<typeof OPENAI_CHAT_REQUEST_FIELDS, keyof ChatCompletionCreateParamsBase>
+    >().toEqualTypeOf<never>()
+    expectTypeOf<Unknown<typeof OPENAI_CHAT_ROLES, ChatCompletionMessageParam["role"]>>().toEqualTypeOf<never>()
+    expectTypeOf<
+      Unknown<typeof OPENAI_RESPONSES_REQUEST_FIELDS, keyof ResponseCreateParamsBase>
+    >().toEqualTypeOf<never>()
+    expectTypeOf<Unknown<typeof OPENAI_RESPONSES_ROLES, EasyInputMessage["role"]>>().toEqualTypeOf<never>()
+    expectTypeOf<Unknown<typeof OPENAI_RESPONSES_ITEM_SIDES, ResponsesItemTypes>>().toEqualTypeOf<never>()
+    expectTypeOf<Unknown<typeof GEMINI_CONFIG_PLACES, keyof GenerateContentConfig>>().toEqualTypeOf<never>()
+    expectTypeOf<Unknown<typeof GEMINI_PART_FIELDS, keyof Part>>().toEqualTypeOf<never>()
   })
 
   it("accepts a body that uses every listed field and every role, and reports none of them as unknown", () => {

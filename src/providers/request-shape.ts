@@ -2,7 +2,8 @@
  * The request side of every wire format as a server reads it (the replay server today, the gateway's request
  * decoders later): which top-level fields each format has, which message roles map to which internal role,
  * and what makes a body malformed. Each format's tables are checked against the official SDK's request types
- * at compile time, so a field or role the SDK gains fails `tsc` until it is listed.
+ * at compile time by request-shape.test.ts (`npm run typecheck`), so a field or role the SDK gains or drops fails
+ * `tsc` until the table follows. The SDKs are test clients (test/clients/): the build does not need them.
  */
 
 /** How a server treats a request field: it must be there, it is read, or it is accepted and passed over. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { openapiErrors } from "../../test/fixtures/providers/requests/openapi.js"
 import { resolveModel } from "../models/resolve.js"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import { encodeAnthropic } from "./anthropic/encode.js"
 import { encodeDeepSeek } from "./deepseek/encode.js"
 import { formatModule } from "./formats.js"
@@ -20,7 +20,7 @@ const user = "Route this request."
 const jsonSchema: ResponseFormat = { type: "json-schema", schema: SCHEMA }
 
 /** Reads a client body of a format; returns its response format, what it named, and where the format came from. */
-function read(format: WireFormat, body: Record<string, unknown>) {
+function read(format: BuiltInWireFormat, body: Record<string, unknown>) {
   const decoded = formatModule(format).decodeRequest(body, { model: "m", stream: false })
   return { format: decoded.options.responseFormat, unmodeled: decoded.unmodeled, sources: decoded.sources }
 }
@@ -158,10 +158,10 @@ const ENCODERS = {
   "openai-responses": encodeOpenAIResponses,
   gemini: encodeGemini,
   deepseek: encodeDeepSeek,
-} satisfies Record<WireFormat, unknown>
+} satisfies Record<BuiltInWireFormat, unknown>
 
 /** Encodes a one-message request with `options` for a format and model. */
-function write<F extends WireFormat>(format: F, id: string, provider: string, options: EncodeOptions) {
+function write<F extends BuiltInWireFormat>(format: F, id: string, provider: string, options: EncodeOptions) {
   const model = resolveModel(id, { provider }).model
   const messages = [{ id: "m1", role: "user" as const, content: [{ type: "text" as const, text: user }], ts: 0 }]
   const encode = ENCODERS[format] as (input: EncodeInput) => ReturnType<(typeof ENCODERS)[F]>
@@ -220,7 +220,7 @@ describe("structured output: what each upstream gets", () => {
   })
 
   it("each format reads back what its encoder wrote", () => {
-    const cases: [WireFormat, string, string][] = [
+    const cases: [BuiltInWireFormat, string, string][] = [
       ["openai-chat", "gpt-4.1", "openai"],
       ["openai-responses", "gpt-5", "openai"],
       ["gemini", "gemini-2.5-flash", "gemini"],

@@ -11,6 +11,7 @@ import type { CacheBreakpoint, CacheSettings } from "./cache.js"
 import type { ContextManagementOptions } from "./context-management.js"
 import type { Overhead, WireFormatDescriptor } from "./descriptor.js"
 import type { DecodeOptions, PayloadDecoder, ProviderErrorKind, StreamEvent } from "./stream.js"
+import type { WireParts } from "./wire-parts.js"
 
 /** Who made a block that does not name its model: the target model, or some other model. */
 export type Origin = "target" | "other"
@@ -145,8 +146,8 @@ export interface EncodeResult<Body> {
 }
 
 /**
- * Everything about one wire format, exported by its folder's `index.ts` and listed once in the table
- * (formats.ts). `Body` is the request body type; `Speaks` is the format whose wire shape it uses (its own
+ * Everything about one wire format, exported by its folder's `index.ts` (or handed to `registerWireFormat`).
+ * `Body` is the request body type; `Speaks` is the format whose wire shape it uses (its own
  * name, or the format it extends: DeepSeek speaks OpenAI Chat); `Tool` is its native tool definition type.
  */
 export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = WireFormat, Tool = unknown>
@@ -169,6 +170,8 @@ export interface WireFormatModule<Body = unknown, Speaks extends WireFormat = Wi
   readonly overhead: Overhead
   /** The format as data: paths, endpoint, counting, cache scheme, overheads, native tool shape, detection. */
   readonly descriptor: WireFormatDescriptor
+  /** An encoded body taken apart into the units its provider caches (what the cache explainer lays out). */
+  wireParts(body: Record<string, unknown>): WireParts
 }
 
 /** The request body type of a format module. */

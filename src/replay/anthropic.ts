@@ -1,10 +1,11 @@
 import { anthropicFormat as anthropicModule } from "../providers/anthropic/index.js"
-import { checkAnthropicRequest } from "../providers/anthropic/request-shape.js"
+import { ANTHROPIC_REQUEST_FIELDS, checkAnthropicRequest } from "../providers/anthropic/request-shape.js"
 import {
   type AnthropicStreamPayload,
   AnthropicStreamWriter,
   frameAnthropicEvent,
 } from "../providers/anthropic/stream-encode.js"
+import { unknownFields } from "../providers/request-shape.js"
 import type { StreamEvent } from "../providers/stream.js"
 import { type ErrorAnswer, FAILURE_KINDS, type Failure, type FormatHandler, type TurnRender } from "./format.js"
 import { turnEvents } from "./turn-events.js"
@@ -118,6 +119,7 @@ export const anthropicFormat: FormatHandler = {
   format: "anthropic",
   callIdPrefix: "toolu_replay_",
   check,
+  unknownFields: (body) => unknownFields(body, ANTHROPIC_REQUEST_FIELDS),
   view,
   events,
   sse: (evs) => evs.map((e) => frameAnthropicEvent(e as AnthropicStreamPayload)),

@@ -64,6 +64,11 @@ export interface FormatHandler {
   callIdPrefix: string
   /** What makes the body malformed for this format; empty when it is fine. */
   check(body: Record<string, unknown>): string[]
+  /**
+   * Top-level body fields the format's current API does not define: accepted and ignored, as the real APIs pass
+   * over what they do not use, and listed in the request's record.
+   */
+  unknownFields(body: Record<string, unknown>): string[]
   /** Reads a well-formed body; `names` maps call ids already answered to their tool names. */
   view(body: Record<string, unknown>, names: ReadonlyMap<string, string>, route: RouteInfo): RequestView
   /** The stream's event payloads, in order. */

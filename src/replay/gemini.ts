@@ -1,5 +1,5 @@
 import { geminiFormat as geminiModule } from "../providers/gemini/index.js"
-import { checkGeminiRequest, geminiField } from "../providers/gemini/request-shape.js"
+import { checkGeminiRequest, geminiField, geminiUnknownFields } from "../providers/gemini/request-shape.js"
 import type { StreamEvent } from "../providers/stream.js"
 import type { ErrorInput } from "../providers/types.js"
 import {
@@ -152,6 +152,7 @@ export const geminiFormat: FormatHandler = {
   format: "gemini",
   callIdPrefix: "gemini_replay_",
   check,
+  unknownFields: geminiUnknownFields,
   view,
   events,
   sse: (evs) => evs.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`),

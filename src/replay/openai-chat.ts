@@ -1,6 +1,11 @@
 import { deepseekFormat } from "../providers/deepseek/index.js"
 import { openAIChatFormat as chatModule } from "../providers/openai-chat/index.js"
-import { checkOpenAIChatRequest, openAIChatToolNames } from "../providers/openai-chat/request-shape.js"
+import {
+  checkOpenAIChatRequest,
+  OPENAI_CHAT_REQUEST_FIELDS,
+  openAIChatToolNames,
+} from "../providers/openai-chat/request-shape.js"
+import { unknownFields } from "../providers/request-shape.js"
 import type { ErrorInput } from "../providers/types.js"
 import { type ErrorAnswer, FAILURE_KINDS, type Failure, type FormatHandler, type TurnRender } from "./format.js"
 import { turnEvents } from "./turn-events.js"
@@ -101,6 +106,7 @@ export const openAIChatFormat: FormatHandler = {
   format: "openai-chat",
   callIdPrefix: "call_replay_",
   check,
+  unknownFields: (body) => unknownFields(body, OPENAI_CHAT_REQUEST_FIELDS),
   view,
   events,
   sse: (evs) => [...evs.map((e) => `data: ${JSON.stringify(e)}\n\n`), "data: [DONE]\n\n"],

@@ -1,10 +1,12 @@
 import { encodeResponsesError, type ResponsesErrorInput } from "../providers/openai-responses/errors.js"
 import {
   checkOpenAIResponsesRequest,
+  OPENAI_RESPONSES_REQUEST_FIELDS,
   openAIResponsesToolNames,
   responsesItemSide,
 } from "../providers/openai-responses/request-shape.js"
 import { ResponsesStreamEncoder } from "../providers/openai-responses/stream-encode.js"
+import { unknownFields } from "../providers/request-shape.js"
 import type { Failure, FormatHandler, TurnRender } from "./format.js"
 import type { ResolvedTurn } from "./resolve.js"
 import { turnEvents } from "./turn-events.js"
@@ -134,6 +136,8 @@ export const openAIResponsesFormat: FormatHandler = {
   format: "openai-responses",
   callIdPrefix: "call_replay_",
   check,
+  // `generate: false` is the WebSocket mode's warm-up flag, part of that mode's create message.
+  unknownFields: (body) => unknownFields(body, OPENAI_RESPONSES_REQUEST_FIELDS).filter((k) => k !== "generate"),
   view,
   events: (render) => encoded(render).payloads,
   sse: (evs) => evs.map((e) => `event: ${String(asRecord(e)?.type)}\ndata: ${JSON.stringify(e)}\n\n`),

@@ -1,27 +1,32 @@
-import { ANTHROPIC_REQUEST_FIELDS } from "../providers/anthropic/request-shape.js"
-import { geminiUnknownFields } from "../providers/gemini/request-shape.js"
-import { OPENAI_CHAT_REQUEST_FIELDS } from "../providers/openai-chat/request-shape.js"
-import { OPENAI_RESPONSES_REQUEST_FIELDS } from "../providers/openai-responses/request-shape.js"
+import type { BuiltInShape } from "../providers/formats.js"
+import { formatModule } from "../providers/formats.js"
 import { responseObject, responsesUsageObject } from "../providers/openai-responses/response-object.js"
-import { unknownFields } from "../providers/request-shape.js"
 import { anthropicFormat } from "./anthropic.js"
 import type { CacheSimulation } from "./cache-simulation.js"
 import type { CompactionSimulation } from "./compaction-simulation.js"
 import { checkTurn } from "./expect.js"
 import type { Failure, FormatHandler, RouteInfo, TurnRender } from "./format.js"
 import { geminiFormat } from "./gemini.js"
+import { moduleHandler } from "./module-handler.js"
 import { openAIChatFormat } from "./openai-chat.js"
 import { openAIResponsesFormat, responseId } from "./openai-responses.js"
 import { resolveTurn } from "./resolve.js"
 import { compilePattern, type ReplayFault, type ReplayScript, type ScriptTurn } from "./script.js"
 import type { ReplayFormat, RequestView } from "./view.js"
 
-/** The handler of each wire format. */
-export const FORMAT_HANDLERS: Readonly<Record<ReplayFormat, FormatHandler>> = {
+/** The handler of each built-in wire shape (a format that extends one is replayed by that one's). */
+export const FORMAT_HANDLERS: Readonly<Record<BuiltInShape, FormatHandler>> = {
   anthropic: anthropicFormat,
   "openai-chat": openAIChatFormat,
   "openai-responses": openAIResponsesFormat,
   gemini: geminiFormat,
+}
+
+/** The handler of a wire shape: a built-in one's, or one made from a registered format's module. */
+export function handlerOf(format: ReplayFormat): FormatHandler {
+  return Object.hasOwn(FORMAT_HANDLERS, format)
+    ? FORMAT_HANDLERS[format as BuiltInShape]
+    : moduleHandler(formatModule(format))
 }
 
 /** How a request was answered. */
@@ -67,15 +72,6 @@ export interface RecordedRequest {
    * pass over what they do not use, and listed here so a test can see them. Absent when there are none.
    */
   unknownFields?: string[]
-}
-
-/** The top-level fields of a body that each format's API does not define. */
-const UNKNOWN_FIELDS: Readonly<Record<ReplayFormat, (body: Record<string, unknown>) => string[]>> = {
-  anthropic: (body) => unknownFields(body, ANTHROPIC_REQUEST_FIELDS),
-  "openai-chat": (body) => unknownFields(body, OPENAI_CHAT_REQUEST_FIELDS),
-  // `generate: false` is the WebSocket mode's warm-up flag, part of that mode's create message.
-  "openai-responses": (body) => unknownFields(body, OPENAI_RESPONSES_REQUEST_FIELDS).filter((k) => k !== "generate"),
-  gemini: geminiUnknownFields,
 }
 
 /** A request that left the scripted path. */
@@ -197,9 +193,9 @@ export class Replayer {
     route: RouteInfo,
     connectionLast?: string,
   ): Answer {
-    const handler = FORMAT_HANDLERS[format]
+    const handler = handlerOf(format)
     record.format = format
-    const unknown = UNKNOWN_FIELDS[format](body)
+    const unknown = handler.unknownFields(body)
     if (unknown.length > 0) record.unknownFields = unknown
     const fail = (outcome: RequestOutcome, failure: Failure, problems: string[]): Answer => {
       record.outcome = outcome

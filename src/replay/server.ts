@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import { PromptlineError } from "../errors.js"
 import { TokenCounter } from "../history/tokens.js"
-import { countingFormat, routeOf } from "../providers/api-paths.js"
+import { clientApiOf, countingFormat, routeOf } from "../providers/api-paths.js"
 import type { WireFormatDescriptor } from "../providers/descriptor.js"
 import { descriptorOf } from "../providers/descriptors.js"
 import { CacheSimulation } from "./cache-simulation.js"
@@ -10,7 +10,7 @@ import { CompactionSimulation } from "./compaction-simulation.js"
 import {
   type Answer,
   type Divergence,
-  FORMAT_HANDLERS,
+  handlerOf,
   type RecordedRequest,
   Replayer,
   type ReplayerOptions,
@@ -244,7 +244,8 @@ export class ReplayServer {
       body,
       ...(match ? { format: match.format } : {}),
     })
-    const handler = FORMAT_HANDLERS[match?.format ?? "openai-chat"]
+    // A path no API serves is refused in the shape of the API its request marks (OpenAI's when nothing does).
+    const handler = handlerOf(match?.format ?? clientApiOf(url.pathname, req.headers))
     const refuse = (status: number, message: string, outcome: RecordedRequest["outcome"]) => {
       const kind = status === 404 ? "not-found" : "invalid-request"
       const error = handler.error({ kind, message })
@@ -278,8 +279,8 @@ export class ReplayServer {
     }
     const { render } = answer
     const stream = render.view.stream
-    // Gemini streams without alt=sse answer with one JSON array of chunks.
-    const asArray = handler.format === "gemini" && stream && sse !== true
+    // A format that streams one JSON array of chunks without server-sent events (Gemini without alt=sse).
+    const asArray = handler.array !== undefined && stream && sse !== true
     if (answer.type === "disconnect") {
       if (!stream || asArray) {
         res.socket?.destroy()

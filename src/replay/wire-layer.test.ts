@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest"
 import type { Message } from "../history/message.js"
 import { resolveModel } from "../models/resolve.js"
-import type { WireFormat } from "../models/types.js"
+import type { BuiltInWireFormat } from "../models/types.js"
 import { decodeResponse } from "../providers/decode.js"
 import { encodeRequest } from "../providers/encode.js"
 import type { EnabledTool } from "../tools/spec.js"
@@ -31,7 +31,7 @@ const tool = (name: string): EnabledTool => ({
 const tools = [tool("read_file"), tool("execute_command")]
 const history: Message[] = [{ id: "u1", role: "user", content: [{ type: "text", text: "Fix the bug." }], ts: 1 }]
 
-const MODELS: Record<WireFormat, string> = {
+const MODELS: Record<BuiltInWireFormat, string> = {
   anthropic: "claude-sonnet-4-6",
   "openai-chat": "gpt-4.1",
   "openai-responses": "gpt-5",
@@ -39,7 +39,7 @@ const MODELS: Record<WireFormat, string> = {
   deepseek: "deepseek-v4-pro",
 }
 
-function path(format: WireFormat, model: string): string {
+function path(format: BuiltInWireFormat, model: string): string {
   switch (format) {
     case "anthropic":
       return "/v1/messages"
@@ -59,7 +59,7 @@ afterEach(async () => {
   server = undefined
 })
 
-async function send(format: WireFormat, toolCalling: "native" | "xml", messages: readonly Message[]) {
+async function send(format: BuiltInWireFormat, toolCalling: "native" | "xml", messages: readonly Message[]) {
   const { model } = resolveModel(MODELS[format])
   const { body } = encodeRequest(format, {
     prompt: { text: "You are a coding agent. Tools: read_file, execute_command.", tools, toolCalling },
@@ -76,12 +76,12 @@ async function send(format: WireFormat, toolCalling: "native" | "xml", messages:
   return decodeResponse(format, response.body!, { ts: messages.length + 1 })
 }
 
-async function roundTrip(format: WireFormat, toolCalling: "native" | "xml") {
+async function roundTrip(format: BuiltInWireFormat, toolCalling: "native" | "xml") {
   server = await startReplayServer({ script: scriptOf(richTurn) })
   return send(format, toolCalling, history)
 }
 
-const FORMATS: WireFormat[] = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"]
+const FORMATS: BuiltInWireFormat[] = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"]
 
 describe("our encoders → the replay server → our decoders", () => {
   it.each(FORMATS)("%s: native tool calls, text and usage arrive as scripted", async (format) => {

@@ -3,7 +3,8 @@
  * need none of the provider SDKs. Each is the part of the provider's published shape promptline writes;
  * native-types.test.ts checks that each stays assignable to the official SDK's type.
  */
-import type { DescriptorOf, WireFormat } from "../providers/descriptors.js"
+import type { NativeToolShape } from "../providers/descriptor.js"
+import type { BuiltInWireFormat, DescriptorOf, WireFormat } from "../providers/descriptors.js"
 import type { JsonSchema } from "./spec.js"
 
 /** Anthropic's `cache_control` marker: the prompt prefix up to here may be cached (`ttl` default 5 minutes). */
@@ -102,7 +103,9 @@ export interface NativeToolShapes {
 }
 
 /** The native tool definition type of each wire format: the shape its descriptor names (DeepSeek: OpenAI Chat's). */
-export type NativeToolDefinitions = { [F in WireFormat]: NativeToolShapes[DescriptorOf<F>["nativeTools"]] }
+export type NativeToolDefinitions = { [F in BuiltInWireFormat]: NativeToolShapes[DescriptorOf<F>["nativeTools"]] }
 
-/** The native tool definition type of one wire format. */
-export type NativeToolDefinition<F extends WireFormat = WireFormat> = NativeToolDefinitions[F]
+/** The native tool definition type of one wire format (a registered format's: any of the shapes). */
+export type NativeToolDefinition<F extends WireFormat = WireFormat> = F extends BuiltInWireFormat
+  ? NativeToolDefinitions[F]
+  : NativeToolShapes[NativeToolShape]

@@ -19,7 +19,7 @@ export function peerNames(): string[] {
 }
 
 /** The package name of an import specifier (`@scope/name/sub` → `@scope/name`, `name/sub` → `name`). */
-function packageName(specifier: string): string {
+export function packageName(specifier: string): string {
   const parts = specifier.split("/")
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!
 }

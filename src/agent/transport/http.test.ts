@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
-import type { WireFormat } from "../../models/types.js"
+import type { BuiltInWireFormat } from "../../models/types.js"
 import { accumulate } from "../../providers/accumulate.js"
 import { type Endpoint, endpointFor } from "../../providers/endpoints.js"
 import { ProviderError } from "../../providers/errors.js"
@@ -14,7 +14,7 @@ import { ResponseConsumedError } from "./response.js"
 import type { RetryInfo, Sleep } from "./retry.js"
 import { encodedRequest, fixedServer } from "./test-helpers/requests.js"
 
-const FORMATS: WireFormat[] = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"]
+const FORMATS: BuiltInWireFormat[] = ["anthropic", "openai-chat", "openai-responses", "gemini", "deepseek"]
 const ENV = { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k", GEMINI_API_KEY: "k", DEEPSEEK_API_KEY: "k" }
 
 let server: ReplayServer | undefined
@@ -24,7 +24,7 @@ afterEach(async () => {
 })
 
 /** The endpoint that points `format` at the replay server. */
-function endpointOf(format: WireFormat, replay: ReplayServer): Endpoint {
+function endpointOf(format: BuiltInWireFormat, replay: ReplayServer): Endpoint {
   switch (format) {
     case "anthropic":
       return endpointFor({ provider: "anthropic", env: ENV, baseUrl: replay.urls.anthropic })
@@ -49,7 +49,11 @@ async function start(...turns: Parameters<typeof scriptOf>): Promise<ReplayServe
   return server
 }
 
-async function sendTo(format: WireFormat, replay: ReplayServer, extra: Partial<Parameters<typeof send>[1]> = {}) {
+async function sendTo(
+  format: BuiltInWireFormat,
+  replay: ReplayServer,
+  extra: Partial<Parameters<typeof send>[1]> = {},
+) {
   const { body, model } = encodedRequest(format, extra.stream === false ? { stream: false } : {})
   return send(endpointOf(format, replay), { body, model: model.id, ...extra })
 }

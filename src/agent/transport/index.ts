@@ -1,5 +1,5 @@
 /** The agent's transport: the provider registry and token counting (from providers/), one request over HTTP, the Responses WebSocket, retries. */
-export { COUNTING_FORMATS, countingRequest, countTokens } from "../../providers/count.js"
+export { countingRequest, countTokens, hasCountingEndpoint } from "../../providers/count.js"
 export * from "../../providers/endpoints.js"
 export { type SendOptions, send } from "./http.js"
 export { type ProviderResponse, ResponseConsumedError } from "./response.js"

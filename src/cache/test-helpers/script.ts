@@ -5,7 +5,7 @@
 import { generateHistory } from "../../../test/fixtures/history/generate.js"
 import type { Message } from "../../history/message.js"
 import { resolveModel } from "../../models/resolve.js"
-import type { WireFormat } from "../../models/types.js"
+import type { BuiltInWireFormat } from "../../models/types.js"
 import { build } from "../../prompt/builder.js"
 import { basicContext } from "../../prompt/test-helpers/contexts.js"
 import { encodeRequest } from "../../providers/encode.js"
@@ -13,7 +13,7 @@ import type { EncodeOptions, PromptInput } from "../../providers/types.js"
 import type { CacheRequest } from "../explain.js"
 
 /** A model of each format with a catalog row (prices, cache rules). */
-export const MODEL_OF: Record<WireFormat, string> = {
+export const MODEL_OF: Record<BuiltInWireFormat, string> = {
   anthropic: "claude-sonnet-4-5",
   "openai-chat": "gpt-4o",
   "openai-responses": "gpt-5",
@@ -38,7 +38,7 @@ export function scriptHistory(messages: number, seed = 3): Message[] {
 
 /** One encoded request of a scripted conversation. */
 export function encoded(
-  format: WireFormat,
+  format: BuiltInWireFormat,
   prompt: PromptInput,
   messages: readonly Message[],
   at: number,

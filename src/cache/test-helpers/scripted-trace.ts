@@ -1,6 +1,6 @@
 /** Writes a scripted conversation to a trace folder: hits, a tool reorder at request 4, an expiry before request 7. */
 import type { TokenCounter } from "../../history/tokens.js"
-import type { WireFormat } from "../../models/types.js"
+import type { BuiltInWireFormat } from "../../models/types.js"
 import { TraceStore } from "../trace-store.js"
 import { defaultPrompt, encoded, scriptHistory } from "./script.js"
 
@@ -8,7 +8,7 @@ import { defaultPrompt, encoded, scriptHistory } from "./script.js"
 export async function writeScriptedTrace(
   dir: string,
   counter: TokenCounter,
-  format: WireFormat = "anthropic",
+  format: BuiltInWireFormat = "anthropic",
   requests = 8,
 ): Promise<string> {
   const store = new TraceStore(dir, { counter })

@@ -23,6 +23,8 @@ export async function runCli(
     today?: string
     /** A terminal of this many columns on stdout (`isTTY` and `columns`). */
     columns?: number
+    /** The clock's reading (milliseconds since the epoch). */
+    now?: number
   } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ""
@@ -38,6 +40,7 @@ export async function runCli(
     env: { XDG_STATE_HOME: TEST_STATE_HOME, ...(options.env ?? { PATH: process.env.PATH, SHELL: "/bin/bash" }) },
     today: () => options.today ?? "2026-11-29",
     ...(options.columns !== undefined ? { isTTY: true, columns: options.columns } : {}),
+    ...(options.now !== undefined ? { now: () => options.now! } : {}),
   })
   return { code, stdout, stderr }
 }

@@ -1,5 +1,5 @@
 /**
- * The gateway's tool search loop over a request deferring 138 MCP tools, with the upstream's rounds scripted as
+ * The gateway's tool search loop over a request deferring the tool-search fixtures' MCP tools, with the upstream's rounds scripted as
  * stream events: what the client is shown, what each upstream round is asked, and the bounds.
  */
 import { describe, expect, it } from "vitest"

@@ -42,8 +42,8 @@ describe("planDeferredTools", () => {
     expect(plan.request.prompt.deferredTools).toBeUndefined()
     expect(plan.request.options.nativeToolSearch).toBeUndefined()
     expect(plan.search?.clientName).toBe("tool_search_tool_bm25")
-    expect(plan.search?.index.tools).toHaveLength(138)
-    expect(plan.search?.tool.description).toContain("138 more tools")
+    expect(plan.search?.index.tools).toHaveLength(fixtureTools().length)
+    expect(plan.search?.tool.description).toContain(`${fixtureTools().length} more tools`)
     // Nothing of the client's request is left unreachable: no deferred tool nor the search is named as dropped.
     expect(plan.dropped).toEqual([])
     expect(plan.request.sources.deferredTools).toBeUndefined()
@@ -128,7 +128,7 @@ describe("planDeferredTools", () => {
     expect(names(plan.request.prompt.tools)).toEqual([SEARCH_TOOLS_NAME])
     expect(plan.diagnostics.map((d) => d.code)).toEqual(["tool-search-name-taken"])
     // Unreachable, so named as dropped, each.
-    expect(plan.dropped).toHaveLength(138)
+    expect(plan.dropped).toHaveLength(fixtureTools().length)
     expect(plan.dropped[0]).toBe("tools[2]")
   })
 })

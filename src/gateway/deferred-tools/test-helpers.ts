@@ -1,4 +1,4 @@
-/** Requests with many deferred MCP tools (the tool-search fixtures: 138 tools of 11 real servers), as clients send them. */
+/** Requests with many deferred MCP tools (the tool-search fixtures: every tool of their real servers), as clients send them. */
 import { loadToolSearchServers } from "../../../test/fixtures/tool-search/load.js"
 
 /** One Anthropic tool definition of the fixture servers, named as Claude Code names MCP tools. */

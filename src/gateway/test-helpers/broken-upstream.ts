@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { WireFormat } from "../../models/types.js"
+import type { BuiltInWireFormat } from "../../models/types.js"
 import { accumulate } from "../../providers/accumulate.js"
 import { createPayloadDecoder, decodePayloadLines } from "../../providers/decode.js"
 import type { StreamEvent } from "../../providers/stream.js"
@@ -52,7 +52,7 @@ interface Recording {
 const named = (line: string) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`
 const chatError = { error: { message: "The server had an error processing your request.", type: "server_error" } }
 
-const RECORDINGS: Record<WireFormat, Recording> = {
+const RECORDINGS: Record<BuiltInWireFormat, Recording> = {
   anthropic: {
     file: "anthropic/anthropic-text.chunks.txt",
     frame: named,
@@ -101,7 +101,7 @@ function linesOf(file: string): string[] {
 }
 
 /** The index of the first payload whose events put content in front of a client. */
-function firstContent(format: WireFormat, lines: string[]): number {
+function firstContent(format: BuiltInWireFormat, lines: string[]): number {
   const decoder = createPayloadDecoder(format)
   return lines.findIndex((line) => {
     const out: StreamEvent[] = []
@@ -111,7 +111,7 @@ function firstContent(format: WireFormat, lines: string[]): number {
 }
 
 /** The answer bytes for a case, and whether the connection is then cut (else it ends normally). */
-export function brokenAnswer(format: WireFormat, kase: BreakCase): { bytes: Buffer; cut: boolean } {
+export function brokenAnswer(format: BuiltInWireFormat, kase: BreakCase): { bytes: Buffer; cut: boolean } {
   const rec = RECORDINGS[format]
   const lines = linesOf(rec.file)
   const frames = lines.map(rec.frame)
@@ -144,13 +144,13 @@ export function brokenAnswer(format: WireFormat, kase: BreakCase): { bytes: Buff
 }
 
 /** The bytes of a recording as it was sent, framed as `format` frames its payloads. */
-function recordingBytes(format: WireFormat, file: string): Buffer {
+function recordingBytes(format: BuiltInWireFormat, file: string): Buffer {
   const rec = RECORDINGS[format]
   return Buffer.from(linesOf(file).map(rec.frame).join("") + rec.done)
 }
 
 /** The text the whole recording of `format` answers, as promptline assembles it. */
-export async function wholeText(format: WireFormat): Promise<string> {
+export async function wholeText(format: BuiltInWireFormat): Promise<string> {
   const { events } = decodePayloadLines(format, linesOf(RECORDINGS[format].file).join("\n"))
   const { message } = await accumulate(events, { ts: 0 })
   return message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("")
@@ -178,7 +178,7 @@ export async function startBrokenUpstream(): Promise<BrokenUpstream> {
         res.end(JSON.stringify({ error: { message: "no case named in the model" } }))
         return
       }
-      const [, format, kase] = named as unknown as [string, WireFormat, string]
+      const [, format, kase] = named as unknown as [string, BuiltInWireFormat, string]
       const recording = AS_RECORDED[kase]
       const { bytes, cut } = recording
         ? { bytes: recordingBytes(format, recording), cut: false }

@@ -5,7 +5,7 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
-import type { WireFormat } from "../../models/types.js"
+import type { BuiltInWireFormat } from "../../models/types.js"
 import type { ReplayScriptInput } from "../../replay/script.js"
 import type { ReplayServer } from "../../replay/server.js"
 import { startReplayServer } from "../../replay/server.js"
@@ -13,7 +13,7 @@ import { scriptOf } from "../../replay/test-helpers/fixtures.js"
 import { type Gateway, startGateway } from "../server.js"
 
 /** The upstream behind each route: provider, the model the route names, the path of its base URL. */
-export const UPSTREAMS: Record<WireFormat, { provider: string; model: string; path: string }> = {
+export const UPSTREAMS: Record<BuiltInWireFormat, { provider: string; model: string; path: string }> = {
   anthropic: { provider: "anthropic", model: "claude-sonnet-4-5", path: "" },
   "openai-chat": { provider: "openai", model: "gpt-4.1", path: "/v1" },
   "openai-responses": { provider: "openai", model: "gpt-5", path: "/v1" },
@@ -21,14 +21,14 @@ export const UPSTREAMS: Record<WireFormat, { provider: string; model: string; pa
   deepseek: { provider: "deepseek", model: "deepseek-chat", path: "" },
 }
 /** Every upstream wire format. */
-export const FORMATS = Object.keys(UPSTREAMS) as WireFormat[]
+export const FORMATS = Object.keys(UPSTREAMS) as BuiltInWireFormat[]
 /** The client APIs the official SDKs speak. */
 export const CLIENTS = ["anthropic", "openai-chat", "openai-responses", "gemini"] as const
 /** One client API. */
 export type Client = (typeof CLIENTS)[number]
 
 /** The format the replay server saw for an upstream (DeepSeek speaks OpenAI Chat). */
-export const spokenFormat = (upstream: WireFormat) => (upstream === "deepseek" ? "openai-chat" : upstream)
+export const spokenFormat = (upstream: BuiltInWireFormat) => (upstream === "deepseek" ? "openai-chat" : upstream)
 
 /** A replay server and a gateway routing `to-{format}` to it in that format. */
 export interface Matrix {

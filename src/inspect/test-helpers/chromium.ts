@@ -38,7 +38,7 @@ export interface Page {
   on(event: "console", listener: (message: { type(): string; text(): string }) => void): void
   on(event: "pageerror", listener: (error: Error) => void): void
   on(event: "request", listener: (request: { url(): string }) => void): void
-  goto(url: string): Promise<unknown>
+  goto(url: string): Promise<{ status(): number } | null>
   title(): Promise<string>
   locator(selector: string, options?: { hasText?: string }): Locator
   screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown>

@@ -9,6 +9,7 @@ import { decodeAnthropicRequest } from "./request-decode.js"
 import { encodeAnthropicResponse } from "./response-encode.js"
 import { createAnthropicStreamEncoder } from "./stream-encode.js"
 import { toAnthropicTools } from "./tools.js"
+import { anthropicWireParts } from "./wire-parts.js"
 
 /** The Anthropic Messages API (`POST /v1/messages`). */
 export const anthropicFormat = {
@@ -26,4 +27,5 @@ export const anthropicFormat = {
   encodeResponse: encodeAnthropicResponse,
   encodeError: encodeAnthropicError,
   inputUsageAtStart: true,
+  wireParts: anthropicWireParts,
 } as const satisfies WireFormatModule<AnthropicRequest, "anthropic">

@@ -2,16 +2,8 @@
  * The Anthropic Messages request as a server reads it: every top-level field of the current API (beta
  * included), the message roles, and the checks the real API makes that a replay or a gateway must make too.
  */
-import type {
-  MessageCreateParamsBase as BetaMessageCreateParamsBase,
-  BetaMessageParam,
-  BetaToolUnion,
-} from "@anthropic-ai/sdk/resources/beta/messages/messages"
-import type { MessageCreateParamsBase, MessageParam } from "@anthropic-ai/sdk/resources/messages"
 import type { Role } from "../../history/message.js"
 import { type FieldUse, recordOf } from "../request-shape.js"
-
-type AnthropicRequestKey = keyof MessageCreateParamsBase | keyof BetaMessageCreateParamsBase
 
 /** Every top-level field of a Messages request (GA and beta), and how a server treats it. */
 export const ANTHROPIC_REQUEST_FIELDS = {
@@ -44,21 +36,21 @@ export const ANTHROPIC_REQUEST_FIELDS = {
   betas: "accepted",
   user_profile_id: "accepted",
   workspace_id: "accepted",
-} as const satisfies Record<AnthropicRequestKey, FieldUse>
+} as const satisfies Record<string, FieldUse>
 
 /** Each message role of the Messages API and the internal role it becomes (`system`: a mid-conversation system message). */
 export const ANTHROPIC_MESSAGE_ROLES = {
   user: "user",
   assistant: "assistant",
   system: "system",
-} as const satisfies Record<MessageParam["role"] | BetaMessageParam["role"], Role>
+} as const satisfies Record<string, Role>
 
 /** Tool types that are declared without a `name` (toolsets name their server or members instead). */
-const NAMELESS_TOOL_TYPES = {
+export const ANTHROPIC_NAMELESS_TOOL_TYPES = {
   mcp_toolset: true,
   browser_toolset_20260801: true,
   computer_toolset_20260801: true,
-} as const satisfies Record<Exclude<BetaToolUnion, { name: string }>["type"], true>
+} as const satisfies Record<string, true>
 
 const isRole = (role: unknown): role is keyof typeof ANTHROPIC_MESSAGE_ROLES =>
   typeof role === "string" && Object.hasOwn(ANTHROPIC_MESSAGE_ROLES, role)
@@ -93,7 +85,7 @@ export function checkAnthropicRequest(body: Record<string, unknown>): string[] {
   const tools: unknown[] = Array.isArray(body.tools) ? body.tools : []
   tools.forEach((t, i) => {
     const tool = recordOf(t)
-    const nameless = typeof tool?.type === "string" && Object.hasOwn(NAMELESS_TOOL_TYPES, tool.type)
+    const nameless = typeof tool?.type === "string" && Object.hasOwn(ANTHROPIC_NAMELESS_TOOL_TYPES, tool.type)
     if (!nameless && typeof tool?.name !== "string") problems.push(`tools.${i}.name: a tool name is required`)
   })
   return problems

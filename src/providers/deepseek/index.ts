@@ -5,6 +5,7 @@ import { decodeChatRequest } from "../openai-chat/request-decode.js"
 import { encodeChatResponse } from "../openai-chat/response-encode.js"
 import { ChatStreamEncoder } from "../openai-chat/stream-encode.js"
 import { toOpenAIChatTools } from "../openai-chat/tools.js"
+import { chatWireParts } from "../openai-chat/wire-parts.js"
 import type { WireFormatModule } from "../types.js"
 import { createDeepSeekDecoder, deepseekResponseEvents } from "./decode.js"
 import { deepseekDescriptor } from "./descriptor.js"
@@ -28,4 +29,5 @@ export const deepseekFormat = {
   createStreamEncoder: (options) => new ChatStreamEncoder(options, "deepseek"),
   encodeResponse: (events, options) => encodeChatResponse(events, options, "deepseek"),
   encodeError: (error) => encodeChatError(error, "deepseek"),
+  wireParts: chatWireParts,
 } as const satisfies WireFormatModule<DeepSeekRequest, "openai-chat">

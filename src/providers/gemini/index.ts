@@ -8,6 +8,7 @@ import { encodeGeminiError } from "./errors.js"
 import { decodeGeminiRequest } from "./request-decode.js"
 import { createGeminiStreamEncoder, encodeGeminiResponse } from "./stream-encode.js"
 import { geminiNativeTools } from "./tools.js"
+import { geminiWireParts } from "./wire-parts.js"
 
 /** The Gemini API (`models/{model}:generateContent` and `:streamGenerateContent`). */
 export const geminiFormat = {
@@ -24,4 +25,5 @@ export const geminiFormat = {
   createStreamEncoder: createGeminiStreamEncoder,
   encodeResponse: encodeGeminiResponse,
   encodeError: encodeGeminiError,
+  wireParts: geminiWireParts,
 } as const satisfies WireFormatModule<GeminiRequest, "gemini">

@@ -1,10 +1,10 @@
 /**
  * The Gemini `generateContent` REST body as a server reads it. The SDK's call shape (`model`, `contents`,
  * `config`) is not what goes over the wire: each `config` field lands at the body's top level, inside
- * `generationConfig`, or stays in the client; the table below says where, checked against the SDK's type.
+ * `generationConfig`, or stays in the client; the table below says where, checked against the SDK's type by
+ * request-shape.test.ts.
  * The REST API takes every field name in camelCase or snake_case (`systemInstruction`, `system_instruction`).
  */
-import type { GenerateContentConfig, Part } from "@google/genai"
 import type { Role } from "../../history/message.js"
 import { type FieldUse, recordOf } from "../request-shape.js"
 
@@ -47,7 +47,7 @@ export const GEMINI_CONFIG_PLACES = {
   httpOptions: "client",
   abortSignal: "client",
   automaticFunctionCalling: "client",
-} as const satisfies Record<keyof GenerateContentConfig, GeminiConfigPlace>
+} as const satisfies Record<string, GeminiConfigPlace>
 
 type BodyField = {
   [K in keyof typeof GEMINI_CONFIG_PLACES]: (typeof GEMINI_CONFIG_PLACES)[K] extends "body" ? K : never
@@ -83,7 +83,7 @@ export const GEMINI_PART_FIELDS = {
   toolCall: "accepted",
   toolResponse: "accepted",
   partMetadata: "accepted",
-} as const satisfies Record<keyof Part, FieldUse>
+} as const satisfies Record<string, FieldUse>
 
 /** The roles of `contents` and the internal role each becomes (Gemini has no system turn). */
 export const GEMINI_ROLES = { user: "user", model: "assistant" } as const satisfies Record<string, Role>

@@ -9,6 +9,7 @@ import { decodeChatRequest } from "./request-decode.js"
 import { encodeChatResponse } from "./response-encode.js"
 import { ChatStreamEncoder } from "./stream-encode.js"
 import { toOpenAIChatTools } from "./tools.js"
+import { chatWireParts } from "./wire-parts.js"
 
 /** Whether a Chat Completions body asked for a usage chunk at the end of the stream (`stream_options.include_usage`). */
 export function chatDecodeOptions(body: unknown): DecodeOptions {
@@ -36,4 +37,5 @@ export const openAIChatFormat = {
   createStreamEncoder: (options) => new ChatStreamEncoder(options, "openai-chat"),
   encodeResponse: (events, options) => encodeChatResponse(events, options, "openai-chat"),
   encodeError: (error) => encodeChatError(error, "openai-chat"),
+  wireParts: chatWireParts,
 } as const satisfies WireFormatModule<OpenAIChatRequest, "openai-chat">

@@ -2,7 +2,6 @@
  * The OpenAI Chat Completions request as a server reads it: every top-level field of the current API, the
  * message roles and what each stands for, the tool kinds, and the checks the real API makes.
  */
-import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from "openai/resources/chat/completions"
 import { type FieldUse, recordOf, type WireSide } from "../request-shape.js"
 
 /** Every top-level field of a Chat Completions request, and how a server treats it. */
@@ -44,7 +43,7 @@ export const OPENAI_CHAT_REQUEST_FIELDS = {
   user: "accepted",
   verbosity: "accepted",
   web_search_options: "accepted",
-} as const satisfies Record<keyof ChatCompletionCreateParamsBase, FieldUse>
+} as const satisfies Record<string, FieldUse>
 
 /**
  * Each message role and the side it stands for: `system` and `developer` are system messages (the first run
@@ -58,7 +57,7 @@ export const OPENAI_CHAT_ROLES = {
   assistant: "assistant",
   tool: "tool-result",
   function: "tool-result",
-} as const satisfies Record<ChatCompletionMessageParam["role"], WireSide>
+} as const satisfies Record<string, WireSide>
 
 /** The names of the tools a Chat request declares: function tools, custom tools and legacy `functions`. */
 export function openAIChatToolNames(body: Record<string, unknown>): string[] {

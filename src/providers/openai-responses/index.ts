@@ -9,6 +9,7 @@ import { decodeOpenAIResponsesRequest } from "./request-decode.js"
 import { encodeResponsesResponse } from "./response-encode.js"
 import { type ResponsesStreamEncodeOptions, ResponsesStreamEncoder } from "./stream-encode.js"
 import { toOpenAIResponsesTools } from "./tools.js"
+import { responsesWireParts } from "./wire-parts.js"
 
 /** The OpenAI Responses API (`POST /responses`). */
 export const openAIResponsesFormat = {
@@ -25,4 +26,5 @@ export const openAIResponsesFormat = {
   createStreamEncoder: (options: ResponsesStreamEncodeOptions) => new ResponsesStreamEncoder(options),
   encodeResponse: encodeResponsesResponse,
   encodeError: encodeResponsesError,
+  wireParts: responsesWireParts,
 } as const satisfies WireFormatModule<OpenAIResponsesRequest, "openai-responses">

@@ -2,11 +2,6 @@
  * The OpenAI Responses request as a server reads it: every top-level field of the current API, the message
  * roles, every input item type and the side it stands for, the tool kinds, and the checks the real API makes.
  */
-import type {
-  EasyInputMessage,
-  ResponseCreateParamsBase,
-  ResponseInputItem,
-} from "openai/resources/responses/responses"
 import { type FieldUse, recordOf, type WireSide } from "../request-shape.js"
 
 /** Every top-level field of a Responses request, and how a server treats it. */
@@ -41,7 +36,7 @@ export const OPENAI_RESPONSES_REQUEST_FIELDS = {
   top_p: "accepted",
   truncation: "accepted",
   user: "accepted",
-} as const satisfies Record<keyof ResponseCreateParamsBase, FieldUse>
+} as const satisfies Record<string, FieldUse>
 
 /** Each role of a message item and the side it stands for (`developer` and `system` are system messages). */
 export const OPENAI_RESPONSES_ROLES = {
@@ -49,7 +44,7 @@ export const OPENAI_RESPONSES_ROLES = {
   assistant: "assistant",
   system: "system",
   developer: "system",
-} as const satisfies Record<EasyInputMessage["role"], WireSide>
+} as const satisfies Record<string, WireSide>
 
 /** What an input item is to a server: a message (its role decides), the model's output, a tool's result, or state. */
 export type ItemSide = "message" | "model" | "tool-result" | "state"
@@ -89,7 +84,7 @@ export const OPENAI_RESPONSES_ITEM_SIDES = {
   compaction: "state",
   compaction_trigger: "state",
   item_reference: "state",
-} as const satisfies Record<NonNullable<ResponseInputItem["type"]>, ItemSide>
+} as const satisfies Record<string, ItemSide>
 
 /** What an input item is; an item without a type is a message, an unknown type is `undefined`. */
 export function responsesItemSide(item: Record<string, unknown>): ItemSide | undefined {

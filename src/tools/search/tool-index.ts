@@ -1,6 +1,12 @@
 import type MiniSearch from "minisearch"
 import { lazyModule } from "../../lazy-module.js"
 import type { EnabledTool } from "../spec.js"
+import { JARGON } from "./jargon.js"
+import { lookUpWord } from "./lexicon.js"
+import { analyzeQuery, isIdentifier, type QueryWord } from "./query.js"
+import { stemTerm, toolTerms } from "./terms.js"
+
+export { stemTerm, toolTerms } from "./terms.js"
 
 /** One search result: the tool and its score (higher is better). */
 export interface ToolMatch {
@@ -11,148 +17,32 @@ export interface ToolMatch {
 /** minisearch, required when the first index is built. */
 const miniSearch = lazyModule<typeof MiniSearch>("minisearch")
 
-/** Words that say nothing about what a tool does. */
-const STOP_WORDS = new Set(
-  (
-    "a an and are as at be by can do does for from how i in into is it its me my of on or our please " +
-    "should so that the their them then there these this to use using want we what when which with would you your"
-  ).split(" "),
-)
+/** The weight of each field of a tool in its score. */
+const FIELD_BOOST = { name: 2, server: 1.5, description: 1, params: 0.7 }
 
-/** Splits text into words: at every non-alphanumeric character and at camelCase humps. */
-export function toolTerms(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .split(/[^A-Za-z0-9]+/)
-    .filter((w) => w.length > 0)
-}
+/** The weight of a query word's prefix matches ("config" → configuration), for stems of five letters or more. */
+const PREFIX_WEIGHT = 0.3
 
-/**
- * A word reduced to a stem, so "creating", "created" and "creates" meet "create": lower case, then the
- * common English endings cut (a light suffix stripper, not a full stemmer). Stop words give null.
- */
-export function stemTerm(word: string): string | null {
-  const w = word.toLowerCase()
-  if (STOP_WORDS.has(w)) return null
-  if (w.length <= 3) return w
-  const rules: [RegExp, string][] = [
-    [/ies$/, "y"],
-    [/(ss|sh|ch|x)es$/, "$1"],
-    [/([^s])s$/, "$1"],
-    [/ing$/, ""],
-    [/ed$/, ""],
-    [/e$/, ""],
-  ]
-  let stem = w
-  for (const [pattern, replacement] of rules) {
-    const next = stem.replace(pattern, replacement)
-    if (next !== stem && next.length >= 3) stem = next
-  }
-  // "running" → "runn" → "run"; "logging" → "log" (a doubled last consonant after a cut ending).
-  if (stem !== w && /([^aeiouls])\1$/.test(stem)) stem = stem.slice(0, -1)
-  return stem
-}
+/** The weight of a tool-vocabulary word (jargon.ts) next to the query's own word. */
+const JARGON_WEIGHT = 0.6
 
-/**
- * Everyday words for what tools do, and the words tool descriptions tend to use for the same thing. A query
- * word adds its related words at a lower weight, so "file a bug" also looks for "create issue". General task
- * vocabulary (software, files, browsers, messaging, maps), not the words of any one server.
- */
-const RELATED: Readonly<Record<string, string>> = {
-  bug: "issue",
-  ticket: "issue",
-  report: "issue create",
-  pr: "pull request",
-  mr: "merge request",
-  repo: "repository",
-  project: "repository",
-  folder: "directory",
-  dir: "directory",
-  remove: "delete",
-  erase: "delete",
-  drop: "delete",
-  forget: "delete",
-  make: "create",
-  start: "create",
-  add: "create",
-  open: "create navigate",
-  submit: "create",
-  show: "get list read",
-  fetch: "get read",
-  view: "get read",
-  display: "get",
-  look: "search find",
-  find: "search",
-  which: "list",
-  change: "update edit",
-  modify: "update edit",
-  set: "update",
-  rename: "move",
-  relocate: "move",
-  go: "navigate",
-  visit: "navigate",
-  load: "navigate read",
-  site: "navigate url",
-  url: "navigate",
-  press: "click key",
-  tap: "click",
-  hit: "key press",
-  screenshot: "screenshot",
-  javascript: "evaluate code",
-  script: "evaluate",
-  shut: "close",
-  quit: "close",
-  remember: "entity observation memory",
-  note: "observation",
-  fact: "observation",
-  recall: "search node",
-  post: "message",
-  tell: "message post",
-  say: "message",
-  reply: "thread reply",
-  answer: "reply",
-  coordinate: "geocode",
-  latitude: "geocode",
-  address: "geocode",
-  route: "directions",
-  drive: "directions distance",
-  walk: "directions",
-  height: "elevation",
-  high: "elevation",
-  sea: "elevation",
-  near: "place search",
-  restaurant: "place",
-  shop: "place",
-  account: "user",
-  people: "user",
-  person: "user",
-  approve: "review",
-  approved: "review",
-  space: "size",
-  permitted: "allowed",
-  allowed: "allowed",
-  link: "relation",
-  picture: "image",
-  photo: "image",
-  png: "image media",
-  jpg: "image media",
-  txt: "text",
-  capture: "screenshot",
-  toggle: "toggle",
-  switch: "toggle",
-  turn: "toggle",
-  fake: "simulated",
-  slow: "long running",
-  car: "directions driving",
-  dump: "read graph",
-  entry: "entity node",
-  stored: "memory",
-  web: "search",
-  internet: "web search",
-}
+/** The weight of a WordNet synonym next to the query's own word, by the rank of the sense it comes from. */
+const SENSE_WEIGHT = [0.4, 0.3, 0.2]
 
-/** The weight of a related word next to a word of the query itself. */
-const RELATED_WEIGHT = 0.5
+/** The weight of a verb a query verb is a kind of ("erase" → remove). */
+const BROADER_WEIGHT = 0.2
+
+/** Most words one query word stands for besides itself. */
+const MAX_EXPANSIONS = 8
+
+/** A tool's score is multiplied by the share of the query's content words it matches, to this power. */
+const COVERAGE_POWER = 0.5
+
+/** How much a server the query names multiplies its tools' scores (times the share of its name's words named). */
+const NAMED_SERVER_BOOST = 2
+
+/** How much the server whose tools' text best matches the query multiplies its tools' scores (others less). */
+const SERVER_VOCABULARY_BOOST = 0.3
 
 interface Doc {
   id: number
@@ -162,63 +52,114 @@ interface Doc {
   params: string
 }
 
-/** The text of a tool's parameters: their names and descriptions, nested ones included. */
+/** The text of a tool's parameters: names, descriptions and enum values, nested ones included. */
 function parameterText(schema: unknown, depth = 0): string[] {
   if (typeof schema !== "object" || schema === null || depth > 3) return []
   const out: string[] = []
-  const props = (schema as { properties?: Record<string, unknown> }).properties
-  if (props && typeof props === "object") {
-    for (const [name, sub] of Object.entries(props)) {
+  const node = schema as { properties?: unknown; items?: unknown; enum?: unknown; anyOf?: unknown; oneOf?: unknown }
+  if (node.properties && typeof node.properties === "object") {
+    for (const [name, sub] of Object.entries(node.properties as Record<string, unknown>)) {
       out.push(name)
       const description = (sub as { description?: unknown } | null)?.description
       if (typeof description === "string") out.push(description)
       out.push(...parameterText(sub, depth + 1))
     }
   }
-  const items = (schema as { items?: unknown }).items
-  if (items) out.push(...parameterText(items, depth + 1))
+  if (Array.isArray(node.enum)) out.push(...node.enum.filter((v): v is string => typeof v === "string"))
+  for (const list of [node.anyOf, node.oneOf]) {
+    if (Array.isArray(list)) for (const s of list) out.push(...parameterText(s, depth + 1))
+  }
+  if (node.items) out.push(...parameterText(node.items, depth + 1))
   return out
 }
 
+/** The stems of a text, stop words and numbers left out. */
+function stemsOf(text: string): string[] {
+  return toolTerms(text)
+    .map(stemTerm)
+    .filter((t): t is string => t !== null)
+}
+
 /**
- * A BM25 index (minisearch's BM25+) over deferred tools: their names (the server's own tool name and the
- * server name), descriptions and parameters. Names weigh most, then descriptions. Queries match stems and,
- * for words of five letters or more, prefixes.
+ * The words most of a server's tool names share ("playwright" in playwright_click, "kubectl", "slack"): they say
+ * which service a tool belongs to, not what it does, so they are indexed with the server's name.
+ */
+function serviceWords(names: readonly string[]): Set<string> {
+  const counts = new Map<string, number>()
+  for (const name of names) for (const s of new Set(stemsOf(name))) counts.set(s, (counts.get(s) ?? 0) + 1)
+  return new Set([...counts].filter(([, n]) => names.length >= 3 && n >= names.length * 0.6).map(([s]) => s))
+}
+
+/** A term to look up, with its weight next to the query word it stands for, and whether prefixes match. */
+interface WeightedTerm {
+  stem: string
+  weight: number
+  prefix: boolean
+}
+
+/** Options of a minisearch query for one term that is already a stem. */
+const ONE_TERM = { tokenize: (t: string) => [t], processTerm: (t: string) => t }
+
+/**
+ * A BM25 index (minisearch's BM25+) over deferred tools: each tool's name, its server's name (with the words most
+ * of a server's tool names share), its description and its parameters (names, descriptions, enum values). Text
+ * and queries go through one stemmer (terms.ts). A query is read into content words (query.ts); each stands for
+ * itself, for the tool-vocabulary words of jargon.ts and for its WordNet synonyms in the role it has in the query
+ * (lexicon.ts), and counts once, with its best match. Named servers and the server whose vocabulary the query
+ * uses rank higher.
  */
 export class ToolSearchIndex {
   readonly #tools: readonly EnabledTool[]
   readonly #search: MiniSearch<Doc>
   readonly #byName: Map<string, EnabledTool>
   /** The stems of each server's name, for queries that name the service. */
-  readonly #servers: Map<string, Set<string>>
+  readonly #serverStems: Map<string, string[]>
+  /** Each server's tools as one text, to tell which service a query's words belong to. */
+  readonly #serverSearch: MiniSearch<{ id: number; text: string }>
+  readonly #serverNames: string[]
+  /** Every stem in the index, so lexicon words no tool uses are not looked up. */
+  readonly #vocabulary = new Set<string>()
 
   constructor(tools: readonly EnabledTool[]) {
     this.#tools = tools
     this.#byName = new Map(tools.map((t) => [t.name, t]))
-    this.#servers = new Map()
-    for (const t of tools) {
-      if (!t.mcp || this.#servers.has(t.mcp.server)) continue
-      const stems = toolTerms(t.mcp.server).map(stemTerm)
-      this.#servers.set(t.mcp.server, new Set(stems.filter((x): x is string => x !== null)))
-    }
+    const byServer = new Map<string, string[]>()
+    for (const t of tools) if (t.mcp) byServer.set(t.mcp.server, [...(byServer.get(t.mcp.server) ?? []), t.mcp.tool])
+    const shared = new Map([...byServer].map(([server, names]) => [server, serviceWords(names)]))
+    this.#serverNames = [...byServer.keys()]
+    this.#serverStems = new Map(this.#serverNames.map((s) => [s, [...new Set(stemsOf(s))]]))
     this.#search = new (miniSearch())<Doc>({
       fields: ["name", "server", "description", "params"],
       tokenize: toolTerms,
       processTerm: stemTerm,
-      searchOptions: {
-        boost: { name: 3, server: 1.5, description: 1, params: 0.5 },
-        prefix: (term) => term.length >= 5,
-        weights: { prefix: 0.4, fuzzy: 0.3 },
-        combineWith: "OR",
-      },
     })
-    this.#search.addAll(
-      tools.map((t, id) => ({
+    const docs = tools.map((t, id) => {
+      const service = shared.get(t.mcp?.server ?? "") ?? new Set<string>()
+      const nameWords = toolTerms(t.mcp?.tool ?? t.name).filter((w) => !service.has(stemTerm(w) ?? ""))
+      return {
         id,
-        name: t.mcp ? `${t.mcp.tool} ${t.name}` : t.name,
-        server: t.mcp?.server ?? "",
+        name: nameWords.join(" "),
+        server: [t.mcp?.server ?? "", ...service].join(" "),
         description: t.description,
         params: parameterText(t.parameters).join(" "),
+      }
+    })
+    this.#search.addAll(docs)
+    for (const d of docs) {
+      for (const s of stemsOf(`${d.name} ${d.server} ${d.description} ${d.params}`)) this.#vocabulary.add(s)
+    }
+    this.#serverSearch = new (miniSearch())<{ id: number; text: string }>({
+      fields: ["text"],
+      tokenize: toolTerms,
+      processTerm: stemTerm,
+    })
+    this.#serverSearch.addAll(
+      this.#serverNames.map((server, id) => ({
+        id,
+        text: docs
+          .filter((d) => tools[d.id]!.mcp?.server === server)
+          .map((d) => `${d.name} ${d.server} ${d.description}`)
+          .join(" "),
       })),
     )
   }
@@ -233,36 +174,109 @@ export class ToolSearchIndex {
     return this.#byName.get(name)
   }
 
+  /** The query word and the words it stands for (jargon, then WordNet senses in its role), each with its weight. */
+  #terms(word: QueryWord): WeightedTerm[] {
+    const terms = [{ stem: word.stem, weight: 1, prefix: word.stem.length >= 5 }]
+    const seen = new Set([word.stem])
+    const add = (w: string, weight: number) => {
+      const stem = stemTerm(w)
+      if (stem === null || seen.has(stem) || !this.#vocabulary.has(stem) || terms.length > MAX_EXPANSIONS) return
+      seen.add(stem)
+      terms.push({ stem, weight, prefix: false })
+    }
+    for (const w of JARGON.get(word.word) ?? []) add(w, JARGON_WEIGHT)
+    const entry = lookUpWord(word.word)?.entry
+    const senses = entry && word.role ? (entry[word.role] ?? []) : []
+    senses.forEach((sense, rank) => {
+      for (const w of sense.synonyms) add(w, SENSE_WEIGHT[rank] ?? 0)
+    })
+    for (const w of senses[0]?.broader ?? []) add(w, BROADER_WEIGHT)
+    return terms
+  }
+
+  /** The tools one term matches (ids) and their scores. */
+  #termScores(term: WeightedTerm): { ids: number[]; scores: number[] } {
+    const hits = this.#search.search(term.stem, {
+      ...ONE_TERM,
+      boost: FIELD_BOOST,
+      prefix: term.prefix,
+      weights: { prefix: PREFIX_WEIGHT, fuzzy: 0 },
+    })
+    return { ids: hits.map((h) => h.id as number), scores: hits.map((h) => h.score) }
+  }
+
+  /** Each server's share of the best server's score for the query's words (its tools' text as one document). */
+  #serverVocabulary(words: readonly QueryWord[]): Map<string, number> {
+    const hits = this.#serverSearch.search(words.map((w) => w.stem).join(" "), {
+      tokenize: (t) => t.split(" "),
+      processTerm: (t) => t,
+    })
+    const top = hits[0]?.score ?? 1
+    return new Map(hits.map((h) => [this.#serverNames[h.id as number]!, h.score / top]))
+  }
+
   /**
-   * The best matches for a query, best first; ties keep the tools' order. An exact tool name comes first. Words
-   * related to the query's words count at half weight; a query that names a server (github, slack) ranks that
-   * server's tools higher.
+   * The best matches for a query, best first; ties keep the tools' order. An exact tool name comes first. Each
+   * content word of the query adds its best match among itself and the words it stands for (these at lower
+   * weights); a tool matching fewer of the words ranks lower. A query that names a server (github, chrome
+   * devtools) ranks that server's tools higher, fully named servers above half named ones, and the words of a
+   * fully named server then count only for that.
    */
   search(query: string, limit: number): ToolMatch[] {
     const exact = this.#byName.get(query.trim())
-    const own = toolTerms(query)
-      .map(stemTerm)
-      .filter((t): t is string => t !== null)
-    const related = own.flatMap((t) => (Object.hasOwn(RELATED, t) ? RELATED[t]!.split(" ") : []))
-    const extra = related.filter((t) => !own.includes(t))
-    const terms = [...own, ...extra]
-    // A server is named when every word of its name is in the query ("github", "google maps").
-    const named = new Set(
-      [...this.#servers].filter(([, stems]) => [...stems].every((t) => own.includes(t))).map(([s]) => s),
-    )
-    const hits = this.#search
-      .search(terms.join(" "), {
-        boostTerm: (_term, i) => (i < own.length ? 1 : RELATED_WEIGHT),
-        // Related words match exactly; prefixes are for the words of the query. No near misses: the model
-        // writes the query and spells it right, and fuzzy matching costs more than the rest of the search.
-        prefix: (term, i) => i < own.length && term.length >= 5,
-        ...(named.size > 0
-          ? { boostDocument: (id: unknown) => (named.has(this.#tools[id as number]?.mcp?.server ?? "") ? 2 : 1) }
-          : {}),
+    // Identifiers (ids, hashes, versions) count only when a tool's text has them too ("k8s", "oauth2").
+    const words = analyzeQuery(query).filter((w) => !isIdentifier(w.word) || this.#vocabulary.has(w.stem))
+    const stems = new Set(words.map((w) => w.stem))
+    const named = new Map<string, number>()
+    for (const [server, parts] of this.#serverStems) {
+      const covered = parts.filter((p) => stems.has(p)).length
+      if (covered > 0) named.set(server, covered / parts.length)
+    }
+    const fullyNamed = new Set([...named].filter(([, c]) => c === 1).flatMap(([s]) => this.#serverStems.get(s)!))
+    const rest = words.filter((w) => !fullyNamed.has(w.stem))
+    const content = rest.length > 0 ? rest : words
+    // Scores by tool id, in arrays: a search touches a few hundred tools and allocates little.
+    const n = this.#tools.length
+    const total = new Float64Array(n)
+    const matched = new Uint16Array(n)
+    const best = new Float64Array(n)
+    const touched: number[] = []
+    const memo = new Map<string, { ids: number[]; scores: number[] }>()
+    for (const word of content) {
+      const mine: number[] = []
+      for (const term of this.#terms(word)) {
+        const key = `${term.stem}${term.prefix ? "*" : ""}`
+        let found = memo.get(key)
+        if (!found) {
+          found = this.#termScores(term)
+          memo.set(key, found)
+        }
+        for (let i = 0; i < found.ids.length; i++) {
+          const id = found.ids[i]!
+          const s = found.scores[i]! * term.weight
+          if (best[id] === 0) mine.push(id)
+          if (s > best[id]!) best[id] = s
+        }
+      }
+      for (const id of mine) {
+        if (matched[id] === 0) touched.push(id)
+        total[id]! += best[id]!
+        matched[id]!++
+        best[id] = 0
+      }
+    }
+    const vocabulary = content.length > 0 ? this.#serverVocabulary(content) : new Map<string, number>()
+    const hits = touched
+      .map((id) => {
+        const server = this.#tools[id]!.mcp?.server ?? ""
+        const coverage = (matched[id]! / content.length) ** COVERAGE_POWER
+        const service =
+          (1 + NAMED_SERVER_BOOST * (named.get(server) ?? 0)) *
+          (1 + SERVER_VOCABULARY_BOOST * (vocabulary.get(server) ?? 0))
+        return { id, score: total[id]! * coverage * service }
       })
-      .map((r) => ({ tool: this.#tools[r.id as number]!, score: r.score, id: r.id as number }))
       .sort((a, b) => b.score - a.score || a.id - b.id)
-      .map(({ tool, score }) => ({ tool, score }))
+      .map(({ id, score }) => ({ tool: this.#tools[id]!, score }))
     const ranked = exact
       ? [{ tool: exact, score: Number.POSITIVE_INFINITY }, ...hits.filter((h) => h.tool !== exact)]
       : hits

@@ -2,12 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import type { Message } from "../../../history/message.js"
 import { resolveModel } from "../../../models/resolve.js"
-import type { ModelInfo, WireFormat } from "../../../models/types.js"
+import type { BuiltInWireFormat, ModelInfo } from "../../../models/types.js"
 import { encodeRequest } from "../../../providers/encode.js"
 import type { EnabledTool } from "../../../tools/spec.js"
 
 /** A model id per wire format that the catalog knows. */
-export const MODELS: Record<WireFormat, string> = {
+export const MODELS: Record<BuiltInWireFormat, string> = {
   anthropic: "claude-sonnet-4-6",
   "openai-chat": "gpt-4.1",
   "openai-responses": "gpt-5",
@@ -42,7 +42,7 @@ export const HISTORY: Message[] = [{ id: "u1", role: "user", content: [{ type: "
 
 /** An encoded request for `format`, as the agent would send it, with the model it targets. */
 export function encodedRequest(
-  format: WireFormat,
+  format: BuiltInWireFormat,
   options: { stream?: boolean; messages?: readonly Message[] } = {},
 ): { body: unknown; model: ModelInfo } {
   const { model } = resolveModel(MODELS[format])

@@ -1,0 +1,65 @@
+/**
+ * What a gateway route's options mean in its mode. A same-format route forwards a request's bytes unread, so
+ * the options that act on a decoded request (`fit`, `cache`, `deferredTools`) apply to translated requests only: on a route
+ * that is same-format for every client they never apply, and on a route whose mode follows the client (no
+ * `mode`) they skip the clients that speak the upstream's format. Each such option is named, never ignored
+ * silently.
+ */
+import { wireFormatOf } from "../models/wire.js"
+import { descriptorOf, type WireFormat } from "../providers/descriptors.js"
+import { providerInfo } from "../providers/endpoints.js"
+import type { GatewayConfig, RouteConfig, UpstreamConfig } from "./gateway.js"
+
+/** Route options that act on a translated request only. */
+export const TRANSLATE_ONLY_ROUTE_OPTIONS = [
+  "fit",
+  "cache",
+  "deferredTools",
+] as const satisfies readonly (keyof RouteConfig)[]
+
+/** The wire format the gateway speaks to an upstream: the one configured, else its provider's own. */
+export function upstreamFormatOf(upstream: UpstreamConfig): WireFormat {
+  return (
+    upstream.format ?? wireFormatOf({ provider: providerInfo(upstream.provider)?.id ?? upstream.provider, family: "" })
+  )
+}
+
+/** A route option its mode leaves unused, for some clients or for all. */
+export interface RouteOptionIssue {
+  /** The route's index in `routes`. */
+  route: number
+  option: (typeof TRANSLATE_ONLY_ROUTE_OPTIONS)[number]
+  /** `error`: the option never applies; `warning`: it skips the clients that speak the upstream's format. */
+  level: "error" | "warning"
+  message: string
+}
+
+/** Every translate-only option on a route that forwards some or all of its requests unchanged. */
+export function routeOptionIssues(gateway: GatewayConfig): RouteOptionIssue[] {
+  const issues: RouteOptionIssue[] = []
+  for (const [index, route] of (gateway.routes ?? []).entries()) {
+    const upstream = gateway.upstreams?.[route.upstream]
+    if (!upstream || route.mode === "translate") continue
+    const name = `route ${index + 1} ("${route.match}")`
+    for (const option of TRANSLATE_ONLY_ROUTE_OPTIONS) {
+      if (route[option] === undefined || route[option] === false) continue
+      const spoken = descriptorOf(upstreamFormatOf(upstream)).speaks
+      issues.push(
+        route.mode === "same-format"
+          ? {
+              route: index,
+              option,
+              level: "error",
+              message: `${name} forwards requests unchanged ("mode": "same-format"), so its "${option}" never applies; remove it, or set "mode": "translate"`,
+            }
+          : {
+              route: index,
+              option,
+              level: "warning",
+              message: `${name} forwards the requests of clients that speak ${spoken} unchanged to upstream "${route.upstream}", so its "${option}" applies only to the other clients' requests, which it translates; set "mode": "translate" to apply it to all`,
+            },
+      )
+    }
+  }
+  return issues
+}

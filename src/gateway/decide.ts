@@ -1,0 +1,205 @@
+/**
+ * Deciding an HTTP request up front, in the order the knowledge comes: what its line and headers say (the
+ * client's API, the gateway's token), then its body within the limits, its model, the route (routing.ts) and the
+ * upstream target with its URL and key (target.ts), and, when it is translated, the request decoded and its
+ * conversation key. What is decided is one immutable RequestContext; a request refused on the way keeps what was
+ * known of it then, for its record.
+ */
+import type { IncomingMessage } from "node:http"
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json.js"
+import { clientApiOf, countingRouteOf, isModelListPath, routeOf, servedPaths } from "../providers/api-paths.js"
+import { formatModule } from "../providers/formats.js"
+import { conversationKey, namedConversation } from "./conversation-key.js"
+import { GatewayError } from "./errors.js"
+import { readBody } from "./read-body.js"
+import { type DecidedRequest, type RequestContext, requestTarget, type TranslatedRequest } from "./request.js"
+import { isRefusal, officialProvider, planRoute } from "./routing.js"
+import { hasToken, requestSecrets } from "./secrets.js"
+import type { ServingConfig } from "./serving.js"
+import { type KeySource, upstreamTarget } from "./target.js"
+
+/** What an HTTP request was decided to be: the pipeline it runs and the request as that pipeline reads it. */
+export type Decision =
+  | { pipeline: "models"; request: RequestContext }
+  | { pipeline: "same-format"; request: DecidedRequest }
+  | { pipeline: "translate" | "count"; request: TranslatedRequest }
+
+/** A request refused while it was decided, with what was known of it then. */
+export interface Refusal {
+  pipeline: "refused"
+  request: RequestContext
+  error: unknown
+}
+
+/** Where a request's target could not be read as a URL: a placeholder its record shows. */
+const UNREADABLE = new URL("http://gateway.invalid/")
+
+/** The request as it arrived: its sequence number and time, the client's API, and the secrets it holds so far. */
+export function arrive(req: IncomingMessage, seq: number, startedAt: number, serving: ServingConfig): RequestContext {
+  const url = requestTarget(req.url)
+  const generation = url && routeOf(url.pathname, url.searchParams)
+  const counting = url && !generation ? countingRouteOf(url.pathname) : undefined
+  const api = generation ?? counting
+  const kind = generation
+    ? "generation"
+    : counting
+      ? "counting"
+      : url && isModelListPath(url.pathname)
+        ? "models"
+        : undefined
+  const clientFormat = api?.format ?? clientApiOf((url ?? UNREADABLE).pathname, req.headers)
+  return {
+    seq,
+    startedAt,
+    transport: "http",
+    clientFormat,
+    url: url ?? UNREADABLE,
+    headers: req.headers,
+    model: "",
+    secrets: requestSecrets({ headers: req.headers, query: (url ?? UNREADABLE).searchParams }, serving.settings.token),
+    ...(kind ? { kind } : {}),
+    ...(api ? { api } : {}),
+  }
+}
+
+/** Decides what an arrived request is and where it goes; a refusal carries the error the client is answered with. */
+export async function decide(
+  req: IncomingMessage,
+  arrived: RequestContext,
+  serving: ServingConfig,
+): Promise<Decision | Refusal> {
+  let known = arrived
+  try {
+    const { settings } = serving
+    const { url, headers } = arrived
+    if (settings.token !== undefined && !hasToken(headers, url.searchParams, settings.token))
+      throw new GatewayError(
+        { kind: "auth", message: "this gateway needs its token (in Authorization or x-api-key)" },
+        401,
+      )
+    if (url === UNREADABLE)
+      // Not echoed: a target that cannot be parsed cannot have its key parameter redacted either.
+      throw new GatewayError({
+        kind: "invalid-request",
+        message: "the request target is neither a path nor a valid absolute URL",
+      })
+    const { api, kind } = arrived
+    if (api?.invalid !== undefined) throw new GatewayError({ kind: "invalid-request", message: api.invalid })
+    const keys: KeySource = { headers, query: url.searchParams, tokenInUse: settings.token !== undefined }
+    if (kind === "models") {
+      allowOnly(req, url, "GET")
+      if ((serving.config?.routes ?? []).length > 0) return { pipeline: "models", request: arrived }
+      // No routes: the client's own provider's list, with the key the client sent.
+      const provider = officialProvider(arrived.clientFormat)!
+      const upstream = { name: provider, provider, format: arrived.clientFormat }
+      const call = { kind: "models", clientPath: url.pathname } as const
+      const target = upstreamTarget(upstream, "", call, serving.env, keys)
+      return {
+        pipeline: "models",
+        request: { ...arrived, target, secrets: requestSecrets(keys, settings.token, target.key) },
+      }
+    }
+    if (!api || kind === undefined)
+      throw new GatewayError(
+        {
+          kind: "not-found",
+          message: `no API at ${req.method} ${url.pathname}; the gateway serves ${servedPaths().join(", ")}`,
+        },
+        404,
+      )
+    allowOnly(req, url, "POST")
+    const type = headers["content-type"]
+    if (type !== undefined && !/json/i.test(type))
+      throw new GatewayError(
+        { kind: "invalid-request", message: `the content type is ${type}; send application/json` },
+        415,
+      )
+    const raw = await readBody(req, settings.bodyLimit, settings.bodyTimeoutMs)
+    const body = parseBody(raw, (excerpt) => (known = { ...known, body: excerpt }))
+    known = { ...known, body }
+    const model = api.route.model ?? (typeof body.model === "string" ? body.model : undefined)
+    if (model === undefined)
+      throw new GatewayError({ kind: "invalid-request", message: "the request names no model", param: "model" })
+    known = { ...known, model }
+    const route = planRoute(api.format, model, serving.config)
+    if (isRefusal(route)) throw new GatewayError({ kind: route.kind, message: route.refused, param: "model" })
+    known = { ...known, route }
+    const counting = kind === "counting"
+    const sameFormat = route.mode === "same-format"
+    const call = counting
+      ? ({ kind: "counting" } as const)
+      : sameFormat
+        ? {
+            kind: "generation" as const,
+            stream: api.route.stream ?? body.stream === true,
+            clientQuery: url.searchParams,
+          }
+        : { kind: "generation" as const, stream: true }
+    const target = upstreamTarget(route.upstream, route.model, call, serving.env, keys)
+    const named = namedConversation(headers)
+    const decided: DecidedRequest = {
+      ...known,
+      api,
+      body,
+      raw,
+      kind,
+      route,
+      target,
+      secrets: requestSecrets(keys, settings.token, target.key),
+      ...(named !== undefined ? { conversationKey: named } : {}),
+    }
+    known = decided
+    // Same-format sends the bytes unread: the conversation key is worked out after the answer (record.ts).
+    if (sameFormat) return { pipeline: "same-format", request: decided }
+    // Translating reads the body: a body its format's decoder refuses is the client's 400.
+    const decoded = formatModule(api.format).decodeRequest(body, api.route)
+    const key = conversationKey(headers, decoded)
+    const translated: TranslatedRequest = {
+      ...decided,
+      decoded,
+      ...(key !== undefined ? { conversationKey: key } : {}),
+    }
+    return { pipeline: counting ? "count" : "translate", request: translated }
+  } catch (error) {
+    return { pipeline: "refused", request: known, error }
+  }
+}
+
+/** Refuses any method but `method` on the path (405). */
+function allowOnly(req: IncomingMessage, url: URL, method: string): void {
+  if (req.method !== method)
+    throw new GatewayError(
+      { kind: "invalid-request", message: `${req.method} is not allowed on ${url.pathname}; use ${method}` },
+      405,
+    )
+}
+
+/**
+ * The body as a JSON object. Nesting past the limit is refused before anything reads it (every layer that walks a
+ * body recurses); what the record shows of a refused body (its start, or the value that is not an object) is
+ * handed to `excerpt`.
+ */
+function parseBody(raw: Buffer, excerpt: (shown: unknown) => void): Record<string, unknown> {
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+    excerpt(raw.subarray(0, 1000).toString("utf8"))
+    throw new GatewayError({
+      kind: "invalid-request",
+      message: `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, the gateway's limit`,
+    })
+  }
+  let body: unknown
+  try {
+    body = JSON.parse(raw.toString("utf8"))
+  } catch (error) {
+    excerpt(raw.toString("utf8").slice(0, 1000))
+    throw new GatewayError({
+      kind: "invalid-request",
+      message: `the request body is not valid JSON: ${(error as Error).message}`,
+    })
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    excerpt(body)
+    throw new GatewayError({ kind: "invalid-request", message: "the request body is not a JSON object" })
+  }
+  return body as Record<string, unknown>
+}

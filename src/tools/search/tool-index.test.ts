@@ -1,0 +1,168 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { loadToolSearchServers } from "../../../test/fixtures/tool-search/load.js"
+import { createContext } from "../../context/prompt-context.js"
+import { build } from "../../prompt/builder.js"
+import type { EnabledTool, JsonSchema } from "../spec.js"
+import { lookUpWord } from "./lexicon.js"
+import { analyzeQuery } from "./query.js"
+import { ToolSearchIndex } from "./tool-index.js"
+
+/** A deferred MCP tool made for a test. */
+function tool(
+  server: string,
+  name: string,
+  description: string,
+  properties: Record<string, JsonSchema> = {},
+): EnabledTool {
+  return {
+    id: `mcp__${server}__${name}`,
+    kind: "mcp",
+    name: `mcp__${server}__${name}`,
+    description,
+    snippet: description,
+    guidelines: [],
+    parameters: { type: "object", properties, required: [] },
+    examples: {},
+    mcp: { server, tool: name },
+  }
+}
+
+const first = (index: ToolSearchIndex, query: string) => index.search(query, 1)[0]?.tool.mcp?.tool
+
+const fixture = new ToolSearchIndex(
+  build(
+    createContext({
+      cwd: "/home/dev/project",
+      platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
+      date: "2026-12-01",
+      model: { id: "claude-sonnet-4-5", provider: "anthropic" },
+      mcpServers: loadToolSearchServers(),
+    }),
+  ).deferredTools,
+)
+const top = (query: string, n = 5) => fixture.search(query, n).map((m) => `${m.tool.mcp?.server}/${m.tool.mcp?.tool}`)
+
+describe("query words are stemmed once, like the tools' text", () => {
+  // Each of these matched nothing, or only as a prefix, when the query was stemmed a second time.
+  const words = ["close", "browse", "pause", "database", "release", "response", "closing", "paused", "databases"]
+
+  it("finds the one tool whose description has the word, in any of its forms", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...words), fc.constantFrom("", "s", "d"), (word, ending) => {
+        const index = new ToolSearchIndex([
+          tool("a", "first", "Lists the entries of a folder."),
+          tool("a", "second", `Does the ${word} step for the current item.`),
+          tool("a", "third", "Counts the lines of a text."),
+        ])
+        const query = /e$/.test(word) ? `${word}${ending}` : word
+        expect(first(index, query)).toBe("second")
+      }),
+    )
+  })
+})
+
+describe("query analysis", () => {
+  it("reads the opening verb as a verb and its object as a noun", () => {
+    expect(analyzeQuery("file a bug report").map((w) => [w.word, w.role])).toEqual([
+      ["file", "v"],
+      ["bug", "n"],
+      ["report", "n"],
+    ])
+    expect(analyzeQuery("open the file").map((w) => w.role)).toEqual(["v", "n"])
+    expect(analyzeQuery("please can you help me to close it").map((w) => [w.word, w.role])).toEqual([["close", "v"]])
+  })
+
+  it("drops numbers, single characters and the extensions of file and host names", () => {
+    expect(analyzeQuery("read 20 lines of notes.txt from example.com x").map((w) => w.word)).toEqual([
+      "read",
+      "lines",
+      "notes",
+      "example",
+    ])
+  })
+
+  it("leaves identifiers out unless a tool's text has them", () => {
+    const index = new ToolSearchIndex([
+      tool("k", "scale", "Scales a k8s deployment."),
+      tool("k", "show", "Shows a commit."),
+    ])
+    expect(first(index, "show commit 4f2e1a")).toBe("show")
+    expect(index.search("k8s", 5).map((m) => m.tool.mcp?.tool)).toEqual(["scale"])
+    expect(index.search("4f2e1a", 5)).toEqual([])
+  })
+})
+
+describe("expansion is guarded", () => {
+  it("ranks a tool with the query's own word above one that has only its synonym", () => {
+    // Every first-sense verb synonym WordNet gives for a few everyday task verbs.
+    const pairs = ["change", "remove", "find", "send", "show", "start", "stop", "copy"].flatMap((w) =>
+      (lookUpWord(w)?.entry.v?.[0]?.synonyms ?? []).map((s) => [w, s] as const),
+    )
+    expect(pairs.length).toBeGreaterThan(5)
+    fc.assert(
+      fc.property(fc.constantFrom(...pairs), fc.boolean(), ([word, synonym], swap) => {
+        const own = tool("s", "own", `Will ${word} the record.`)
+        const other = tool("s", "other", `Will ${synonym} the record.`)
+        const index = new ToolSearchIndex(swap ? [other, own] : [own, other])
+        expect(first(index, `${word} the record`)).toBe("own")
+      }),
+    )
+  })
+
+  it("counts a query word once, with its best match, however many synonyms it has", () => {
+    // "affect" has many synonyms; a tool matching them all must not beat one that has the other query word.
+    const index = new ToolSearchIndex([
+      tool("s", "many", "Impact, touch, involve, regard and change things."),
+      tool("s", "budget", "Shows how a change would affect the budget."),
+    ])
+    expect(first(index, "what would affect the budget")).toBe("budget")
+  })
+
+  it("follows the sense of the role the word has: 'file' as a verb is not a file on disk", () => {
+    expect(top("file a bug on github")[0]).toBe("github/create_issue")
+    expect(top("read the file notes")).toContain("filesystem/read_text_file")
+  })
+})
+
+describe("fields and servers", () => {
+  it("finds a tool by a parameter's name, description or enum value", () => {
+    const index = new ToolSearchIndex([
+      tool("w", "get", "Reads a resource.", { format: { type: "string", enum: ["markdown", "html"] } }),
+      tool("w", "put", "Writes a resource.", { path: { type: "string", description: "Where the invoice lives." } }),
+      tool("w", "list", "Lists resources.", { cursor: { type: "string" } }),
+    ])
+    expect(first(index, "markdown")).toBe("get")
+    expect(first(index, "invoice")).toBe("put")
+    expect(first(index, "cursor")).toBe("list")
+  })
+
+  it("tells near-duplicate browser, fetch and tracker tools apart by the service the query names", () => {
+    expect(top("click the button with playwright")[0]).toBe("playwright/browser_click")
+    expect(top("click the button with puppeteer")[0]).toBe("puppeteer/puppeteer_click")
+    expect(top("click the button in chrome devtools")[0]).toBe("chrome-devtools/click")
+    expect(top("take a screenshot with playwright")[0]).toBe("playwright/browser_take_screenshot")
+    expect(top("create an issue in linear")[0]).toBe("linear/linear_create_issue")
+    expect(top("search places for ramen on google maps")[0]).toBe("google-maps/maps_search_places")
+  })
+
+  it("does not take a word that all of a server's tool names share for what the tool does", () => {
+    // ea-playwright names every tool playwright_*; naming Playwright should not favour that server.
+    const [best] = top("navigate to the url with playwright")
+    expect(best).toBe("playwright/browser_navigate")
+  })
+
+  it("finds every tool of the fixture in its top 10 by its server and its own name's words", () => {
+    const tools = fixture.search("", 0)
+    expect(tools).toEqual([])
+    const missed = loadToolSearchServers().flatMap((s) =>
+      s.tools
+        .filter((t) => {
+          const words = t.name.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2")
+          return !top(`${s.name} ${words}`, 10).includes(`${s.name}/${t.name}`)
+        })
+        .map((t) => `${s.name}/${t.name}`),
+    )
+    expect(missed).toEqual([])
+  })
+})
