@@ -1,5 +1,5 @@
-// bench/gateway-deferred-tools: an Anthropic client's request deferring 138 MCP tools (test/fixtures/tool-search, 11
-// real servers) with Anthropic's tool search, translated for an OpenAI Chat upstream (gpt-4.1), which has no tool
+// bench/gateway-deferred-tools: an Anthropic client's request deferring every MCP tool of test/fixtures/tool-search
+// (456 tools of 28 real servers' tools/list) with Anthropic's tool search, translated for an OpenAI Chat upstream (gpt-4.1), which has no tool
 // search. Counts, with promptline's token counter, the tool-definition tokens of each upstream request when the
 // gateway searches for the model (deferredTools: "search") against sending every deferred tool ("send-all"): the
 // first request (the search tool only), the second (after a search found the issue tools), and the whole client

@@ -1,4 +1,4 @@
-// An MCP server over stdio with the 138 tools of the tool-search fixtures (11 real servers' tools/list snapshots),
+// An MCP server over stdio with every tool of the tool-search fixtures (456 tools of 28 real servers' tools/list snapshots),
 // named `<server>__<tool>`; each call is appended as a JSON line to the file MCP_CALL_LOG names and answered with a
 // short text. Used by claude-code-deferred-tools.ts, which runs Claude Code with it.
 import { appendFileSync } from "node:fs"

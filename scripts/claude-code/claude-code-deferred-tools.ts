@@ -1,4 +1,4 @@
-// The real Claude Code through the gateway in translate mode, with 138 MCP tools, to an OpenAI Chat upstream that a
+// The real Claude Code through the gateway in translate mode, with the 456 MCP tools of the tool-search fixtures, to an OpenAI Chat upstream that a
 // scripted model plays on 127.0.0.1. Run twice: with tool search on (ENABLE_TOOL_SEARCH=true: Claude Code defers its
 // MCP tools and finds them with its own ToolSearch tool, whose results reference tools; the gateway loads those for
 // the upstream) and off (every MCP tool sent on every request). Prints, for each upstream request that carried tools,
