@@ -229,6 +229,24 @@ describe("deferred tools, sent all", () => {
   })
 })
 
+describe("token counting with deferred tools", () => {
+  it("counts the request as its first upstream request carries the tools: searched, far below sending them all", async () => {
+    const count = async (deferredTools: "search" | "send-all") => {
+      const client = await start([{ text: "unused" }], deferredTools)
+      const { input_tokens } = await client.beta.messages.countTokens(params([first]))
+      await gateway!.close(0)
+      await replay!.close()
+      gateway = replay = undefined
+      return input_tokens
+    }
+    const searched = await count("search")
+    const all = await count("send-all")
+    // The Chat upstream has no counting endpoint: promptline counts. Searched: Bash and search_tools only.
+    expect(searched).toBeGreaterThan(0)
+    expect(searched * 20).toBeLessThan(all)
+  })
+})
+
 describe("a request without deferred tools", () => {
   it("reaches the upstream byte for byte as before", async () => {
     const client = await start([{ text: "Done." }])
