@@ -167,6 +167,13 @@ describe("a Responses client's store and structured output", () => {
     expect(result.response.headers.get("x-promptline-dropped")).toBe("store")
   })
 
+  it("a field whose name is not ASCII is named in the header as \\u escapes (a line break in a header was a 500)", async () => {
+    const { openai } = sdkClients(matrix.gateway)
+    const body = { model: "to-openai-chat", input: "Route this request.", store: false, "réglage\n": 1 }
+    const { result } = await upstreamGot("openai-chat", () => openai.responses.create(body as never).withResponse())
+    expect(result.response.headers.get("x-promptline-dropped")).toBe("r\\u00e9glage\\u000a")
+  })
+
   it("store: true to a Responses upstream is kept", async () => {
     const { openai } = sdkClients(matrix.gateway)
     const { result, body } = await upstreamGot("openai-responses", () =>

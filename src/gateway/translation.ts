@@ -3,7 +3,8 @@
  * by its format's `decodeRequest`) fitted and cache-planned when the route asks, encoded for the target's format
  * (portability included: ids, signatures, thinking from other models, orphaned calls), sent, and the answer's
  * stream decoded, guarded and sealed for the client's encoder. Fields the client sent that promptline does not
- * model, and those the target's body cannot carry, are named as dropped.
+ * model, and those the target's body cannot carry, are named as dropped. Deferred tools the target cannot defer are
+ * planned first (deferred-tools/), with the gateway's search rounds when the client asked for a server-side search.
  */
 import { ContextManager } from "../history/context-manager.js"
 import type { Message } from "../history/message.js"

@@ -1,7 +1,8 @@
 /**
  * A client's deferred tools for an upstream without tool search (docs/gateway.md, Deferred tools): the plan
  * (plan.ts), the search loop the gateway runs for the upstream (loop.ts) and the reader adapter it runs on, and the
- * translation that opens the planned request (translation.ts).
+ * attempt of the planned request, its search rounds read as one answer (translation.ts). The pipeline calls it in one
+ * place: gateway/translation.ts `attemptTranslation`.
  */
 import type { WireFormat } from "../../models/types.js"
 import { formatModule } from "../../providers/formats.js"
