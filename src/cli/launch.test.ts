@@ -1,5 +1,5 @@
 /**
- * `promptline launch` with a stand-in agent (test-helpers/stand-in-agent.mjs) under each known agent's name and
+ * `promptline launch` with a stand-in agent (test/clients/stand-in-agent.mjs, beside the SDK clients it imports) under each known agent's name and
  * as a plain SDK client: a real gateway, a real child process, the replay server as the upstream.
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -16,7 +16,7 @@ import { scriptOf } from "../replay/test-helpers/fixtures.js"
 import { main } from "./main.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..")
-const STAND_IN = fileURLToPath(new URL("./test-helpers/stand-in-agent.mjs", import.meta.url))
+const STAND_IN = fileURLToPath(new URL("../../test/clients/stand-in-agent.mjs", import.meta.url))
 /** The user's provider key: it must reach the gateway's upstream config, never the agent. */
 const USER_KEY = "sk-user-own-key-0123456789"
 const TOKEN = "launch-token-for-this-test"

@@ -111,6 +111,31 @@ describe("the gateway section", () => {
     expect(configDiagnostics(parseConfig(JSON.stringify({ gateway }), "c.json"), "{}", "c.json")).toEqual([])
   })
 
+  it("names each remote upstream a token-guarded gateway would call without a key, and one without routes", () => {
+    const upstreams = {
+      claude: { provider: "anthropic" },
+      keyed: { provider: "openai", keyEnv: "OPENAI_KEY" },
+      local: { provider: "openai", format: "openai-chat", baseUrl: "http://127.0.0.1:11434/v1" },
+      remote: { provider: "openai", format: "openai-chat", baseUrl: "https://llm.example.com/v1" },
+    }
+    const routes = [{ match: "*", upstream: "keyed" }]
+    const text = JSON.stringify({ gateway: { tokenEnv: "GW_TOKEN", upstreams, routes } }, null, 2)
+    const found = configDiagnostics(parseConfig(text, "gw.json"), text, "gw.json")
+    const lines = text.split("\n")
+    expect(found.map((d) => [d.level, d.code, d.line])).toEqual([
+      ["warning", "config-upstream-keyless", lines.findIndex((l) => l.includes('"claude"')) + 1],
+      ["warning", "config-upstream-keyless", lines.findIndex((l) => l.includes('"remote"')) + 1],
+    ])
+    expect(found[0]!.message).toContain('upstream "claude" has no "keyEnv"')
+    // Without a token, the client's own key goes on: nothing to say.
+    const open = JSON.stringify({ gateway: { upstreams, routes } })
+    expect(configDiagnostics(parseConfig(open, "c.json"), open, "c.json")).toEqual([])
+    const bare = JSON.stringify({ gateway: { tokenEnv: "GW_TOKEN" } }, null, 2)
+    const none = configDiagnostics(parseConfig(bare, "c.json"), bare, "c.json")
+    expect(none.map((d) => [d.code, d.line])).toEqual([["config-upstream-keyless", 3]])
+    expect(none[0]!.message).toMatch(/has no routes, so each request goes to its official provider without a key/)
+  })
+
   it("reads the shared-state store, and names the line and field of a bad one without quoting its URL", () => {
     const store = { kind: "redis", url: "redis://u:pw-0123456789@127.0.0.1:6379/0", keyPrefix: "gw:", timeoutMs: 200 }
     expect(parseConfig(JSON.stringify({ gateway: { store } }), "c.json").gateway?.store).toEqual(store)

@@ -18,7 +18,7 @@ import { lazyModule, lazyValue } from "../lazy-module.js"
 import { familyOf, providerOf, tokenizerOf } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import { type GatewayConfig, gatewaySchema } from "./gateway.js"
-import { routeOptionIssues } from "./gateway-routes.js"
+import { keylessUpstreamIssues, routeOptionIssues } from "./gateway-routes.js"
 import { applyUserOnly } from "./user-only.js"
 
 /** zod's CommonJS build, the one the context and history schemas load on first use: one zod per process. */
@@ -189,17 +189,28 @@ export function parseConfig(text: string, file: string): ConfigFileContent {
 
 /**
  * What a valid config file asks that cannot happen as written, as diagnostics naming the file and line: a gateway
- * route's option its mode leaves unused (gateway-routes.ts).
+ * route's option its mode leaves unused, and a gateway that takes a token but leaves a remote upstream without a key
+ * (gateway-routes.ts).
  */
 export function configDiagnostics(content: ConfigFileContent, text: string, file: string): Diagnostic[] {
   if (!content.gateway) return []
-  return routeOptionIssues(content.gateway).map((issue) => {
-    const line = lineOf(text, ["gateway", "routes", issue.route, issue.option])
-    return diagnostic(issue.level, "config-route-option-unused", issue.message, {
-      path: file,
-      ...(line ? { line } : {}),
-    })
-  })
+  const at = (field: (string | number)[]) => {
+    const line = lineOf(text, field)
+    return { path: file, ...(line ? { line } : {}) }
+  }
+  return [
+    ...routeOptionIssues(content.gateway).map((issue) =>
+      diagnostic(
+        issue.level,
+        "config-route-option-unused",
+        issue.message,
+        at(["gateway", "routes", issue.route, issue.option]),
+      ),
+    ),
+    ...keylessUpstreamIssues(content.gateway).map((issue) =>
+      diagnostic("warning", "config-upstream-keyless", issue.message, at(issue.field)),
+    ),
+  ]
 }
 
 /** A user row completed into a catalog row: family, tokenizer and provider guessed from the id when absent. */

@@ -5,6 +5,7 @@
  * `mode`) they skip the clients that speak the upstream's format. Each such option is named, never ignored
  * silently.
  */
+import { isLoopbackHost } from "../http-url.js"
 import { wireFormatOf } from "../models/wire.js"
 import { descriptorOf, type WireFormat } from "../providers/descriptors.js"
 import { providerInfo } from "../providers/endpoints.js"
@@ -62,4 +63,46 @@ export function routeOptionIssues(gateway: GatewayConfig): RouteOptionIssue[] {
     }
   }
   return issues
+}
+
+/** A gateway that takes a token but sends some requests upstream without a key. */
+export interface KeylessUpstreamIssue {
+  /** The config field to point at: the upstream, or `tokenEnv` when no route names an upstream. */
+  field: string[]
+  message: string
+}
+
+/**
+ * With `tokenEnv` set, the credential a client sends is the gateway's own token, never forwarded: an upstream then
+ * gets a key from its `keyEnv` only. Names each upstream on another machine without one (a server on this machine
+ * may need no key), and a gateway without routes, whose requests go to the official providers with no key at all.
+ */
+export function keylessUpstreamIssues(gateway: GatewayConfig): KeylessUpstreamIssue[] {
+  if (gateway.tokenEnv === undefined) return []
+  if ((gateway.routes ?? []).length === 0)
+    return [
+      {
+        field: ["gateway", "tokenEnv"],
+        message: `the gateway takes a token ("tokenEnv": "${gateway.tokenEnv}") and has no routes, so each request goes to its official provider without a key (a client's credential is the token, never forwarded); add routes to upstreams with a "keyEnv"`,
+      },
+    ]
+  const issues: KeylessUpstreamIssue[] = []
+  for (const [name, upstream] of Object.entries(gateway.upstreams ?? {})) {
+    if (upstream.keyEnv !== undefined || isLocal(upstream.baseUrl)) continue
+    issues.push({
+      field: ["gateway", "upstreams", name],
+      message: `upstream "${name}" has no "keyEnv", and the gateway takes a token ("tokenEnv"), so its requests go out without a key (a client's credential is the token, never forwarded); set "keyEnv" to the variable holding its key`,
+    })
+  }
+  return issues
+}
+
+/** Whether a base URL names this machine (its server may need no key). */
+function isLocal(baseUrl: string | undefined): boolean {
+  if (baseUrl === undefined) return false
+  try {
+    return isLoopbackHost(new URL(baseUrl).hostname)
+  } catch {
+    return false
+  }
 }

@@ -2,6 +2,7 @@
 
 import type { GatewayConfig } from "../config/gateway.js"
 import { PromptlineError } from "../errors.js"
+import { isLoopbackHost } from "../http-url.js"
 import { endpointFor } from "../providers/endpoints.js"
 
 /** The port `promptline serve` listens on by default. */
@@ -32,12 +33,6 @@ export interface GatewaySettings {
 
 /** A setting that makes the gateway unsafe or unusable; the message names the field or flag and the fix. */
 export class GatewayConfigError extends PromptlineError {}
-
-/** Whether a host name or address is this machine only. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase()
-  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h)
-}
 
 /**
  * Resolves the settings; refuses a non-loopback host without an inbound token, a token variable that is not

@@ -5,9 +5,9 @@
  * loopback host, so a web page whose name was pointed at 127.0.0.1 (DNS rebinding) cannot read it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { isLoopbackHost } from "../http-url.js"
 import { contentSecurityPolicy } from "../inspect/html-assets.js"
 import { hasToken } from "./secrets.js"
-import { isLoopbackHost } from "./settings.js"
 import type { GatewayStatusSnapshot } from "./status.js"
 import { renderRefusalHtml, renderStatusHtml } from "./status-page.js"
 

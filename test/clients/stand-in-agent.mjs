@@ -1,7 +1,7 @@
 // A stand-in for an agent CLI under `promptline launch`, for tests: it reads the settings the way the agent it
 // stands in for reads them (environment variables, Codex's `-c` overrides, opencode's config content), sends a request
 // without the token (the gateway must refuse it) and one real SDK request with it, and writes what it saw as JSON to
-// the file named by STAND_IN_REPORT.
+// the file named by STAND_IN_REPORT. It lives beside the SDK clients (test/clients/node_modules), which it imports.
 //
 //   node stand-in-agent.mjs <as> [--exit N] [--wait] [agent arguments...]
 //
