@@ -96,3 +96,26 @@ export function deniedMessage(name: string, why: "denied" | "non-interactive"): 
     ? `The user denied this ${name} call. It did not run. Do not retry it unchanged; choose another approach or explain what you need.`
     : `This ${name} call needs approval, but nobody can approve it in this non-interactive run. It did not run. Use tools that only read, or finish with what you have.`
 }
+
+/** `a, b and c` */
+function nameList(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`
+}
+
+/** The result a tool search gives the model: the tools it found are now in the tool list, or nothing matched. */
+export function toolSearchResult(query: string, found: readonly string[], error?: string): string {
+  if (error !== undefined) return `The tool search failed (${error}). Search again, or go on without it.`
+  if (found.length === 0)
+    return `No tool matched "${query}". Search again with other words (what the tool does, or the service it belongs to).`
+  return `${found.length === 1 ? "1 tool" : `${found.length} tools`} for "${query}", best first, now in your tool list: ${nameList(found)}. Call the one that fits by its name, like any other tool.`
+}
+
+/** The text a tool result's references to deferred tools stand as, for a model whose API loads no references. */
+export function toolsLoadedNote(names: readonly string[]): string {
+  return `Loaded into your tool list: ${nameList(names)}. Call ${names.length === 1 ? "it" : "them"} by name, like any other tool.`
+}
+
+/** The description of the search tool the gateway offers over a request's deferred tools. */
+export function deferredSearchDescription(count: number): string {
+  return `Finds tools that are not in your tool list yet: ${count} more tool${count === 1 ? " is" : "s are"} available. Describe what you want to do in a few words (for example "create a pull request" or "take a screenshot of the page"); the best matches are added to your tool list and you call them by name, like any other tool. Search again with other words when nothing fits.`
+}

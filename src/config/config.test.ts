@@ -77,7 +77,7 @@ describe("the gateway section", () => {
     )
     const typo = JSON.stringify({ gateway: { routes: [{ match: "*", upstream: "x", modle: "y" }] } }, null, 2)
     expect(() => parseConfig(typo, "c.json")).toThrow(
-      /c\.json:7: field "gateway\.routes\[0\]\.modle": unknown field \(the fields are: match, upstream, model, mode, cache, fit\)/,
+      /c\.json:7: field "gateway\.routes\[0\]\.modle": unknown field \(the fields are: match, upstream, model, mode, cache, fit, deferredTools\)/,
     )
     expect(() => parseConfig('{ "gateway": { "port": 70000 } }', "c.json")).toThrow(/field "gateway\.port"/)
   })

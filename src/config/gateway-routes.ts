@@ -1,6 +1,6 @@
 /**
  * What a gateway route's options mean in its mode. A same-format route forwards a request's bytes unread, so
- * the options that act on a decoded request (`fit`, `cache`) apply to translated requests only: on a route
+ * the options that act on a decoded request (`fit`, `cache`, `deferredTools`) apply to translated requests only: on a route
  * that is same-format for every client they never apply, and on a route whose mode follows the client (no
  * `mode`) they skip the clients that speak the upstream's format. Each such option is named, never ignored
  * silently.
@@ -12,7 +12,11 @@ import { providerInfo } from "../providers/endpoints.js"
 import type { GatewayConfig, RouteConfig, UpstreamConfig } from "./gateway.js"
 
 /** Route options that act on a translated request only. */
-export const TRANSLATE_ONLY_ROUTE_OPTIONS = ["fit", "cache"] as const satisfies readonly (keyof RouteConfig)[]
+export const TRANSLATE_ONLY_ROUTE_OPTIONS = [
+  "fit",
+  "cache",
+  "deferredTools",
+] as const satisfies readonly (keyof RouteConfig)[]
 
 /** The wire format the gateway speaks to an upstream: the one configured, else its provider's own. */
 export function upstreamFormatOf(upstream: UpstreamConfig): WireFormat {

@@ -50,6 +50,11 @@ function makeSchemas() {
       cache: z.literal("optimize").optional(),
       /** Fit the history to the upstream model's budget (translate mode). */
       fit: z.boolean().optional(),
+      /**
+       * A client's deferred tools, to an upstream without tool search (translate mode): `search` (default) offers the
+       * ones loaded so far and answers the upstream's searches in the gateway; `send-all` sends every one.
+       */
+      deferredTools: z.enum(["search", "send-all"]).optional(),
     })
     .strict()
 
@@ -140,5 +145,7 @@ export type GatewayConfig = Zod.infer<Schemas["gateway"]>
 export type UpstreamConfig = Zod.infer<Schemas["upstream"]>
 /** One route as written. */
 export type RouteConfig = Zod.infer<Schemas["route"]>
+/** How a route offers a client's deferred tools to an upstream that cannot defer them. */
+export type DeferredToolsMode = NonNullable<RouteConfig["deferredTools"]>
 /** The shared-state store as written. */
 export type StateStoreConfig = Zod.infer<Schemas["store"]>

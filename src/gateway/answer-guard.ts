@@ -19,6 +19,7 @@ function isContent(event: StreamEvent): boolean {
       return event.delta !== "" || event.signature !== undefined
     case "redacted_thinking":
     case "compaction":
+    case "tool_search":
     case "tool_call_start":
     case "tool_call_delta":
     case "tool_call_end":

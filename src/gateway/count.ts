@@ -13,6 +13,7 @@ import { countTokens } from "../providers/count.js"
 import type { WireFormatDescriptor } from "../providers/descriptor.js"
 import { descriptorOf } from "../providers/descriptors.js"
 import { formatModule } from "../providers/formats.js"
+import { resolveDeferredTools } from "./deferred-tools/index.js"
 import { GatewayError } from "./errors.js"
 import { NOTHING_LEARNED, type PipelineResult } from "./outcome.js"
 import type { HttpReply } from "./reply.js"
@@ -33,7 +34,11 @@ export async function countTranslated(
       kind: "not-found",
       message: `the ${request.clientFormat} API has no token-counting endpoint`,
     })
-  const { target, decoded } = request
+  const { target } = request
+  // The deferred tools as the first upstream request of a generation would carry them.
+  const decoded =
+    resolveDeferredTools(request.decoded, target.upstream.format, request.route.deferredTools)?.request ??
+    request.decoded
   const model = resolveModel(target.model, { provider: target.upstream.provider, models: serving.models }).model
   let tokens: number
   if (target.url !== undefined) {

@@ -17,6 +17,29 @@ export type { RecordedBody, RecordUsage } from "./outcome.js"
 /** The header that names the request fields dropped when translating. */
 export const DROPPED_HEADER = "x-promptline-dropped"
 
+/** The longest `x-promptline-dropped` value, in characters. */
+const DROPPED_HEADER_LIMIT = 1000
+
+/**
+ * The `x-promptline-dropped` value: the paths comma-separated, as many whole ones as fit in 1,000 characters and
+ * then how many more there are (the record keeps the full list). A header holds printable ASCII only, so any
+ * other character of a path (a key the client named in its own script, a line break) is written as `\uXXXX`.
+ */
+export function droppedHeader(dropped: readonly string[]): string {
+  const shown: string[] = []
+  let length = 0
+  for (const [i, path] of dropped.entries()) {
+    const safe = path.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    const left = dropped.length - i
+    // Room kept for the tail that says how many more (", and 123456 more").
+    const room = left === 1 ? DROPPED_HEADER_LIMIT : DROPPED_HEADER_LIMIT - `, and ${left} more`.length
+    if (length + (shown.length > 0 ? 2 : 0) + safe.length > room) return [...shown, `and ${left} more`].join(", ")
+    length += (shown.length > 0 ? 2 : 0) + safe.length
+    shown.push(safe)
+  }
+  return shown.join(", ")
+}
+
 /** One request through the gateway. */
 export interface GatewayRecord {
   /** 1, 2, … in arrival order. */

@@ -54,7 +54,7 @@ describe("routing", () => {
     })
   })
 
-  it("gives fit and cache to exactly the requests it translates, and the config names every route where they miss some", () => {
+  it("gives fit, cache and deferredTools to exactly the requests it translates, and the config names every route where they miss some", () => {
     const clients = ["anthropic", "openai-chat", "openai-responses", "gemini"] as const
     fc.assert(
       fc.property(
@@ -62,18 +62,26 @@ describe("routing", () => {
         fc.constantFrom(undefined, "same-format" as const, "translate" as const),
         fc.boolean(),
         fc.boolean(),
+        fc.constantFrom(undefined, "search" as const, "send-all" as const),
         fc.constantFrom(...clients),
-        (format, mode, fit, cache, client) => {
+        (format, mode, fit, cache, deferredTools, client) => {
           const config: GatewayConfig = {
             upstreams: { up: { provider: "anywhere", baseUrl: "http://127.0.0.1:9", format } },
             routes: [
-              { match: "*", upstream: "up", ...(mode ? { mode } : {}), fit, ...(cache ? { cache: "optimize" } : {}) },
+              {
+                match: "*",
+                upstream: "up",
+                ...(mode ? { mode } : {}),
+                fit,
+                ...(cache ? { cache: "optimize" } : {}),
+                ...(deferredTools ? { deferredTools } : {}),
+              },
             ],
           }
           const plan = planRoute(client, "m", config)
           const issues = routeOptionIssues(config)
           for (const option of TRANSLATE_ONLY_ROUTE_OPTIONS) {
-            const asked = option === "fit" ? fit : cache
+            const asked = { fit, cache, deferredTools: deferredTools !== undefined }[option]
             const translated = !isRefusal(plan) && plan.mode === "translate"
             expect(!isRefusal(plan) && plan[option] !== undefined).toBe(asked && translated)
             const issue = issues.find((i) => i.option === option)

@@ -4,7 +4,7 @@
  * the client sent.
  */
 
-import type { GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
+import type { DeferredToolsMode, GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
 import { upstreamFormatOf } from "../config/gateway-routes.js"
 import type { WireFormat } from "../models/types.js"
 import { PROVIDERS } from "../providers/endpoints.js"
@@ -36,6 +36,8 @@ export interface RoutePlan {
   cache?: "optimize"
   /** Translate mode only: the history is fitted to the upstream model's budget. */
   fit?: boolean
+  /** How the client's deferred tools reach an upstream without tool search; absent: `search`. */
+  deferredTools?: DeferredToolsMode
   /** The index of the config route that matched; absent for the default route. */
   route?: number
 }
@@ -104,6 +106,7 @@ export function planRoute(
   // Options that act on a decoded request, for a translated one only (config/gateway-routes.ts names the others).
   if (mode === "translate" && route.cache) plan.cache = route.cache
   if (mode === "translate" && route.fit) plan.fit = true
+  if (mode === "translate" && route.deferredTools) plan.deferredTools = route.deferredTools
   return plan
 }
 

@@ -11,6 +11,7 @@ import { ResponsesWS } from "openai/resources/responses/ws"
 import { afterEach, describe, expect, it } from "vitest"
 import type { BuiltInWireFormat } from "../models/types.js"
 import { formatModule } from "../providers/formats.js"
+import { PLACEHOLDER_DESCRIPTION } from "../providers/test-helpers/client-bodies.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { scriptOf } from "../replay/test-helpers/fixtures.js"
 import { logLine } from "./log.js"
@@ -368,5 +369,33 @@ describe("WebSocket-mode semantics when translating", () => {
       await new Promise((r) => setTimeout(r, 10))
     expect(left).toEqual(["/v1/chat/completions"])
     expect(records[0]).toMatchObject({ transport: "websocket", error: { kind: "network" } })
+  })
+})
+
+describe("deferred tools over the Responses WebSocket, to an upstream that cannot defer them", () => {
+  it("offers the functions the history loaded, and names the placeholder in the record as dropped", async () => {
+    const { replay, gateway, records } = await start([{ text: FINAL }, { text: FINAL }])
+    const socket = await connect(gateway)
+    const deferred = [
+      { type: "function", name: "write_file", description: "Writes a file.", parameters: schema, defer_loading: true },
+      { type: "function", name: "keep", description: PLACEHOLDER_DESCRIPTION, parameters: schema, defer_loading: true },
+    ]
+    const model = "to-openai-chat"
+    // Nothing loaded yet: the upstream gets the client's own function only.
+    await respond(socket, { model, input: "hi", tools: [...tools, ...deferred], store: false })
+    const offered = (i: number) =>
+      formatModule("openai-chat")
+        .decodeRequest(replay.requests[i]!.body)
+        .prompt.tools.map((t) => t.name)
+    expect(offered(0)).toEqual(["read_file"])
+    // The history called write_file: it is loaded from then on; the placeholder never is.
+    const input = [
+      { role: "user", content: "write a.ts" },
+      { type: "function_call", call_id: "call_w", name: "write_file", arguments: '{"path":"a.ts"}' },
+      { type: "function_call_output", call_id: "call_w", output: "" },
+    ]
+    await respond(socket, { model, input, tools: [...tools, ...deferred], store: false })
+    expect(offered(1)).toEqual(["read_file", "write_file"])
+    expect(records.map((r) => r.dropped ?? [])).toEqual([["tools[2]"], ["tools[2]"]])
   })
 })

@@ -122,11 +122,12 @@ describe("Claude Code's adaptive thinking, effort and deferred tools reach every
         expect(dropped).toBeNull()
         return
       }
-      // Never offered as ordinary tools, and named.
+      // Not offered until the client's own search references them (translate-deferred.test.ts); the placeholder never,
+      // and it alone is named.
       expect(offered).toEqual(["Bash", "ToolSearch"])
       expect(JSON.stringify(body)).not.toContain("DeferredPlaceholder")
       const thinks = upstream !== "openai-chat" // the Chat route's gpt-4.1 does not think
-      expect(dropped).toBe(["tools[2]", "tools[3]", ...(thinks ? [] : ["thinking", "output_config.effort"])].join(", "))
+      expect(dropped).toBe(["tools[3]", ...(thinks ? [] : ["thinking", "output_config.effort"])].join(", "))
       if (thinks)
         expect(decoded.options.thinking).toEqual(upstream === "gemini" ? { budgetTokens: 24_576 } : { effort: "high" })
       else expect(decoded.options.thinking).toBeUndefined()
@@ -164,6 +165,13 @@ describe("a Responses client's store and structured output", () => {
     )
     expect(storedOf(result.data)).toBe(false)
     expect(result.response.headers.get("x-promptline-dropped")).toBe("store")
+  })
+
+  it("a field whose name is not ASCII is named in the header as \\u escapes (a line break in a header was a 500)", async () => {
+    const { openai } = sdkClients(matrix.gateway)
+    const body = { model: "to-openai-chat", input: "Route this request.", store: false, "réglage\n": 1 }
+    const { result } = await upstreamGot("openai-chat", () => openai.responses.create(body as never).withResponse())
+    expect(result.response.headers.get("x-promptline-dropped")).toBe("r\\u00e9glage\\u000a")
   })
 
   it("store: true to a Responses upstream is kept", async () => {

@@ -8,17 +8,11 @@ import { providerErrorFromEvent } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
 import type { StreamErrorEvent, StreamEvent } from "../providers/stream.js"
 import type { PipelineResult } from "./outcome.js"
-import { DROPPED_HEADER, earlyRecord } from "./record.js"
+import { DROPPED_HEADER, droppedHeader, earlyRecord } from "./record.js"
 import type { HttpReply } from "./reply.js"
 import type { DecidedRequest, TranslatedRequest } from "./request.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
 import { attemptTranslation } from "./translation.js"
-
-/** The header value naming dropped fields (bounded; the record keeps the full list). */
-function droppedHeader(dropped: readonly string[]): string {
-  const text = dropped.join(", ")
-  return text.length > 1000 ? `${text.slice(0, 999)}…` : text
-}
 
 /** Translates one request and its answer. */
 export async function translate(

@@ -3,7 +3,8 @@
  * by its format's `decodeRequest`) fitted and cache-planned when the route asks, encoded for the target's format
  * (portability included: ids, signatures, thinking from other models, orphaned calls), sent, and the answer's
  * stream decoded, guarded and sealed for the client's encoder. Fields the client sent that promptline does not
- * model, and those the target's body cannot carry, are named as dropped.
+ * model, and those the target's body cannot carry, are named as dropped. Deferred tools the target cannot defer are
+ * planned first (deferred-tools/), with the gateway's search rounds when the client asked for a server-side search.
  */
 import { ContextManager } from "../history/context-manager.js"
 import type { Message } from "../history/message.js"
@@ -17,6 +18,7 @@ import type { StreamEvent } from "../providers/stream.js"
 import type { DecodedRequest, EncodeOptions, RequestRoute, StreamEncodeOptions } from "../providers/types.js"
 import { lastGeneration, RestartGuard } from "./answer-guard.js"
 import { type Attempt, callTarget } from "./attempt.js"
+import { openDeferred, resolveDeferredTools } from "./deferred-tools/index.js"
 import { type AnswerFacts, withEvents } from "./outcome.js"
 import { promptTokens } from "./prompt-tokens.js"
 import type { RequestContext } from "./request.js"
@@ -96,9 +98,30 @@ async function prepare(
 /**
  * Encodes the request for one target and sends it. Fails (as a value) when the target refused it before any byte
  * of an answer; otherwise the answer is ready to be read. Throws only for what no target could take (an option
- * in the client's body that cannot be sent on).
+ * in the client's body that cannot be sent on). The client's deferred tools are resolved for the target first
+ * (the route's `deferredTools`; docs/gateway.md, Deferred tools): offered as planned, the tools no model will be
+ * offered named as dropped, and when the gateway searches for the upstream, its rounds, each an attempt on this
+ * same target, read as one answer.
  */
 export async function attemptTranslation(
+  request: TranslatingRequest,
+  target: UpstreamTarget,
+  client: ClientAsk,
+  serving: ServingConfig,
+  shared: GatewayShared,
+  signal: AbortSignal,
+): Promise<TranslationAttempt> {
+  const plan = resolveDeferredTools(request.decoded, target.upstream.format, request.route.deferredTools)
+  const attempt = await openDeferred(request.decoded, {
+    plan,
+    open: (decoded) => attemptRound({ ...request, decoded }, target, client, serving, shared, signal),
+    joined: (batch) => redactEvents(batch, request.secrets),
+  })
+  return plan && plan.dropped.length > 0 ? { ...attempt, dropped: [...plan.dropped, ...attempt.dropped] } : attempt
+}
+
+/** One upstream call of a translation: the request as given, encoded for the target, sent, its answer begun. */
+async function attemptRound(
   request: TranslatingRequest,
   target: UpstreamTarget,
   client: ClientAsk,

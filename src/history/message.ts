@@ -31,6 +31,29 @@ export interface ToolResultBlock {
   toolUseId: string
   content: string | (TextBlock | ImageBlock)[]
   isError?: boolean
+  /**
+   * Deferred tools the result names so that their definitions are loaded (Anthropic's `tool_reference` parts, which
+   * a client's own tool search answers with), after its content.
+   */
+  references?: string[]
+}
+
+/**
+ * A tool search the server ran inside an answer (Anthropic's tool search, or the gateway's over deferred tools):
+ * the call and its result in one block. The tools it found are loaded from then on.
+ */
+export interface ToolSearchBlock {
+  type: "tool_search"
+  /** The call's id (Anthropic `srvtoolu_…`). */
+  id: string
+  /** The search tool's name as the client knows it (`tool_search_tool_bm25`, `tool_search_tool_regex`). */
+  name: string
+  /** The call's input (`{ query }`, or `{ pattern }` for the regex search). */
+  input: unknown
+  /** The names of the tools found, best first. */
+  found: string[]
+  /** Why the search failed (Anthropic's `error_code`), when it did; `found` is then empty. */
+  error?: string
 }
 
 /** The model's reasoning; `signature` is opaque and valid only for `model`. */
@@ -80,6 +103,7 @@ export type Block =
   | ThinkingBlock
   | RedactedThinkingBlock
   | CompactionBlock
+  | ToolSearchBlock
 
 /**
  * Who a message is from. `system` is a system message in the middle of the conversation (instructions that

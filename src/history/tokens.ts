@@ -242,7 +242,9 @@ export function blockText(block: Block): string {
     case "tool_use":
       return `${block.name} ${JSON.stringify(block.input ?? {})}`
     case "tool_result":
-      return textOf(block, { separator: "\n", image: "" })
+      return [textOf(block, { separator: "\n", image: "" }), ...(block.references ?? [])].join("\n")
+    case "tool_search":
+      return `${block.name} ${JSON.stringify(block.input ?? {})} ${block.found.join(" ")}`
     case "compaction":
       // The provider's own count is unknown: the readable summary, else the opaque payload (the safe side).
       return block.summary ?? block.payload ?? ""

@@ -22,6 +22,7 @@ const MESSAGE_KINDS: readonly WindowPartId[] = [
 function kindOf(block: Block, role: Message["role"]): WindowPartId {
   switch (block.type) {
     case "tool_use":
+    case "tool_search":
       return "tool-calls"
     case "tool_result":
       return "tool-results"

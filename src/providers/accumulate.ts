@@ -156,6 +156,11 @@ export class Accumulator {
         d.content.push({ type: "compaction", ...item, ...(provider ? { provider } : {}) })
         return
       }
+      case "tool_search": {
+        const { type: _, ...search } = event
+        d.content.push({ type: "tool_search", ...search })
+        return
+      }
       case "context_edits":
         d.contextEdits = [...(d.contextEdits ?? []), ...event.edits]
         return

@@ -121,6 +121,11 @@ export interface WireFormatDescriptor<F extends string = string, S extends strin
   readonly overhead: Overhead
   /** How its provider caches a prompt. */
   readonly cache: CacheScheme
+  /**
+   * The provider runs tool search itself over tools sent deferred (`defer_loading`), and loads the tools a tool
+   * result references; without it, the gateway resolves a client's deferred tools (gateway/deferred-tools/).
+   */
+  readonly serverToolSearch?: true
   /** Where a provider serves it, and how it is authenticated. */
   readonly endpoint: ProviderEndpoint
   /** The provider's token-counting endpoint, when it has one. */

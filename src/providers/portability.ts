@@ -19,6 +19,7 @@ import { madeBy } from "../history/provider-compaction.js"
 import { resolveModel } from "../models/resolve.js"
 import type { ModelInfo } from "../models/types.js"
 import type { ToolCalling } from "../tools/tool-calling.js"
+import { lowerToolSearches } from "./tool-search-history.js"
 import type { EncodeInput, Origin } from "./types.js"
 import { toXmlDialect } from "./xml-dialect.js"
 
@@ -31,6 +32,11 @@ export interface PortOptions {
   contextMessage?: string
   /** The wire format the history is prepared for: a provider's compaction item is kept only for its own format. */
   format?: string
+  /**
+   * The body carries tool searches and tool references as they are (Anthropic with its tool search); otherwise they
+   * are written as calls of promptline's search tool and text (`lowerToolSearches`).
+   */
+  keepToolSearches?: boolean
 }
 
 /** A history ready for an encoder, with what changed and the map from original to sent tool-call ids. */
@@ -108,7 +114,8 @@ export function portHistory(messages: readonly Message[], model: ModelInfo, opti
   const count = (code: string) => counts.set(code, (counts.get(code) ?? 0) + 1)
   const ids = new ToolIdMap()
 
-  const withContext = insertContextMessage(messages, options.contextMessage)
+  const searched = options.keepToolSearches ? messages : lowerToolSearches(messages)
+  const withContext = insertContextMessage(searched, options.contextMessage)
 
   // 1. Blocks: thinking, signatures, images and compaction items, message by message.
   const converted: Message[] = []
@@ -381,12 +388,17 @@ function resultAsText(block: ToolResultBlock): TextBlock {
  * The shared first step of every encoder: context message, portability, and the XML dialect when asked. `format`
  * is the encoder's own wire format (compaction items of that format are kept).
  */
-export function prepareHistory(input: EncodeInput, format?: string): PortedHistory & { toolCalling: ToolCalling } {
+export function prepareHistory(
+  input: EncodeInput,
+  format?: string,
+  keepToolSearches = false,
+): PortedHistory & { toolCalling: ToolCalling } {
   const toolCalling = input.prompt.toolCalling ?? "native"
   const ported = portHistory(input.messages, input.model, {
     contextMessage: input.prompt.contextMessage,
     unknownOrigin: input.options?.unknownOrigin,
     ...(format ? { format } : {}),
+    ...(keepToolSearches ? { keepToolSearches } : {}),
   })
   if (toolCalling === "xml") ported.messages = toXmlDialect(ported.messages)
   return { ...ported, toolCalling }

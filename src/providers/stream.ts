@@ -59,6 +59,8 @@ export type StreamEvent =
    * `payload` its opaque content, `summary` its readable summary when it gives one.
    */
   | { type: "compaction"; format: string; payload?: string; summary?: string; id?: string }
+  /** A tool search the server ran, whole: the call and the tools it found (see `ToolSearchBlock`). */
+  | { type: "tool_search"; id: string; name: string; input: unknown; found: string[]; error?: string }
   /** The context-management edits the provider applied before answering. */
   | { type: "context_edits"; edits: AppliedContextEdit[] }
   | { type: "tool_call_start"; id: string; name: string }

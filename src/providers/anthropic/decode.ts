@@ -16,6 +16,7 @@ import {
 } from "../stream.js"
 import { appliedEdits, compactionFromWire } from "./context-edits.js"
 import { stopFromAnthropic } from "./stop-reasons.js"
+import { isToolSearchName, toolSearchResultFromWire } from "./tool-search-blocks.js"
 
 /**
  * Anthropic's completeness rule: `message_start`, then a `message_delta` with the stop reason, then
@@ -63,6 +64,7 @@ type Block =
   | { kind: "text" | "thinking" | "ignored" }
   | { kind: "compaction"; wire: Record<string, unknown> }
   | { kind: "tool"; id: string; name: string; args: string; initial: unknown }
+  | { kind: "search"; id: string; name: string; args: string; initial: unknown }
 
 /**
  * Decodes the Messages API stream (`message_start`, `content_block_*`, `message_delta`,
@@ -74,6 +76,8 @@ export class AnthropicDecoder implements PayloadDecoder {
   #open = false
   #messageId: string | undefined
   #blocks = new Map<number, Block>()
+  /** The tool searches the server ran in this message, by call id, for their result blocks. */
+  #searches = new Map<string, { name: string; input: unknown }>()
   #usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
   #stop: string | undefined
   /** The provider's explanation of its stop reason (`stop_details.explanation` of a refusal). */
@@ -171,6 +175,7 @@ export class AnthropicDecoder implements PayloadDecoder {
     this.#stopMessage = undefined
     this.#messageId = id
     this.#blocks = new Map()
+    this.#searches = new Map()
     this.#usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
     this.#readUsage(obj(message?.usage))
     const start: StreamEvent = { type: "start" }
@@ -208,9 +213,15 @@ export class AnthropicDecoder implements PayloadDecoder {
       const name = str(block?.name) ?? ""
       this.#blocks.set(index, { kind: "tool", id, name, args: "", initial: block?.input })
       out.push({ type: "tool_call_start", id, name })
+    } else if (type === "server_tool_use" && isToolSearchName(block?.name)) {
+      // A tool search the server runs: its call, read whole with its result (tool_search_tool_result).
+      const id = str(block?.id) ?? `srvtoolu_${index}`
+      this.#blocks.set(index, { kind: "search", id, name: str(block?.name) ?? "", args: "", initial: block?.input })
+    } else if (type === "tool_search_tool_result" && this.#searchResult(block, out)) {
+      this.#blocks.set(index, { kind: "ignored" })
     } else {
-      // Server-side tools (server_tool_use, web_search_tool_result, code execution results, ...)
-      // run at Anthropic; they have no place in the internal message format.
+      // Other server-side tools (web search, code execution, ...) run at Anthropic; they have no place in the
+      // internal message format.
       this.#blocks.set(index, { kind: "ignored" })
       count(this.stats.ignored, type || "(untyped block)")
     }
@@ -249,7 +260,8 @@ export class AnthropicDecoder implements PayloadDecoder {
         out.push({ type: "thinking", delta: "", signature: value, index })
         return
       case "input_json_delta":
-        if (block.kind === "tool" && value) {
+        if (block.kind === "search") block.args += value
+        else if (block.kind === "tool" && value) {
           block.args += value
           out.push({ type: "tool_call_delta", id: block.id, argsDelta: value })
         }
@@ -301,7 +313,18 @@ export class AnthropicDecoder implements PayloadDecoder {
     const block = this.#blocks.get(index)
     if (block?.kind === "tool") this.#endTool(block, out)
     if (block?.kind === "compaction") this.#endCompaction(block.wire, out)
+    if (block?.kind === "search") this.#searches.set(block.id, { name: block.name, input: searchInput(block) })
     this.#blocks.delete(index)
+  }
+
+  /** A tool search's result block: the search with the tools it found, as one event. False when it is not one. */
+  #searchResult(block: Record<string, unknown> | undefined, out: StreamEvent[]): boolean {
+    const id = str(block?.tool_use_id)
+    const search = id === undefined ? undefined : this.#searches.get(id)
+    const result = toolSearchResultFromWire(block?.content)
+    if (id === undefined || search === undefined || result === undefined) return false
+    out.push({ type: "tool_search", id, name: search.name, input: search.input, ...result })
+    return true
   }
 
   #endCompaction(wire: Record<string, unknown>, out: StreamEvent[]): void {
@@ -389,4 +412,14 @@ export function anthropicResponseEvents(body: unknown): StreamEvent[] {
   decoder.push({ type: "message_delta", delta: { stop_reason }, usage, context_management }, out)
   decoder.push({ type: "message_stop" }, out)
   return out
+}
+
+/** A tool search call's input: its streamed arguments as JSON, else the input its start carried. */
+function searchInput(block: Extract<Block, { kind: "search" }>): unknown {
+  if (block.args.trim() === "") return block.initial ?? {}
+  try {
+    return JSON.parse(block.args)
+  } catch {
+    return block.initial ?? {}
+  }
 }

@@ -32,6 +32,7 @@ export const anthropicDescriptor = {
   speaks: "anthropic",
   defaultFor: { providers: ["anthropic"], families: ["claude"] },
   nativeTools: "anthropic",
+  serverToolSearch: true,
   // 346 tokens of tool-use system prompt when tools are present (Anthropic's docs); images about 1,600 tokens
   // (a 1.15-megapixel image is (w·h)/750 ≈ 1,568); the rest are measured estimates.
   overhead: { message: 4, request: 4, tool: 12, toolsPreamble: 346, toolBlock: 8, image: 1600 },

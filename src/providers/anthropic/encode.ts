@@ -12,6 +12,7 @@ import { systemReminder } from "../system-message.js"
 import { repairTurns } from "../turns.js"
 import type { EncodeInput, EncodeResult, ReasoningEffort, RequestPart } from "../types.js"
 import { anthropicEdits, compactionToWire } from "./context-edits.js"
+import { referencesToWire, toolSearchToWire } from "./tool-search-blocks.js"
 import { ANTHROPIC_REGEX_TOOL_SEARCH, ANTHROPIC_TOOL_SEARCH, toAnthropicToolChoice, toAnthropicTools } from "./tools.js"
 import type {
   AnthropicRequest,
@@ -40,10 +41,11 @@ const MIN_THINKING_BUDGET = 1024
 /** Encodes a request for the Anthropic Messages API. */
 export function encodeAnthropic(input: EncodeInput): EncodeResult<AnthropicRequest> {
   const options = input.options ?? {}
-  const prepared = prepareHistory(input, "anthropic")
+  // Tool searches and references go back as they are only to a body that defers tools (the API loads from them).
+  const deferring = (input.prompt.toolCalling ?? "native") === "native" && deferredSent(input)
+  const prepared = prepareHistory(input, "anthropic", deferring)
   const diagnostics: Diagnostic[] = [...prepared.diagnostics]
   const uncarried: RequestPart[] = []
-  const deferring = prepared.toolCalling === "native" && deferredSent(input)
   const native = prepared.toolCalling === "native" && (input.prompt.tools.length > 0 || deferring)
   if (
     (input.prompt.deferredTools?.length ?? 0) > 0 &&
@@ -144,6 +146,10 @@ function encodeMessage(message: Message, diagnostics: Diagnostic[]): MessagePara
   const content: ContentBlockParam[] = []
   const blocks = message.role === "assistant" ? joinSplitThinking(message.content) : message.content
   for (const block of blocks) {
+    if (block.type === "tool_search") {
+      content.push(...toolSearchToWire(block))
+      continue
+    }
     const out = encodeBlock(block, diagnostics)
     if (out) content.push(out)
   }
@@ -244,6 +250,11 @@ function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam
         })
         if (content.length > 0) out.content = content
       }
+      if (block.references !== undefined && block.references.length > 0) {
+        const before =
+          typeof out.content === "string" ? [{ type: "text" as const, text: out.content }] : (out.content ?? [])
+        out.content = [...before, ...referencesToWire(block.references)]
+      }
       if (block.isError) {
         out.content ??= EMPTY_ERROR_RESULT_TEXT
         out.is_error = true
@@ -260,6 +271,9 @@ function encodeBlock(block: Block, diagnostics: Diagnostic[]): ContentBlockParam
     case "compaction":
       // Portability kept only Anthropic's own compaction blocks.
       return compactionToWire(block)
+    case "tool_search":
+      // Two blocks: written by encodeMessage.
+      return undefined
   }
 }
 

@@ -4,12 +4,13 @@
  * messages. Blocks promptline has no place for are listed as JSON paths; a block without a field the API
  * requires is an `invalid-request` error naming its path.
  */
-import type { Block, ImageBlock, Message, Role, TextBlock } from "../../history/message.js"
+import type { Block, ImageBlock, Message, Role, TextBlock, ToolSearchBlock } from "../../history/message.js"
 import type { CacheTtl } from "../cache.js"
 import { ProviderError } from "../errors.js"
 import { obj, str } from "../stream.js"
 import { compactionFromWire } from "./context-edits.js"
 import { ANTHROPIC_MESSAGE_ROLES } from "./request-shape.js"
+import { isToolSearchName, toolSearchResultFromWire } from "./tool-search-blocks.js"
 
 /** A `cache_control` breakpoint found in the request, in prefix order. */
 export interface FoundBreakpoint {
@@ -71,19 +72,48 @@ function decodeContent(value: unknown, at: string, role: Role, index: number, st
   if (typeof value === "string") return [{ type: "text", text: value }]
   if (!Array.isArray(value)) throw invalid(`${at}: must be a string or a list of content blocks`)
   const blocks: Block[] = []
+  const searches = role === "assistant" ? toolSearches(value) : new Map<number, ToolSearchBlock | null>()
   value.forEach((entry, j) => {
     const path = `${at}[${j}]`
     const block = obj(entry)
     if (!block || typeof block.type !== "string")
       throw invalid(`${path}: a content block must be an object with a type`)
     if (role === "system" && block.type !== "text") throw invalid(`${path}: a system message holds text blocks only`)
-    const decoded = decodeBlock(block, path, state)
+    const search = searches.get(j)
+    if (search === null) return
+    const decoded = search ?? decodeBlock(block, path, state)
     if (decoded === undefined) return
     const ttl = ttlOf(block.cache_control)
     if (ttl) state.breakpoints.push({ target: "message", messageIndex: index, ttl })
     blocks.push(decoded)
   })
   return blocks
+}
+
+/**
+ * The tool searches of an assistant message's content: each `server_tool_use` of a tool search with its
+ * `tool_search_tool_result` becomes one block at the call's index (the result's index maps to null: read with
+ * it). A call without its result, or a result that is not a tool search's, is left to be listed as unmodeled.
+ */
+function toolSearches(content: readonly unknown[]): Map<number, ToolSearchBlock | null> {
+  const out = new Map<number, ToolSearchBlock | null>()
+  const results = new Map<string, number>()
+  content.forEach((entry, j) => {
+    const block = obj(entry)
+    const id = str(block?.tool_use_id)
+    if (block?.type === "tool_search_tool_result" && id !== undefined) results.set(id, j)
+  })
+  content.forEach((entry, j) => {
+    const block = obj(entry)
+    const id = str(block?.id)
+    if (block?.type !== "server_tool_use" || !isToolSearchName(block.name) || id === undefined) return
+    const at = results.get(id)
+    const result = at === undefined ? undefined : toolSearchResultFromWire(obj(content[at])?.content)
+    if (at === undefined || result === undefined) return
+    out.set(j, { type: "tool_search", id, name: block.name, input: block.input ?? {}, ...result })
+    out.set(at, null)
+  })
+  return out
 }
 
 /** One content block of a user, assistant or system message; undefined (and listed) when promptline has no place for it. */
@@ -160,6 +190,7 @@ function toolResult(block: Record<string, unknown>, at: string, state: DecodeSta
   if (typeof content === "string") out.content = content
   else if (Array.isArray(content)) {
     const parts: (TextBlock | ImageBlock)[] = []
+    const references: string[] = []
     content.forEach((entry, k) => {
       const path = `${at}.content[${k}]`
       const part = obj(entry)
@@ -169,9 +200,11 @@ function toolResult(block: Record<string, unknown>, at: string, state: DecodeSta
       else if (part.type === "image") {
         const image = imageBlock(part, path, state)
         if (image) parts.push(image)
-      } else state.unmodeled.push(path)
+      } else if (part.type === "tool_reference") references.push(required(part, "tool_name", path))
+      else state.unmodeled.push(path)
     })
     out.content = parts
+    if (references.length > 0) out.references = references
   } else if (content !== undefined && content !== null)
     throw invalid(`${at}.content: must be a string or a list of content blocks`)
   if (block.is_error === true) out.isError = true

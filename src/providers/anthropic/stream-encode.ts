@@ -10,6 +10,7 @@ import type { StreamEncodeOptions, StreamEncoder } from "../types.js"
 import { appliedEditsToWire, compactionToWire } from "./context-edits.js"
 import { anthropicErrorType } from "./errors.js"
 import { stopToAnthropic } from "./stop-reasons.js"
+import { toolSearchToWire } from "./tool-search-blocks.js"
 
 /** One event of an Anthropic stream: its payload (whose `type` is also the SSE event name). */
 export type AnthropicStreamPayload = { type: string } & Record<string, unknown>
@@ -153,6 +154,15 @@ export class AnthropicStreamWriter {
         this.#openBlock({ kind: "text", index: this.#blocks, eventIndex: -1 }, { type: "compaction", content: "" }, out)
         this.#delta(this.#open!.index, { type: "compaction_delta", content, ...opaque }, out)
         this.#closeBlock(out)
+        return
+      }
+      case "tool_search": {
+        // As the API streams a server tool: the call opened empty, its input in one piece, then the result whole.
+        const [use, result] = toolSearchToWire(event)
+        this.#openBlock({ kind: "text", index: this.#blocks, eventIndex: -1 }, { ...use, input: {} }, out)
+        this.#delta(this.#open!.index, { type: "input_json_delta", partial_json: JSON.stringify(use.input) }, out)
+        this.#closeBlock(out)
+        this.#openBlock(undefined, { ...result }, out)
         return
       }
       case "tool_call_start":

@@ -37,11 +37,17 @@ export interface ToolUseBlockParam {
   cache_control?: AnthropicCacheControl
 }
 
-/** The result of a tool call: text, or text and images. */
+/** A deferred tool named in a tool result: the API loads its definition. */
+export interface ToolReferenceBlockParam {
+  type: "tool_reference"
+  tool_name: string
+}
+
+/** The result of a tool call: text, or text and images, and references to deferred tools. */
 export interface ToolResultBlockParam {
   type: "tool_result"
   tool_use_id: string
-  content?: string | (TextBlockParam | ImageBlockParam)[]
+  content?: string | (TextBlockParam | ImageBlockParam | ToolReferenceBlockParam)[]
   is_error?: boolean
   cache_control?: AnthropicCacheControl
 }
@@ -51,6 +57,29 @@ export interface ThinkingBlockParam {
   type: "thinking"
   thinking: string
   signature: string
+}
+
+/** A call of a server tool (here: a tool search) the API ran inside the answer. */
+export interface ServerToolUseBlockParam {
+  type: "server_tool_use"
+  id: string
+  name: AnthropicToolSearchName
+  input: Record<string, unknown>
+}
+
+/** The names Anthropic's search tools call themselves by. */
+export type AnthropicToolSearchName = "tool_search_tool_bm25" | "tool_search_tool_regex"
+
+/** Why a tool search failed. */
+export type ToolSearchErrorCode = "invalid_tool_input" | "unavailable" | "too_many_requests" | "execution_time_exceeded"
+
+/** The result of a tool search: the tools found, as references, or an error. */
+export interface ToolSearchToolResultBlockParam {
+  type: "tool_search_tool_result"
+  tool_use_id: string
+  content:
+    | { type: "tool_search_tool_search_result"; tool_references: ToolReferenceBlockParam[] }
+    | { type: "tool_search_tool_result_error"; error_code: ToolSearchErrorCode }
 }
 
 /** Thinking the API returned encrypted. */
@@ -101,6 +130,8 @@ export type ContentBlockParam =
   | ToolResultBlockParam
   | ThinkingBlockParam
   | RedactedThinkingBlockParam
+  | ServerToolUseBlockParam
+  | ToolSearchToolResultBlockParam
 
 /** A user or assistant message. */
 export interface TurnMessageParam {
