@@ -117,8 +117,8 @@ export class ToolSearchIndex {
   /** Each server's tools as one text, to tell which service a query's words belong to. */
   readonly #serverSearch: MiniSearch<{ id: number; text: string }>
   readonly #serverNames: string[]
-  /** Every stem in the index, so lexicon words no tool uses are not looked up. */
-  readonly #vocabulary = new Set<string>()
+  /** How many tools use each stem: lexicon words no tool uses are not looked up, and rare words weigh more. */
+  readonly #toolsWith = new Map<string, number>()
 
   constructor(tools: readonly EnabledTool[]) {
     this.#tools = tools
@@ -146,7 +146,8 @@ export class ToolSearchIndex {
     })
     this.#search.addAll(docs)
     for (const d of docs) {
-      for (const s of stemsOf(`${d.name} ${d.server} ${d.description} ${d.params}`)) this.#vocabulary.add(s)
+      for (const s of new Set(stemsOf(`${d.name} ${d.server} ${d.description} ${d.params}`)))
+        this.#toolsWith.set(s, (this.#toolsWith.get(s) ?? 0) + 1)
     }
     this.#serverSearch = new (miniSearch())<{ id: number; text: string }>({
       fields: ["text"],
@@ -180,7 +181,7 @@ export class ToolSearchIndex {
     const seen = new Set([word.stem])
     const add = (w: string, weight: number) => {
       const stem = stemTerm(w)
-      if (stem === null || seen.has(stem) || !this.#vocabulary.has(stem) || terms.length > MAX_EXPANSIONS) return
+      if (stem === null || seen.has(stem) || !this.#toolsWith.has(stem) || terms.length > MAX_EXPANSIONS) return
       seen.add(stem)
       terms.push({ stem, weight, prefix: false })
     }
@@ -205,6 +206,11 @@ export class ToolSearchIndex {
     return { ids: hits.map((h) => h.id as number), scores: hits.map((h) => h.score) }
   }
 
+  /** How much a query word says about which tool is meant: its inverse document frequency among the tools. */
+  #specificity(stem: string): number {
+    return Math.log(1 + this.#tools.length / (1 + (this.#toolsWith.get(stem) ?? 0)))
+  }
+
   /** Each server's share of the best server's score for the query's words (its tools' text as one document). */
   #serverVocabulary(words: readonly QueryWord[]): Map<string, number> {
     const hits = this.#serverSearch.search(words.map((w) => w.stem).join(" "), {
@@ -225,7 +231,7 @@ export class ToolSearchIndex {
   search(query: string, limit: number): ToolMatch[] {
     const exact = this.#byName.get(query.trim())
     // Identifiers (ids, hashes, versions) count only when a tool's text has them too ("k8s", "oauth2").
-    const words = analyzeQuery(query).filter((w) => !isIdentifier(w.word) || this.#vocabulary.has(w.stem))
+    const words = analyzeQuery(query).filter((w) => !isIdentifier(w.word) || this.#toolsWith.has(w.stem))
     const stems = new Set(words.map((w) => w.stem))
     const named = new Map<string, number>()
     for (const [server, parts] of this.#serverStems) {
@@ -238,11 +244,13 @@ export class ToolSearchIndex {
     // Scores by tool id, in arrays: a search touches a few hundred tools and allocates little.
     const n = this.#tools.length
     const total = new Float64Array(n)
-    const matched = new Uint16Array(n)
+    const matched = new Float64Array(n)
     const best = new Float64Array(n)
     const touched: number[] = []
     const memo = new Map<string, { ids: number[]; scores: number[] }>()
-    for (const word of content) {
+    const weights = content.map((w) => this.#specificity(w.stem))
+    const allWeight = weights.reduce((a, b) => a + b, 0)
+    for (const [k, word] of content.entries()) {
       const mine: number[] = []
       for (const term of this.#terms(word)) {
         const key = `${term.stem}${term.prefix ? "*" : ""}`
@@ -261,7 +269,7 @@ export class ToolSearchIndex {
       for (const id of mine) {
         if (matched[id] === 0) touched.push(id)
         total[id]! += best[id]!
-        matched[id]!++
+        matched[id]! += weights[k]!
         best[id] = 0
       }
     }
@@ -269,7 +277,7 @@ export class ToolSearchIndex {
     const hits = touched
       .map((id) => {
         const server = this.#tools[id]!.mcp?.server ?? ""
-        const coverage = (matched[id]! / content.length) ** COVERAGE_POWER
+        const coverage = (matched[id]! / allWeight) ** COVERAGE_POWER
         const service =
           (1 + NAMED_SERVER_BOOST * (named.get(server) ?? 0)) *
           (1 + SERVER_VOCABULARY_BOOST * (vocabulary.get(server) ?? 0))
