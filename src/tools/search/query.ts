@@ -21,6 +21,17 @@ const CLAUSE_OPENERS = new Set("and or but so then".split(" "))
 /** Where a query's clauses end: punctuation that separates sentences or clauses. */
 const CLAUSE_END = /[,;:.!?]+(?:\s|$)/
 
+/**
+ * The things a query names by their form rather than by a word, and the word a tool's text uses for each: a web
+ * address, an e-mail address, a file's path or name (the last part has an extension that is not a web domain's:
+ * "src/app.ts", "notes.txt", ".env.example"). The word is added to the query; the name's own words stay (they may name what the file is).
+ */
+const NAMED_THINGS: readonly { form: RegExp; word: string }[] = [
+  { form: /\bhttps?:\/\/\S+/i, word: "url" },
+  { form: /[\w.+-]+@[\w-]+\.[\w.-]+/, word: "email" },
+  { form: /(?:^|\s)\.?[\w-]+(?:[/\\][\w.-]+)*\.(?!(?:com|org|net|io|dev|ai|app|co|edu|gov)\b)[A-Za-z]\w{0,9}\b/, word: "file" },
+]
+
 /** The extension of a file or host name in a query ("old.txt", "example.com"): a fragment, not a task word. */
 const FILE_EXTENSION = /([A-Za-z0-9_])\.[A-Za-z][A-Za-z0-9]{0,4}\b/g
 
@@ -60,6 +71,9 @@ export function analyzeQuery(query: string): QueryWord[] {
       opening = false
       out.push({ word: lower, stem, ...(role ? { role } : {}) })
     }
+  }
+  for (const word of NAMED_THINGS.filter((t) => t.form.test(query)).map((t) => t.word)) {
+    out.push({ word, stem: stemTerm(word)!, ...(lookUpWord(word)?.entry.n ? { role: "n" as const } : {}) })
   }
   return out
 }

@@ -79,7 +79,27 @@ describe("query analysis", () => {
       "lines",
       "notes",
       "example",
+      "file",
     ])
+  })
+
+  it("reads a verb where a clause opens or before its object, not elsewhere", () => {
+    const roles = (q: string) => analyzeQuery(q).map((w) => `${w.word}:${w.role ?? ""}`)
+    expect(roles("the task is done, shift it to the last column")).toContain("shift:v")
+    expect(roles("the task is done and shift it")).toContain("shift:v")
+    expect(roles("put my work aside")).toContain("put:v")
+    expect(roles("a report on the shift schedule")).toContain("shift:n")
+  })
+
+  it("adds the word for what a query names by its form: a file, a web address, an e-mail address", () => {
+    const words = (q: string) => analyzeQuery(q).map((w) => w.word)
+    expect(words("stage src/app.ts")).toEqual(["stage", "src", "app", "file"])
+    expect(words("what does .env.example say")).toContain("file")
+    expect(words("fetch https://example.com/a")).toContain("url")
+    expect(words("find the user ann@example.com")).toContain("email")
+    // A host name or a branch name is no file.
+    expect(words("open example.com")).not.toContain("file")
+    expect(words("check out feature/login")).not.toContain("file")
   })
 
   it("leaves identifiers out unless a tool's text has them", () => {

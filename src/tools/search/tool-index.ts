@@ -39,7 +39,7 @@ const MAX_EXPANSIONS = 8
 const COVERAGE_POWER = 0.5
 
 /** How much a server the query names multiplies its tools' scores (times the share of its name's words named). */
-const NAMED_SERVER_BOOST = 2
+const NAMED_SERVER_BOOST = 4
 
 /** How much the server whose tools' text best matches the query multiplies its tools' scores (others less). */
 const SERVER_VOCABULARY_BOOST = 0.3
