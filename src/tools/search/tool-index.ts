@@ -247,6 +247,7 @@ export class ToolSearchIndex {
     const matched = new Float64Array(n)
     const best = new Float64Array(n)
     const touched: number[] = []
+    const credit = new Float64Array(n)
     const memo = new Map<string, { ids: number[]; scores: number[] }>()
     const weights = content.map((w) => this.#specificity(w.stem))
     const allWeight = weights.reduce((a, b) => a + b, 0)
@@ -264,13 +265,15 @@ export class ToolSearchIndex {
           const s = found.scores[i]! * term.weight
           if (best[id] === 0) mine.push(id)
           if (s > best[id]!) best[id] = s
+          if (term.weight > credit[id]!) credit[id] = term.weight
         }
       }
       for (const id of mine) {
         if (matched[id] === 0) touched.push(id)
         total[id]! += best[id]!
-        matched[id]! += weights[k]!
+        matched[id]! += weights[k]! * credit[id]!
         best[id] = 0
+        credit[id] = 0
       }
     }
     const vocabulary = content.length > 0 ? this.#serverVocabulary(content) : new Map<string, number>()
