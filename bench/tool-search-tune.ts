@@ -30,7 +30,9 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 for (const c of ["all", "direct", "indirect", "far"] as const) {
   const group = tune.filter((t) => c === "all" || t.class === c)
   const s = score(group, ranks)
-  process.stdout.write(`tune ${c.padEnd(9)} ${String(s.count).padStart(4)}  top-1 ${pct(s.top1)}  top-5 ${pct(s.top5)}  MRR ${s.mrr.toFixed(3)}\n`)
+  process.stdout.write(
+    `tune ${c.padEnd(9)} ${String(s.count).padStart(4)}  top-1 ${pct(s.top1)}  top-5 ${pct(s.top5)}  MRR ${s.mrr.toFixed(3)}\n`,
+  )
 }
 if (process.argv.includes("--misses")) {
   for (const t of tune) {

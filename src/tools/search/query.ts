@@ -29,7 +29,10 @@ const CLAUSE_END = /[,;:.!?]+(?:\s|$)/
 const NAMED_THINGS: readonly { form: RegExp; word: string }[] = [
   { form: /\bhttps?:\/\/\S+/i, word: "url" },
   { form: /[\w.+-]+@[\w-]+\.[\w.-]+/, word: "email" },
-  { form: /(?:^|\s)\.?[\w-]+(?:[/\\][\w.-]+)*\.(?!(?:com|org|net|io|dev|ai|app|co|edu|gov)\b)[A-Za-z]\w{0,9}\b/, word: "file" },
+  {
+    form: /(?:^|\s)\.?[\w-]+(?:[/\\][\w.-]+)*\.(?!(?:com|org|net|io|dev|ai|app|co|edu|gov)\b)[A-Za-z]\w{0,9}\b/,
+    word: "file",
+  },
 ]
 
 /** The extension of a file or host name in a query ("old.txt", "example.com"): a fragment, not a task word. */

@@ -145,6 +145,17 @@ describe("expansion is guarded", () => {
   })
 })
 
+describe("words side by side", () => {
+  it("ranks a tool whose text has two query words side by side above one that has them apart", () => {
+    for (const swap of [false, true]) {
+      const apart = tool("s", "apart", "Request the branch, pull a change.")
+      const together = tool("s", "together", "Lists the pull request of a change.")
+      const index = new ToolSearchIndex(swap ? [together, apart] : [apart, together])
+      expect(first(index, "change the pull request")).toBe("together")
+    }
+  })
+})
+
 describe("fields and servers", () => {
   it("finds a tool by a parameter's name, description or enum value", () => {
     const index = new ToolSearchIndex([

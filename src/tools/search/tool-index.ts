@@ -44,6 +44,9 @@ const NAMED_SERVER_BOOST = 4
 /** How much the server whose tools' text best matches the query multiplies its tools' scores (others less). */
 const SERVER_VOCABULARY_BOOST = 0.3
 
+/** How much each pair of query words a tool's text has side by side multiplies its score (times the count). */
+const PAIR_BONUS = 0.6
+
 interface Doc {
   id: number
   name: string
@@ -119,6 +122,8 @@ export class ToolSearchIndex {
   readonly #serverNames: string[]
   /** How many tools use each stem: lexicon words no tool uses are not looked up, and rare words weigh more. */
   readonly #toolsWith = new Map<string, number>()
+  /** The tools whose name or description has two stems side by side ("pull request", "directory tree"), by pair. */
+  readonly #pairs = new Map<string, number[]>()
 
   constructor(tools: readonly EnabledTool[]) {
     this.#tools = tools
@@ -145,6 +150,17 @@ export class ToolSearchIndex {
       }
     })
     this.#search.addAll(docs)
+    for (const d of docs) {
+      for (const text of [d.name, firstSentence(d.description)]) {
+        const stems = stemsOf(text)
+        for (let i = 1; i < stems.length; i++) {
+          const key = `${stems[i - 1]} ${stems[i]}`
+          const ids = this.#pairs.get(key) ?? []
+          if (ids.at(-1) !== d.id) ids.push(d.id)
+          this.#pairs.set(key, ids)
+        }
+      }
+    }
     for (const d of docs) {
       for (const s of new Set(stemsOf(`${d.name} ${d.server} ${d.description} ${d.params}`)))
         this.#toolsWith.set(s, (this.#toolsWith.get(s) ?? 0) + 1)
@@ -276,6 +292,10 @@ export class ToolSearchIndex {
         credit[id] = 0
       }
     }
+    // Two query words side by side that a tool's text has side by side too.
+    const pairs = new Float64Array(n)
+    for (let k = 1; k < content.length; k++)
+      for (const id of this.#pairs.get(`${content[k - 1]!.stem} ${content[k]!.stem}`) ?? []) pairs[id]!++
     const vocabulary = content.length > 0 ? this.#serverVocabulary(content) : new Map<string, number>()
     const hits = touched
       .map((id) => {
@@ -284,7 +304,7 @@ export class ToolSearchIndex {
         const service =
           (1 + NAMED_SERVER_BOOST * (named.get(server) ?? 0)) *
           (1 + SERVER_VOCABULARY_BOOST * (vocabulary.get(server) ?? 0))
-        return { id, score: total[id]! * coverage * service }
+        return { id, score: total[id]! * coverage * service * (1 + PAIR_BONUS * pairs[id]!) }
       })
       .sort((a, b) => b.score - a.score || a.id - b.id)
       .map(({ id, score }) => ({ tool: this.#tools[id]!, score }))
@@ -293,4 +313,9 @@ export class ToolSearchIndex {
       : hits
     return ranked.slice(0, Math.max(0, limit))
   }
+}
+
+/** A description's first sentence: what the tool does, before the notes on how to use it and other tools. */
+function firstSentence(text: string): string {
+  return /^[\s\S]*?[.!?\n](?=\s|$)/.exec(text)?.[0] ?? text
 }
