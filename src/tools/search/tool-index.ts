@@ -240,7 +240,8 @@ export class ToolSearchIndex {
   /**
    * The best matches for a query, best first; ties keep the tools' order. An exact tool name comes first. Each
    * content word of the query adds its best match among itself and the words it stands for (these at lower
-   * weights); a tool matching fewer of the words ranks lower. A query that names a server (github, chrome
+   * weights); a tool matching fewer of the words, or only the common ones, ranks lower, and one whose name or
+   * first sentence has two of them side by side ranks higher. A query that names a server (github, chrome
    * devtools) ranks that server's tools higher, fully named servers above half named ones, and the words of a
    * fully named server then count only for that.
    */
