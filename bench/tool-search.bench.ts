@@ -3,7 +3,8 @@
 // every tool (target ≤ 15%), (2) top-1, top-5 and MRR on the frozen task phrasings (tasks.json), per half and per
 // class, next to minisearch with its default settings in the same run (targets on the held-out half: ≥ 85% top-5,
 // ≥ 60% top-1), hybrid mode with a deterministic trigram stand-in for an embedding model, and the older 167 phrasings of queries.json over the whole fixture, (3) the CPU time of one search
-// with 500 tools (target under 1 ms). PROMPTLINE_BENCH_MISSES=1 lists the tune half's misses (never the held-out's).
+// with 500 tools (target under 1 ms).
+// The tune half alone, with its misses, is bench/tool-search-tune.ts (the held-out half is only ever scored here).
 import MiniSearch from "minisearch"
 import { createContext, type McpServerInfo, type PromptContext } from "../src/context/prompt-context.js"
 import { overheadOf, TokenCounter } from "../src/history/tokens.js"
@@ -85,16 +86,6 @@ const toolSearch: Benchmark = {
       ["hybrid, trigram stand-in", ranksOf(tasks, (q) => hybridLabels.get(q) ?? [])],
     ])
     process.stdout.write(`${scoreTable(tasks, rankings)}\n`)
-    if (process.env.PROMPTLINE_BENCH_MISSES === "1") {
-      for (const t of inGroup(tasks, { split: "tune", class: "all" })) {
-        const rank = rankings.get("promptline")!.get(t)!
-        if (rank === 1) continue
-        const got = ours(t.query).slice(0, 3).join(", ")
-        process.stdout.write(
-          `  ${rank === 0 ? "miss" : `#${rank}`} [${t.class}] "${t.query}" → ${t.tool}; got ${got}\n`,
-        )
-      }
-    }
     const half = (split: TaskPhrasing["split"], which: "top1" | "top5" | "mrr") => {
       const group = inGroup(tasks, { split, class: "all" })
       return [

@@ -12,6 +12,29 @@ export interface QueryWord {
 /** Words that, before the task's verb, only say that a task follows ("can you please", "I need to"). */
 const LEAD_INS = new Set("i we need needs like let help try going also just then first".split(" "))
 
+/** Words that follow a verb as its object or the object's determiner ("shift it", "pick the", "save this"). */
+const OBJECT_OPENERS = new Set("a an the my our your his her its their this that these those it them me us".split(" "))
+
+/** Words that open a new clause, after which a verb may again state a task ("..., and then shift it"). */
+const CLAUSE_OPENERS = new Set("and or but so then".split(" "))
+
+/** Where a query's clauses end: punctuation that separates sentences or clauses. */
+const CLAUSE_END = /[,;:.!?]+(?:\s|$)/
+
+/**
+ * The things a query names by their form rather than by a word, and the word a tool's text uses for each: a web
+ * address, an e-mail address, a file's path or name (the last part has an extension that is not a web domain's:
+ * "src/app.ts", "notes.txt", ".env.example"). The word is added to the query; the name's own words stay (they may name what the file is).
+ */
+const NAMED_THINGS: readonly { form: RegExp; word: string }[] = [
+  { form: /\bhttps?:\/\/\S+/i, word: "url" },
+  { form: /[\w.+-]+@[\w-]+\.[\w.-]+/, word: "email" },
+  {
+    form: /(?:^|\s)\.?[\w-]+(?:[/\\][\w.-]+)*\.(?!(?:com|org|net|io|dev|ai|app|co|edu|gov)\b)[A-Za-z]\w{0,9}\b/,
+    word: "file",
+  },
+]
+
 /** The extension of a file or host name in a query ("old.txt", "example.com"): a fragment, not a task word. */
 const FILE_EXTENSION = /([A-Za-z0-9_])\.[A-Za-z][A-Za-z0-9]{0,4}\b/g
 
@@ -22,31 +45,38 @@ export function isIdentifier(word: string): boolean {
 
 /**
  * The content words of a query and their roles. Stop words, numbers, single characters and the extensions of
- * file names are dropped. The
- * task's verb is the first word the lexicon knows as a verb when it opens the query (after lead-ins such as "please"
- * or "I need to") or follows "to"; "file a bug" reads `file` as a verb and `bug` as a noun. Other words are nouns
- * when the lexicon knows them as nouns, else verbs.
+ * file names are dropped. A word the lexicon knows as a verb is read as one (the task) where a task's verb stands:
+ * opening a clause (the query, or after a comma, "and", "so"; lead-ins such as "please" or "I need to" skipped),
+ * after "to", or before an object's determiner or pronoun ("shift it", "swap the word"); "file a bug" reads `file`
+ * as a verb and `bug` as a noun. Other words are nouns when the lexicon knows them as nouns, else verbs.
  */
 export function analyzeQuery(query: string): QueryWord[] {
-  const words = toolTerms(query.replace(FILE_EXTENSION, "$1 "))
   const out: QueryWord[] = []
-  let opening = true
-  for (const [i, word] of words.entries()) {
-    const lower = word.toLowerCase()
-    const afterTo = i > 0 && words[i - 1]!.toLowerCase() === "to"
-    const stem = stemTerm(word)
-    if (stem === null) {
-      if (!isStopWord(lower)) opening = false
-      continue
+  for (const clause of query.replace(FILE_EXTENSION, "$1 ").split(CLAUSE_END)) {
+    const words = toolTerms(clause)
+    let opening = true
+    for (const [i, word] of words.entries()) {
+      const lower = word.toLowerCase()
+      const before = i > 0 ? words[i - 1]!.toLowerCase() : ""
+      const stem = stemTerm(word)
+      if (stem === null) {
+        if (!isStopWord(lower)) opening = false
+        if (CLAUSE_OPENERS.has(lower)) opening = true
+        continue
+      }
+      if (LEAD_INS.has(lower)) continue
+      const entry = lookUpWord(lower)?.entry
+      const verbPlace = opening || before === "to" || OBJECT_OPENERS.has(words[i + 1]?.toLowerCase() ?? "")
+      let role: PartOfSpeech | undefined
+      if (entry?.v && verbPlace) role = "v"
+      else if (entry?.n) role = "n"
+      else if (entry?.v) role = "v"
+      opening = false
+      out.push({ word: lower, stem, ...(role ? { role } : {}) })
     }
-    if (LEAD_INS.has(lower)) continue
-    const entry = lookUpWord(lower)?.entry
-    let role: PartOfSpeech | undefined
-    if (entry?.v && (opening || afterTo)) role = "v"
-    else if (entry?.n) role = "n"
-    else if (entry?.v) role = "v"
-    opening = false
-    out.push({ word: lower, stem, ...(role ? { role } : {}) })
+  }
+  for (const word of NAMED_THINGS.filter((t) => t.form.test(query)).map((t) => t.word)) {
+    out.push({ word, stem: stemTerm(word)!, ...(lookUpWord(word)?.entry.n ? { role: "n" as const } : {}) })
   }
   return out
 }

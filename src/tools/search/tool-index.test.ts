@@ -79,7 +79,27 @@ describe("query analysis", () => {
       "lines",
       "notes",
       "example",
+      "file",
     ])
+  })
+
+  it("reads a verb where a clause opens or before its object, not elsewhere", () => {
+    const roles = (q: string) => analyzeQuery(q).map((w) => `${w.word}:${w.role ?? ""}`)
+    expect(roles("the task is done, shift it to the last column")).toContain("shift:v")
+    expect(roles("the task is done and shift it")).toContain("shift:v")
+    expect(roles("put my work aside")).toContain("put:v")
+    expect(roles("a report on the shift schedule")).toContain("shift:n")
+  })
+
+  it("adds the word for what a query names by its form: a file, a web address, an e-mail address", () => {
+    const words = (q: string) => analyzeQuery(q).map((w) => w.word)
+    expect(words("stage src/app.ts")).toEqual(["stage", "src", "app", "file"])
+    expect(words("what does .env.example say")).toContain("file")
+    expect(words("fetch https://example.com/a")).toContain("url")
+    expect(words("find the user ann@example.com")).toContain("email")
+    // A host name or a branch name is no file.
+    expect(words("open example.com")).not.toContain("file")
+    expect(words("check out feature/login")).not.toContain("file")
   })
 
   it("leaves identifiers out unless a tool's text has them", () => {
@@ -122,6 +142,17 @@ describe("expansion is guarded", () => {
   it("follows the sense of the role the word has: 'file' as a verb is not a file on disk", () => {
     expect(top("file a bug on github")[0]).toBe("github/create_issue")
     expect(top("read the file notes")).toContain("filesystem/read_text_file")
+  })
+})
+
+describe("words side by side", () => {
+  it("ranks a tool whose text has two query words side by side above one that has them apart", () => {
+    for (const swap of [false, true]) {
+      const apart = tool("s", "apart", "Request the branch, pull a change.")
+      const together = tool("s", "together", "Lists the pull request of a change.")
+      const index = new ToolSearchIndex(swap ? [together, apart] : [apart, together])
+      expect(first(index, "change the pull request")).toBe("together")
+    }
   })
 })
 

@@ -39,10 +39,13 @@ const MAX_EXPANSIONS = 8
 const COVERAGE_POWER = 0.5
 
 /** How much a server the query names multiplies its tools' scores (times the share of its name's words named). */
-const NAMED_SERVER_BOOST = 2
+const NAMED_SERVER_BOOST = 4
 
 /** How much the server whose tools' text best matches the query multiplies its tools' scores (others less). */
 const SERVER_VOCABULARY_BOOST = 0.3
+
+/** How much each pair of query words a tool's text has side by side multiplies its score (times the count). */
+const PAIR_BONUS = 0.6
 
 interface Doc {
   id: number
@@ -117,8 +120,10 @@ export class ToolSearchIndex {
   /** Each server's tools as one text, to tell which service a query's words belong to. */
   readonly #serverSearch: MiniSearch<{ id: number; text: string }>
   readonly #serverNames: string[]
-  /** Every stem in the index, so lexicon words no tool uses are not looked up. */
-  readonly #vocabulary = new Set<string>()
+  /** How many tools use each stem: lexicon words no tool uses are not looked up, and rare words weigh more. */
+  readonly #toolsWith = new Map<string, number>()
+  /** The tools whose name or description has two stems side by side ("pull request", "directory tree"), by pair. */
+  readonly #pairs = new Map<string, number[]>()
 
   constructor(tools: readonly EnabledTool[]) {
     this.#tools = tools
@@ -146,7 +151,19 @@ export class ToolSearchIndex {
     })
     this.#search.addAll(docs)
     for (const d of docs) {
-      for (const s of stemsOf(`${d.name} ${d.server} ${d.description} ${d.params}`)) this.#vocabulary.add(s)
+      for (const text of [d.name, firstSentence(d.description)]) {
+        const stems = stemsOf(text)
+        for (let i = 1; i < stems.length; i++) {
+          const key = `${stems[i - 1]} ${stems[i]}`
+          const ids = this.#pairs.get(key) ?? []
+          if (ids.at(-1) !== d.id) ids.push(d.id)
+          this.#pairs.set(key, ids)
+        }
+      }
+    }
+    for (const d of docs) {
+      for (const s of new Set(stemsOf(`${d.name} ${d.server} ${d.description} ${d.params}`)))
+        this.#toolsWith.set(s, (this.#toolsWith.get(s) ?? 0) + 1)
     }
     this.#serverSearch = new (miniSearch())<{ id: number; text: string }>({
       fields: ["text"],
@@ -180,7 +197,7 @@ export class ToolSearchIndex {
     const seen = new Set([word.stem])
     const add = (w: string, weight: number) => {
       const stem = stemTerm(w)
-      if (stem === null || seen.has(stem) || !this.#vocabulary.has(stem) || terms.length > MAX_EXPANSIONS) return
+      if (stem === null || seen.has(stem) || !this.#toolsWith.has(stem) || terms.length > MAX_EXPANSIONS) return
       seen.add(stem)
       terms.push({ stem, weight, prefix: false })
     }
@@ -205,6 +222,11 @@ export class ToolSearchIndex {
     return { ids: hits.map((h) => h.id as number), scores: hits.map((h) => h.score) }
   }
 
+  /** How much a query word says about which tool is meant: its inverse document frequency among the tools. */
+  #specificity(stem: string): number {
+    return Math.log(1 + this.#tools.length / (1 + (this.#toolsWith.get(stem) ?? 0)))
+  }
+
   /** Each server's share of the best server's score for the query's words (its tools' text as one document). */
   #serverVocabulary(words: readonly QueryWord[]): Map<string, number> {
     const hits = this.#serverSearch.search(words.map((w) => w.stem).join(" "), {
@@ -218,14 +240,15 @@ export class ToolSearchIndex {
   /**
    * The best matches for a query, best first; ties keep the tools' order. An exact tool name comes first. Each
    * content word of the query adds its best match among itself and the words it stands for (these at lower
-   * weights); a tool matching fewer of the words ranks lower. A query that names a server (github, chrome
+   * weights); a tool matching fewer of the words, or only the common ones, ranks lower, and one whose name or
+   * first sentence has two of them side by side ranks higher. A query that names a server (github, chrome
    * devtools) ranks that server's tools higher, fully named servers above half named ones, and the words of a
    * fully named server then count only for that.
    */
   search(query: string, limit: number): ToolMatch[] {
     const exact = this.#byName.get(query.trim())
     // Identifiers (ids, hashes, versions) count only when a tool's text has them too ("k8s", "oauth2").
-    const words = analyzeQuery(query).filter((w) => !isIdentifier(w.word) || this.#vocabulary.has(w.stem))
+    const words = analyzeQuery(query).filter((w) => !isIdentifier(w.word) || this.#toolsWith.has(w.stem))
     const stems = new Set(words.map((w) => w.stem))
     const named = new Map<string, number>()
     for (const [server, parts] of this.#serverStems) {
@@ -238,11 +261,14 @@ export class ToolSearchIndex {
     // Scores by tool id, in arrays: a search touches a few hundred tools and allocates little.
     const n = this.#tools.length
     const total = new Float64Array(n)
-    const matched = new Uint16Array(n)
+    const matched = new Float64Array(n)
     const best = new Float64Array(n)
     const touched: number[] = []
+    const credit = new Float64Array(n)
     const memo = new Map<string, { ids: number[]; scores: number[] }>()
-    for (const word of content) {
+    const weights = content.map((w) => this.#specificity(w.stem))
+    const allWeight = weights.reduce((a, b) => a + b, 0)
+    for (const [k, word] of content.entries()) {
       const mine: number[] = []
       for (const term of this.#terms(word)) {
         const key = `${term.stem}${term.prefix ? "*" : ""}`
@@ -256,24 +282,30 @@ export class ToolSearchIndex {
           const s = found.scores[i]! * term.weight
           if (best[id] === 0) mine.push(id)
           if (s > best[id]!) best[id] = s
+          if (term.weight > credit[id]!) credit[id] = term.weight
         }
       }
       for (const id of mine) {
         if (matched[id] === 0) touched.push(id)
         total[id]! += best[id]!
-        matched[id]!++
+        matched[id]! += weights[k]! * credit[id]!
         best[id] = 0
+        credit[id] = 0
       }
     }
+    // Two query words side by side that a tool's text has side by side too.
+    const pairs = new Float64Array(n)
+    for (let k = 1; k < content.length; k++)
+      for (const id of this.#pairs.get(`${content[k - 1]!.stem} ${content[k]!.stem}`) ?? []) pairs[id]!++
     const vocabulary = content.length > 0 ? this.#serverVocabulary(content) : new Map<string, number>()
     const hits = touched
       .map((id) => {
         const server = this.#tools[id]!.mcp?.server ?? ""
-        const coverage = (matched[id]! / content.length) ** COVERAGE_POWER
+        const coverage = (matched[id]! / allWeight) ** COVERAGE_POWER
         const service =
           (1 + NAMED_SERVER_BOOST * (named.get(server) ?? 0)) *
           (1 + SERVER_VOCABULARY_BOOST * (vocabulary.get(server) ?? 0))
-        return { id, score: total[id]! * coverage * service }
+        return { id, score: total[id]! * coverage * service * (1 + PAIR_BONUS * pairs[id]!) }
       })
       .sort((a, b) => b.score - a.score || a.id - b.id)
       .map(({ id, score }) => ({ tool: this.#tools[id]!, score }))
@@ -282,4 +314,9 @@ export class ToolSearchIndex {
       : hits
     return ranked.slice(0, Math.max(0, limit))
   }
+}
+
+/** A description's first sentence: what the tool does, before the notes on how to use it and other tools. */
+function firstSentence(text: string): string {
+  return /^[\s\S]*?[.!?\n](?=\s|$)/.exec(text)?.[0] ?? text
 }
