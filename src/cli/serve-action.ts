@@ -1,5 +1,7 @@
 // The action of `promptline serve`, loaded only when the command runs (see serve.ts for its flags).
 import { resolve } from "node:path"
+import type { RouteConfig } from "../config/gateway.js"
+import { routeLinks } from "../config/gateway-routes.js"
 import { formatDiagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
 import { logField, logJson, logLine } from "../gateway/log.js"
@@ -24,6 +26,15 @@ function clientLines(urls: {
     ["Gemini API", `GOOGLE_GEMINI_BASE_URL=${urls.gemini}`, "Gemini CLI; @google/genai httpOptions.baseUrl"],
     ["Responses WS", urls.responsesWebSocket, "the Responses API's WebSocket mode"],
   ]
+}
+
+/** A route as the start line shows it: its match, then each upstream it tries in order (`a/model → b`). */
+function routeText(route: RouteConfig): string {
+  const links = routeLinks(route).map((l) => {
+    const model = l.model ?? route.model
+    return `${l.upstream}${model ? `/${model}` : ""}`
+  })
+  return `${route.match} → ${links.join(" | ")}`
 }
 
 /** Runs the gateway until SIGTERM or SIGINT; returns the exit code. */
@@ -90,7 +101,7 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     io.stdout(
       routes.length === 0
         ? "  no routes: each request goes to its own provider with the key the client sent\n"
-        : `  ${routes.length} route${routes.length === 1 ? "" : "s"}: ${routes.map((r) => `${r.match} → ${r.upstream}${r.model ? `/${r.model}` : ""}`).join(", ")}\n`,
+        : `  ${routes.length} route${routes.length === 1 ? "" : "s"}: ${routes.map(routeText).join(", ")}\n`,
     )
   }
   await new Promise<void>((done) => {
