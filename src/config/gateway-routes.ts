@@ -20,7 +20,11 @@ export interface RouteLink {
 export function routeLinks(route: RouteConfig): RouteLink[] {
   const listed = typeof route.upstream === "string" ? [route.upstream] : route.upstream
   return listed.map((link) =>
-    typeof link === "string" ? { upstream: link } : link.model === undefined ? { upstream: link.upstream } : { ...link },
+    typeof link === "string"
+      ? { upstream: link }
+      : link.model === undefined
+        ? { upstream: link.upstream }
+        : { ...link },
   )
 }
 

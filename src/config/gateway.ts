@@ -177,14 +177,25 @@ function makeSchemas() {
         }
       }
       const breaker = gateway.fallback?.breaker
-      if (breaker?.cooldownMs !== undefined && breaker.maxCooldownMs !== undefined && breaker.maxCooldownMs < breaker.cooldownMs)
+      if (
+        breaker?.cooldownMs !== undefined &&
+        breaker.maxCooldownMs !== undefined &&
+        breaker.maxCooldownMs < breaker.cooldownMs
+      )
         ctx.addIssue({
           code: "custom",
           path: ["fallback", "breaker", "maxCooldownMs"],
           message: `is less than cooldownMs (${breaker.cooldownMs}); the cap must be at least the first cooldown`,
         })
     })
-  return { upstream: upstreamSchema, route: routeSchema, link: linkSchema, store: storeSchema, fallback: fallbackSchema, gateway }
+  return {
+    upstream: upstreamSchema,
+    route: routeSchema,
+    link: linkSchema,
+    store: storeSchema,
+    fallback: fallbackSchema,
+    gateway,
+  }
 }
 
 const schemas = lazyValue(makeSchemas)

@@ -14,9 +14,11 @@ import type { UsageTotals } from "../cache/usage.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
 import type { ModelInfo } from "../models/types.js"
+import { CircuitBreaker } from "./breaker.js"
 import { ConversationChangeLogs } from "./change-logs.js"
 import { countTranslated } from "./count.js"
 import { arrive, type Decision, decide, type Refusal } from "./decide.js"
+import { fallBack } from "./fallback.js"
 import { listen, serverOptions } from "./listen.js"
 import { answerModelList } from "./models-list.js"
 import { NOTHING_LEARNED, outcomeOf, type PipelineResult } from "./outcome.js"
@@ -109,10 +111,17 @@ export class Gateway {
   ) {
     this.#serving = { settings, config: options.config, env: options.env, models: options.models ?? [] }
     const extra = options.answerHeaders
+    const clock = options.clock ?? Date.now
     this.#shared = {
-      clock: options.clock ?? Date.now,
+      clock,
       counter: () => this.#tokenCounter(),
       changeLogs: new ConversationChangeLogs(stateStore, (error) => this.#report(error, "shared-state")),
+      breaker: new CircuitBreaker(
+        stateStore,
+        () => this.#serving.settings.fallback.breaker,
+        clock,
+        (upstream, circuit) => this.#status.setCircuit(upstream, circuit),
+      ),
       answerHeaders: extra ? async (early) => (await extra(early)) ?? {} : undefined,
     }
     this.#status = new GatewayStatus({
@@ -297,8 +306,10 @@ function runPipeline(
     case "models":
       return answerModelList(decision.request, reply, serving)
     case "same-format":
+      if (decision.request.fallbacks) return fallBack(decision.request, reply, serving, shared)
       return passThrough(decision.request, reply, serving, shared)
     case "translate":
+      if (decision.request.fallbacks) return fallBack(decision.request, reply, serving, shared)
       return translate(decision.request, reply, serving, shared)
     case "count":
       return countTranslated(decision.request, reply, serving, shared)

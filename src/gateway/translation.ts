@@ -95,7 +95,7 @@ async function prepare(
 
 /**
  * Encodes the request for one target and sends it. Fails (as a value) when the target refused it before any byte
- * of an answer; otherwise the answer is ready to be read. Throws only for what no target could take (an option
+ * of an answer (or sent no headers within `headersTimeoutMs`, when given); otherwise the answer is ready to be read. Throws only for what no target could take (an option
  * in the client's body that cannot be sent on).
  */
 export async function attemptTranslation(
@@ -105,6 +105,7 @@ export async function attemptTranslation(
   serving: ServingConfig,
   shared: GatewayShared,
   signal: AbortSignal,
+  headersTimeoutMs?: number,
 ): Promise<TranslationAttempt> {
   // Signatures the gateway sealed on earlier answers name their model again, for portability to go by.
   const decoded = { ...request.decoded, messages: unsealMessages(request.decoded.messages) }
@@ -136,7 +137,14 @@ export async function attemptTranslation(
           .catch(() => undefined)
       : undefined
   const payload = { bytes: JSON.stringify(body), shown: body }
-  const attempt = await callTarget(target, { headers, body: payload }, serving.settings, signal, "stream")
+  const attempt = await callTarget(
+    target,
+    { headers, body: payload },
+    serving.settings,
+    signal,
+    "stream",
+    headersTimeoutMs,
+  )
   if (!attempt.ok) return { ...attempt, dropped }
   const encodeOptions: StreamEncodeOptions = {
     model: decoded.model,
