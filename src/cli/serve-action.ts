@@ -9,6 +9,7 @@ import { startGateway } from "../gateway/server.js"
 import { STATUS_PATH } from "../gateway/status-route.js"
 import type { GatewayTracing } from "../gateway/traces.js"
 import { PriceList } from "../models/cost.js"
+import { watchConfigFiles } from "./config-watch.js"
 import { gatewayRunConfig, traceHooks } from "./gateway-config.js"
 import type { CliIO } from "./io.js"
 import type { ServeFlags } from "./serve.js"
@@ -104,6 +105,31 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
         : `  ${routes.length} route${routes.length === 1 ? "" : "s"}: ${routes.map(routeText).join(", ")}\n`,
     )
   }
+  // A valid change of the config files is swapped in between requests; an invalid one is refused and named.
+  const watch = watchConfigFiles(
+    files.map((f) => f.file),
+    async () => {
+      let note: { event: string; message: string }
+      try {
+        const next = await gatewayRunConfig(flags.config, io)
+        // Named as at the start; a config that parses and validates serves as it says.
+        for (const d of next.diagnostics) if (d.level !== "info") io.stderr(`${formatDiagnostic(d)}\n`)
+        const { kept } = gateway.reload({ ...(next.gateway ? { config: next.gateway } : {}), models: next.models })
+        const routes = next.gateway?.routes ?? []
+        note = {
+          event: "config-reloaded",
+          message: `config reloaded: ${routes.length} route${routes.length === 1 ? "" : "s"}${kept.length > 0 ? `; ${kept.join(", ")} changed but keep their value until a restart` : ""}`,
+        }
+      } catch (error) {
+        note = {
+          event: "config-refused",
+          message: `config change refused, the previous config stays in force: ${(error as Error).message}`,
+        }
+      }
+      if (flags.json) io.stdout(`${JSON.stringify(note)}\n`)
+      else io.stderr(`${logField(note.message, 2000)}\n`)
+    },
+  )
   await new Promise<void>((done) => {
     const stop = () => {
       process.off("SIGTERM", stop)
@@ -117,6 +143,7 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     io.stdout(
       `stopping: letting ${gateway.active} running answer(s) finish (at most ${gateway.settings.shutdownGraceMs} ms)\n`,
     )
+  watch.close()
   await gateway.close()
   return 0
 }

@@ -2,8 +2,8 @@
  * An upstream that fails on request, for the fallback tests: a real local HTTP server speaking one wire format,
  * which answers each request with the next step of its script (then `ok` once the script is used up). `ok` answers
  * with the text `from <name>` in the format's own stream or whole body (written by the format's encoders); the
- * other steps fail in one way: an error status with the provider's JSON error, headers that never come, or an
- * answer cut after its first event. It keeps every request's body and model.
+ * other steps fail in one way (an error status with the provider's JSON error, headers that never come, or an
+ * answer cut after its first event) or answer `ok` late, once the test lets them. It keeps every request's body and model.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -20,6 +20,8 @@ export type FaultStep =
   | "cut"
   /** An error status with a JSON error body (and headers, such as `retry-after`). */
   | { status: number; message?: string; headers?: Record<string, string> }
+  /** Answers `ok` once `until` resolves (a request still running while the test does something else). */
+  | { until: Promise<void> }
 
 /** A running fault upstream. */
 export interface FaultUpstream {
@@ -64,7 +66,8 @@ export async function startFaultUpstream(name: string, format: BuiltInWireFormat
       hanging.add(res)
       return
     }
-    if (typeof step === "object") {
+    if (typeof step === "object" && "until" in step) await step.until
+    else if (typeof step === "object") {
       const type = format === "anthropic" ? "api_error" : "server_error"
       const error =
         format === "anthropic"
