@@ -11,9 +11,11 @@ import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { GatewayConfig } from "../config/gateway.js"
 import { ATTEMPTS_HEADER } from "./fallback.js"
+import { logLine } from "./log.js"
 import type { GatewayRecord } from "./record.js"
 import { type Gateway, startGateway } from "./server.js"
 import { type FaultUpstream, okText, refusingUrl, startFaultUpstream } from "./test-helpers/fault-upstream.js"
+import { traceInputOf } from "./traces.js"
 
 const START = Date.UTC(2026, 11, 4, 9)
 let now = START
@@ -102,8 +104,12 @@ async function until(ok: () => boolean): Promise<void> {
 }
 
 describe("falling back to the next upstream", () => {
-  it("moves on from a refused connection", async () => {
+  it("moves on from a refused connection, naming the chain in the header, record, log line, trace and usage", async () => {
+    const fallbacks = gateway.usage().fallbacks
     const { text, header, record } = await ask("refused-a")
+    expect(logLine(record)).toMatch(/ 200 attempts: down\/refused-a network, spare\/refused-a 200$/)
+    expect(traceInputOf(record)?.attempts).toEqual(record.attempts)
+    expect(gateway.usage().fallbacks).toBe(fallbacks + 1)
     expect(text).toBe(okText("spare"))
     expect(header).toBe("down/refused-a network, spare/refused-a 200")
     expect(record.upstream).toMatchObject({ name: "spare", model: "refused-a" })
