@@ -8,6 +8,7 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
+import { ResponsesWS } from "openai/resources/responses/ws"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { GatewayConfig } from "../config/gateway.js"
 import { ATTEMPTS_HEADER } from "./fallback.js"
@@ -298,6 +299,35 @@ describe("a context overflow", () => {
       { upstream: "spare", model: "big-claude-sonnet-4-5", error: "window-too-small" },
       { upstream: "chat", model: "gpt-4.1", status: 200 },
     ])
+  })
+})
+
+describe("what is not replayed", () => {
+  it("a Responses WebSocket uses its route's first upstream only: its failure is the client's, no fallback", async () => {
+    main.script({ status: 500, message: "main is down" })
+    const asked = spare.bodies.length
+    const socket = new ResponsesWS(new OpenAI({ apiKey: "client-key", baseURL: gateway.urls.openai, maxRetries: 0 }))
+    socket.on("error", () => {})
+    try {
+      await new Promise<void>((resolve) => socket.socket.on("open", () => resolve()))
+      const before = records.length
+      const events: { type: string }[] = []
+      await new Promise<void>((resolve) => {
+        socket.on("event", (event) => {
+          events.push(event as { type: string })
+          if (["response.completed", "response.failed", "error"].includes((event as { type: string }).type)) resolve()
+        })
+        socket.send({ type: "response.create", model: "claude-ws", input: "hi", store: false } as never)
+      })
+      expect(events.map((e) => e.type)).not.toContain("response.completed")
+      expect(JSON.stringify(events)).toContain("main is down")
+      expect(spare.bodies.length).toBe(asked)
+      await until(() => records.length > before)
+      expect(records.at(-1)!.upstream?.name).toBe("main")
+      expect(records.at(-1)!.attempts).toBeUndefined()
+    } finally {
+      socket.close()
+    }
   })
 })
 
