@@ -15,6 +15,7 @@ import { ATTEMPTS_HEADER } from "./fallback.js"
 import { logLine } from "./log.js"
 import type { GatewayRecord } from "./record.js"
 import { type Gateway, startGateway } from "./server.js"
+import { MemoryStateStore } from "./state-store.js"
 import { type FaultUpstream, okText, refusingUrl, startFaultUpstream } from "./test-helpers/fault-upstream.js"
 import { traceInputOf } from "./traces.js"
 
@@ -237,6 +238,29 @@ describe("the circuit breaker", () => {
     flaky.script({ status: 500 })
     await ask("cb-a")
     expect(circuit()?.state).toBe("closed")
+  })
+
+  it("keeps its state in the state store: an instance sharing it passes over an upstream another one rested", async () => {
+    const store = new MemoryStateStore()
+    const options = { config: config(), env: { K: "sk-fake-fallback-key-000" }, clock: () => now, stateStore: store }
+    const one = await startGateway(options)
+    const two = await startGateway(options)
+    try {
+      const create = (g: Gateway) =>
+        new Anthropic({ baseURL: g.urls.anthropic, apiKey: "client-key", maxRetries: 0 }).messages
+          .create({ model: "cb-shared", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+          .withResponse()
+      flaky.script({ status: 500 }, { status: 500 })
+      await create(one)
+      await create(one)
+      const asked = flaky.bodies.length
+      const { response } = await create(two)
+      expect(response.headers.get(ATTEMPTS_HEADER)).toBe("flaky/cb-shared circuit-open, spare/cb-shared 200")
+      expect(flaky.bodies.length).toBe(asked)
+    } finally {
+      await one.close(0)
+      await two.close(0)
+    }
   })
 
   it("answers 503 with a retry-after when every upstream of the route is resting", async () => {
