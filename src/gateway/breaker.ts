@@ -74,6 +74,7 @@ export class CircuitBreaker {
   /** Rests `upstream` until `until`, as its own `retry-after` asked (longer than the gateway waits). */
   async rest(upstream: string, until: number): Promise<void> {
     const now = this.clock()
+    this.#probing.delete(upstream)
     await this.store.openCircuit(upstream, until, now)
     this.changed(upstream, { state: "open", detail: `retry-after: until ${isoTime(until)}` })
   }

@@ -124,13 +124,22 @@ export async function fallBack(
     }
     // The last upstream waits as long as any call does; the others give way after the fallback's headers timeout.
     const headersTimeoutMs = index < links.length - 1 ? policy.headersTimeoutMs : undefined
-    let made = await attempt(step, target, headersTimeoutMs)
+    // A throw (a body no encoder can take) ends the request; a half-open probe it held is let go first.
+    const guarded = (timeout?: number) =>
+      attempt(step, target, timeout).catch((error: unknown) => {
+        shared.breaker.released(name, admitted)
+        throw error
+      })
+    let made = await guarded(headersTimeoutMs)
     let wait = made.ok ? undefined : retryAfterOf(made.failure.error)
     if (!made.ok && wait !== undefined && wait <= policy.retryAfterMaxMs && fallbackCause(made.failure) !== undefined) {
       attempts.push({ upstream: name, model: step.model, ...failureFields(made.failure) })
       await pause(wait, signal)
-      if (signal.aborted) return { facts: {}, dropped: made.dropped, chain: { attempts } }
-      made = await attempt(step, target, headersTimeoutMs)
+      if (signal.aborted) {
+        shared.breaker.released(name, admitted)
+        return { facts: {}, dropped: made.dropped, chain: { attempts } }
+      }
+      made = await guarded(headersTimeoutMs)
       wait = undefined
     }
     if (made.ok) {
