@@ -4,6 +4,7 @@
  * user's config, every model goes to the official provider of the client API the agent speaks, with that key.
  */
 import type { GatewayConfig, UpstreamConfig } from "../config/gateway.js"
+import { routeLinks } from "../config/gateway-routes.js"
 import { PromptlineError } from "../errors.js"
 import { officialProvider } from "../gateway/routing.js"
 import { providerInfo } from "../providers/endpoints.js"
@@ -51,7 +52,7 @@ export function launchGatewayConfig(
       routes: [{ match: "*", upstream: provider }],
     }
   }
-  const routed = new Set(routes.map((r) => r.upstream))
+  const routed = new Set(routes.flatMap((r) => routeLinks(r).map((link) => link.upstream)))
   const upstreams: Record<string, UpstreamConfig> = {}
   for (const [name, upstream] of Object.entries(config?.upstreams ?? {})) {
     if (upstream.keyEnv !== undefined) {

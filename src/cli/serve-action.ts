@@ -1,5 +1,7 @@
 // The action of `promptline serve`, loaded only when the command runs (see serve.ts for its flags).
 import { resolve } from "node:path"
+import type { RouteConfig } from "../config/gateway.js"
+import { routeLinks } from "../config/gateway-routes.js"
 import { formatDiagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
 import { logField, logJson, logLine } from "../gateway/log.js"
@@ -7,6 +9,7 @@ import { startGateway } from "../gateway/server.js"
 import { STATUS_PATH } from "../gateway/status-route.js"
 import type { GatewayTracing } from "../gateway/traces.js"
 import { PriceList } from "../models/cost.js"
+import { watchConfigFiles } from "./config-watch.js"
 import { gatewayRunConfig, traceHooks } from "./gateway-config.js"
 import type { CliIO } from "./io.js"
 import type { ServeFlags } from "./serve.js"
@@ -24,6 +27,15 @@ function clientLines(urls: {
     ["Gemini API", `GOOGLE_GEMINI_BASE_URL=${urls.gemini}`, "Gemini CLI; @google/genai httpOptions.baseUrl"],
     ["Responses WS", urls.responsesWebSocket, "the Responses API's WebSocket mode"],
   ]
+}
+
+/** A route as the start line shows it: its match, then each upstream it tries in order (`a/model → b`). */
+function routeText(route: RouteConfig): string {
+  const links = routeLinks(route).map((l) => {
+    const model = l.model ?? route.model
+    return `${l.upstream}${model ? `/${model}` : ""}`
+  })
+  return `${route.match} → ${links.join(" | ")}`
 }
 
 /** Runs the gateway until SIGTERM or SIGINT; returns the exit code. */
@@ -90,9 +102,34 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     io.stdout(
       routes.length === 0
         ? "  no routes: each request goes to its own provider with the key the client sent\n"
-        : `  ${routes.length} route${routes.length === 1 ? "" : "s"}: ${routes.map((r) => `${r.match} → ${r.upstream}${r.model ? `/${r.model}` : ""}`).join(", ")}\n`,
+        : `  ${routes.length} route${routes.length === 1 ? "" : "s"}: ${routes.map(routeText).join(", ")}\n`,
     )
   }
+  // A valid change of the config files is swapped in between requests; an invalid one is refused and named.
+  const watch = watchConfigFiles(
+    files.map((f) => f.file),
+    async () => {
+      let note: { event: string; message: string }
+      try {
+        const next = await gatewayRunConfig(flags.config, io)
+        // Named as at the start; a config that parses and validates serves as it says.
+        for (const d of next.diagnostics) if (d.level !== "info") io.stderr(`${formatDiagnostic(d)}\n`)
+        const { kept } = gateway.reload({ ...(next.gateway ? { config: next.gateway } : {}), models: next.models })
+        const routes = next.gateway?.routes ?? []
+        note = {
+          event: "config-reloaded",
+          message: `config reloaded: ${routes.length} route${routes.length === 1 ? "" : "s"}${kept.length > 0 ? `; ${kept.join(", ")} changed but keep their value until a restart` : ""}`,
+        }
+      } catch (error) {
+        note = {
+          event: "config-refused",
+          message: `config change refused, the previous config stays in force: ${(error as Error).message}`,
+        }
+      }
+      if (flags.json) io.stdout(`${JSON.stringify(note)}\n`)
+      else io.stderr(`${logField(note.message, 2000)}\n`)
+    },
+  )
   await new Promise<void>((done) => {
     const stop = () => {
       process.off("SIGTERM", stop)
@@ -106,6 +143,7 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     io.stdout(
       `stopping: letting ${gateway.active} running answer(s) finish (at most ${gateway.settings.shutdownGraceMs} ms)\n`,
     )
+  watch.close()
   await gateway.close()
   return 0
 }

@@ -41,6 +41,12 @@ async function failedServe(argv: string[], env: Record<string, string> = {}) {
 }
 
 /** One line, no stack trace. */
+/** Routes to an upstream with a key of its own, so a token-guarded config draws no keyless-upstream warning. */
+const KEYED = {
+  upstreams: { up: { provider: "anthropic", keyEnv: "UP_KEY" } },
+  routes: [{ match: "*", upstream: "up" }],
+}
+
 function oneLine(stderr: string): string {
   expect(stderr.endsWith("\n")).toBe(true)
   expect(stderr.trimEnd().split("\n")).toHaveLength(1)
@@ -64,9 +70,12 @@ describe("promptline serve that cannot start", () => {
   it("names an address that is not this machine's", async () => {
     dir = await mkdtemp(join(tmpdir(), "pl-serve-start-"))
     const config = join(dir, "gw.json")
-    await writeFile(config, JSON.stringify({ gateway: { tokenEnv: "GW_TOKEN" } }))
+    await writeFile(config, JSON.stringify({ gateway: { tokenEnv: "GW_TOKEN", ...KEYED } }))
     // TEST-NET-1 (RFC 5737): never a local address; binding to it fails at once and sends nothing.
-    const run = await failedServe(["--host", "192.0.2.1", "--port", "0", "--config", config], { GW_TOKEN: "t" })
+    const run = await failedServe(["--host", "192.0.2.1", "--port", "0", "--config", config], {
+      GW_TOKEN: "t",
+      UP_KEY: "k",
+    })
     expect(run.code).toBe(1)
     expect(oneLine(run.stderr)).toMatch(
       /^promptline: cannot listen on 192\.0\.2\.1:0: 192\.0\.2\.1 is not an address of this machine; give one of its own with --host or gateway\.host/,
@@ -80,7 +89,7 @@ describe("promptline serve that cannot start", () => {
     const unknown = join(dir, "unknown.json")
     await writeFile(unknown, JSON.stringify({ gateway: { headersTimeoutMs: 0 } }))
     const token = join(dir, "token.json")
-    await writeFile(token, JSON.stringify({ gateway: { tokenEnv: "NOT_SET_ANYWHERE" } }))
+    await writeFile(token, JSON.stringify({ gateway: { tokenEnv: "NOT_SET_ANYWHERE", ...KEYED } }))
     for (const argv of [
       ["--config", broken],
       ["--config", unknown],

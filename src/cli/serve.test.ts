@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { okText, startFaultUpstream } from "../gateway/test-helpers/fault-upstream.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { finalTurn, scriptOf } from "../replay/test-helpers/fixtures.js"
 import { main } from "./main.js"
@@ -129,6 +130,78 @@ describe("promptline serve", () => {
     // Served as the route says: forwarded unchanged.
     expect(status).toBe(200)
     expect(replay.requests[0]!.body).toEqual(body)
+  })
+
+  it("watches its config: a valid change is swapped in, an invalid one refused with file, line and cause", async () => {
+    dir = await mkdtemp(join(tmpdir(), "pl-serve-"))
+    const a = await startFaultUpstream("a", "anthropic")
+    const b = await startFaultUpstream("b", "anthropic")
+    const config = join(dir, "gw.json")
+    const write = (to: string, port = 0) =>
+      writeFile(
+        config,
+        JSON.stringify(
+          {
+            gateway: {
+              port,
+              upstreams: {
+                a: { provider: "anthropic", baseUrl: a.url, keyEnv: "UP_KEY" },
+                b: { provider: "anthropic", baseUrl: b.url, keyEnv: "UP_KEY" },
+              },
+              routes: [{ match: "*", upstream: to }],
+            },
+          },
+          null,
+          2,
+        ),
+      )
+    await write("a")
+    const texts: string[] = []
+    const waitFor = async (out: () => string, pattern: RegExp) => {
+      for (let i = 0; i < 1000 && !pattern.test(out()); i++) await new Promise((r) => setTimeout(r, 10))
+    }
+    try {
+      const run = await serve(["--config", config, "--json"], { UP_KEY: "sk-fake-cli-key-123456" }, async (out) => {
+        const base = JSON.parse(out().split("\n")[0]!).url as string
+        const ask = async () => {
+          const answer = await fetch(`${base}/v1/messages`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ model: "claude-x", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
+          })
+          texts.push(JSON.stringify(await answer.json()))
+        }
+        await ask()
+        await write("b")
+        await waitFor(out, /config-reloaded/)
+        await ask()
+        await writeFile(config, '{ "gateway": { "routes": [ }')
+        await waitFor(out, /config-refused/)
+        await ask()
+        await write("b", 1)
+        await waitFor(out, /port changed/)
+      })
+      expect(run.code).toBe(0)
+      const notes = run.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+        .filter((l) => typeof l.event === "string" && l.event.startsWith("config-"))
+      expect(notes[0]).toEqual({ event: "config-reloaded", message: "config reloaded: 1 route" })
+      expect(notes.find((n) => n.event === "config-refused")?.message).toMatch(
+        new RegExp(
+          `^config change refused, the previous config stays in force: ${config.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:1:`,
+        ),
+      )
+      expect(notes.at(-1)?.message).toBe("config reloaded: 1 route; port changed but keep their value until a restart")
+      expect(texts.map((t) => (t.includes(okText("a")) ? "a" : t.includes(okText("b")) ? "b" : t))).toEqual([
+        "a",
+        "b",
+        "b",
+      ])
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
   })
 
   it("refuses an unsafe host and a bad port, naming the fix", async () => {

@@ -82,6 +82,26 @@ describe("the gateway section", () => {
     expect(() => parseConfig('{ "gateway": { "port": 70000 } }', "c.json")).toThrow(/field "gateway\.port"/)
   })
 
+  it("reads a route's ordered upstreams and the fallback policy, naming the line and field of a bad one", () => {
+    const upstreams = { ...gateway.upstreams, spare: { provider: "anthropic" } }
+    const routes = [{ match: "*", upstream: ["local", { upstream: "spare", model: "claude-x" }] }]
+    const fallback = { headersTimeoutMs: 5000, retryAfterMaxMs: 0, breaker: { failures: 2, cooldownMs: 1000 } }
+    const ok = { gateway: { upstreams, routes, fallback } }
+    expect(parseConfig(JSON.stringify(ok), "c.json").gateway).toEqual(ok.gateway)
+    const unknown = { gateway: { upstreams, routes: [{ match: "*", upstream: ["local", "gone"] }] } }
+    expect(() => parseConfig(JSON.stringify(unknown, null, 2), "c.json")).toThrow(
+      /c\.json:\d+: field "gateway\.routes\[0\]\.upstream\[1\]": no upstream named "gone"/,
+    )
+    const empty = { gateway: { upstreams, routes: [{ match: "*", upstream: [] }] } }
+    expect(() => parseConfig(JSON.stringify(empty, null, 2), "c.json")).toThrow(
+      /field "gateway\.routes\[0\]\.upstream"/,
+    )
+    const capped = { gateway: { fallback: { breaker: { cooldownMs: 5000, maxCooldownMs: 1000 } } } }
+    expect(() => parseConfig(JSON.stringify(capped, null, 2), "c.json")).toThrow(
+      /field "gateway\.fallback\.breaker\.maxCooldownMs": is less than cooldownMs/,
+    )
+  })
+
   it("names each translate-only option a route's mode leaves unused: the file, its line, the route and the option", () => {
     const routes = [
       { match: "claude-*", upstream: "claude", mode: "same-format", fit: true, cache: "optimize" },

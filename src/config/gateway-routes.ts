@@ -11,6 +11,24 @@ import { descriptorOf, type WireFormat } from "../providers/descriptors.js"
 import { providerInfo } from "../providers/endpoints.js"
 import type { GatewayConfig, RouteConfig, UpstreamConfig } from "./gateway.js"
 
+/** One upstream of a route's ordered list: its name, and the model it is asked for when the link names one. */
+export interface RouteLink {
+  upstream: string
+  model?: string
+}
+
+/** A route's upstreams in the order they are tried (one for the single-upstream form). */
+export function routeLinks(route: RouteConfig): RouteLink[] {
+  const listed = typeof route.upstream === "string" ? [route.upstream] : route.upstream
+  return listed.map((link) =>
+    typeof link === "string"
+      ? { upstream: link }
+      : link.model === undefined
+        ? { upstream: link.upstream }
+        : { ...link },
+  )
+}
+
 /** Route options that act on a translated request only. */
 export const TRANSLATE_ONLY_ROUTE_OPTIONS = [
   "fit",
@@ -39,7 +57,9 @@ export interface RouteOptionIssue {
 export function routeOptionIssues(gateway: GatewayConfig): RouteOptionIssue[] {
   const issues: RouteOptionIssue[] = []
   for (const [index, route] of (gateway.routes ?? []).entries()) {
-    const upstream = gateway.upstreams?.[route.upstream]
+    // The first upstream decides: the options name what happens to a request that is not falling back.
+    const first = routeLinks(route)[0]!.upstream
+    const upstream = gateway.upstreams?.[first]
     if (!upstream || route.mode === "translate") continue
     const name = `route ${index + 1} ("${route.match}")`
     for (const option of TRANSLATE_ONLY_ROUTE_OPTIONS) {
@@ -57,7 +77,7 @@ export function routeOptionIssues(gateway: GatewayConfig): RouteOptionIssue[] {
               route: index,
               option,
               level: "warning",
-              message: `${name} forwards the requests of clients that speak ${spoken} unchanged to upstream "${route.upstream}", so its "${option}" applies only to the other clients' requests, which it translates; set "mode": "translate" to apply it to all`,
+              message: `${name} forwards the requests of clients that speak ${spoken} unchanged to upstream "${first}", so its "${option}" applies only to the other clients' requests, which it translates; set "mode": "translate" to apply it to all`,
             },
       )
     }

@@ -36,12 +36,28 @@ function makeSchemas() {
     })
     .strict()
 
+  /** One upstream of a route's fallback list: its name, or its name and the model to ask it for. */
+  const linkSchema = z.union([
+    z.string().min(1),
+    z
+      .object({
+        /** The name of an upstream in `upstreams`. */
+        upstream: z.string().min(1),
+        /** The model to ask this upstream for; default the route's `model`, else the client's model name. */
+        model: z.string().min(1).optional(),
+      })
+      .strict(),
+  ])
+
   const routeSchema = z
     .object({
       /** The client's model name, or a glob pattern (`claude-*`, `*`). */
       match: z.string().min(1),
-      /** The name of an upstream in `upstreams`. */
-      upstream: z.string().min(1),
+      /**
+       * The name of an upstream in `upstreams`, or an ordered list of them (names, or `{ upstream, model }`): the
+       * first is asked, the next ones in turn when one fails before any byte of an answer (docs/gateway.md).
+       */
+      upstream: z.union([z.string().min(1), z.array(linkSchema).min(1).max(8)]),
       /** The model to ask the upstream for; default the client's model name. */
       model: z.string().min(1).optional(),
       /** `same-format` forwards bytes unchanged; default: same-format when the client speaks the upstream's format. */
@@ -90,6 +106,35 @@ function makeSchemas() {
             ctx.addIssue({ code: "custom", path: [field], message: 'a Redis setting, not taken with "kind": "memory"' })
     })
 
+  /** How a route with several upstreams falls back, and the circuit breaker that rests a failing upstream. */
+  const fallbackSchema = z
+    .object({
+      /**
+       * How long an upstream that has a next one may take to send its answer's headers before the next is tried,
+       * in ms (default: `idleTimeoutMs`). The last upstream of a list waits `idleTimeoutMs`.
+       */
+      headersTimeoutMs: ms.optional(),
+      /**
+       * A `retry-after` at most this long is waited out and the same upstream asked once more; a longer one rests
+       * the upstream until then and the next is tried, in ms (default 2 000; 0 never waits).
+       */
+      retryAfterMaxMs: z.number().int().min(0).max(60_000).optional(),
+      breaker: z
+        .object({
+          /** Failures within `windowMs`, with no success between, that open an upstream's circuit (default 3). */
+          failures: z.number().int().min(1).max(1000).optional(),
+          /** The window failures are counted in, in ms (default 60 000). */
+          windowMs: ms.optional(),
+          /** How long an open circuit rests the upstream the first time, in ms (default 30 000). */
+          cooldownMs: ms.optional(),
+          /** The cap of the cooldown, which doubles each time a half-open probe fails, in ms (default 600 000). */
+          maxCooldownMs: ms.optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+
   /** The schema of the `gateway` section. */
   const gateway = z
     .object({
@@ -118,18 +163,44 @@ function makeSchemas() {
       routes: z.array(routeSchema).optional(),
       /** The state shared with other gateway instances (default `{ "kind": "memory" }`: this process only). */
       store: storeSchema.optional(),
+      /** How a route with several upstreams falls back, and when an upstream is rested (docs/gateway.md). */
+      fallback: fallbackSchema.optional(),
     })
     .strict()
     .superRefine((gateway, ctx) => {
-      for (const [i, route] of (gateway.routes ?? []).entries())
-        if (!gateway.upstreams?.[route.upstream])
-          ctx.addIssue({
-            code: "custom",
-            path: ["routes", i, "upstream"],
-            message: `no upstream named "${route.upstream}" (the upstreams are: ${Object.keys(gateway.upstreams ?? {}).join(", ") || "none"})`,
-          })
+      for (const [i, route] of (gateway.routes ?? []).entries()) {
+        const listed = typeof route.upstream !== "string"
+        const links = typeof route.upstream === "string" ? [route.upstream] : route.upstream
+        for (const [j, link] of links.entries()) {
+          const name = typeof link === "string" ? link : link.upstream
+          if (!gateway.upstreams?.[name])
+            ctx.addIssue({
+              code: "custom",
+              path: listed ? ["routes", i, "upstream", j] : ["routes", i, "upstream"],
+              message: `no upstream named "${name}" (the upstreams are: ${Object.keys(gateway.upstreams ?? {}).join(", ") || "none"})`,
+            })
+        }
+      }
+      const breaker = gateway.fallback?.breaker
+      if (
+        breaker?.cooldownMs !== undefined &&
+        breaker.maxCooldownMs !== undefined &&
+        breaker.maxCooldownMs < breaker.cooldownMs
+      )
+        ctx.addIssue({
+          code: "custom",
+          path: ["fallback", "breaker", "maxCooldownMs"],
+          message: `is less than cooldownMs (${breaker.cooldownMs}); the cap must be at least the first cooldown`,
+        })
     })
-  return { upstream: upstreamSchema, route: routeSchema, store: storeSchema, gateway }
+  return {
+    upstream: upstreamSchema,
+    route: routeSchema,
+    link: linkSchema,
+    store: storeSchema,
+    fallback: fallbackSchema,
+    gateway,
+  }
 }
 
 const schemas = lazyValue(makeSchemas)
@@ -147,5 +218,9 @@ export type UpstreamConfig = Zod.infer<Schemas["upstream"]>
 export type RouteConfig = Zod.infer<Schemas["route"]>
 /** How a route offers a client's deferred tools to an upstream that cannot defer them. */
 export type DeferredToolsMode = NonNullable<RouteConfig["deferredTools"]>
+/** One upstream of a route's list as written. */
+export type RouteLinkConfig = Zod.infer<Schemas["link"]>
+/** The fallback and circuit-breaker policy as written. */
+export type FallbackConfig = Zod.infer<Schemas["fallback"]>
 /** The shared-state store as written. */
 export type StateStoreConfig = Zod.infer<Schemas["store"]>

@@ -49,7 +49,7 @@ export type Attempt<Started> =
 
 /**
  * Calls one target and judges its answer. `expected` names what the API answers with, for the message about a
- * page that is not it.
+ * page that is not it; `headersTimeoutMs`, when given, bounds the wait for the answer's headers (a fallback waits).
  */
 export async function callTarget(
   target: UpstreamTarget,
@@ -57,6 +57,7 @@ export async function callTarget(
   settings: GatewaySettings,
   signal: AbortSignal,
   expected: "JSON" | "stream",
+  headersTimeoutMs?: number,
 ): Promise<Attempt<StartedAnswer>> {
   const url = target.url!
   const headers = { ...payload.headers }
@@ -74,6 +75,7 @@ export async function callTarget(
       signal,
       connectTimeoutMs: settings.connectTimeoutMs,
       idleTimeoutMs: settings.idleTimeoutMs,
+      ...(headersTimeoutMs !== undefined ? { headersTimeoutMs } : {}),
     })
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error

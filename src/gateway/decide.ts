@@ -13,10 +13,10 @@ import { conversationKey, namedConversation } from "./conversation-key.js"
 import { GatewayError } from "./errors.js"
 import { readBody } from "./read-body.js"
 import { type DecidedRequest, type RequestContext, requestTarget, type TranslatedRequest } from "./request.js"
-import { isRefusal, officialProvider, planRoute } from "./routing.js"
+import { type GatewayMode, isRefusal, officialProvider, planRoute } from "./routing.js"
 import { hasToken, requestSecrets } from "./secrets.js"
 import type { ServingConfig } from "./serving.js"
-import { type KeySource, upstreamTarget } from "./target.js"
+import { type KeySource, type UpstreamCall, upstreamTarget } from "./target.js"
 
 /** What an HTTP request was decided to be: the pipeline it runs and the request as that pipeline reads it. */
 export type Decision =
@@ -126,17 +126,24 @@ export async function decide(
     known = { ...known, route }
     const counting = kind === "counting"
     const sameFormat = route.mode === "same-format"
-    const call = counting
-      ? ({ kind: "counting" } as const)
-      : sameFormat
-        ? {
-            kind: "generation" as const,
-            stream: api.route.stream ?? body.stream === true,
-            clientQuery: url.searchParams,
-          }
-        : { kind: "generation" as const, stream: true }
-    const target = upstreamTarget(route.upstream, route.model, call, serving.env, keys)
+    const callFor = (mode: GatewayMode): UpstreamCall =>
+      counting
+        ? { kind: "counting" }
+        : mode === "same-format"
+          ? { kind: "generation", stream: api.route.stream ?? body.stream === true, clientQuery: url.searchParams }
+          : { kind: "generation", stream: true }
+    const target = upstreamTarget(route.upstream, route.model, callFor(route.mode), serving.env, keys)
     const named = namedConversation(headers)
+    const secrets = requestSecrets(keys, settings.token, target.key)
+    // A generation falls back (a count asks the first upstream only); every upstream's key is a secret of the request.
+    const fallbacks =
+      route.fallbacks && !counting
+        ? route.fallbacks.map((step) => ({
+            step,
+            target: upstreamTarget(step.upstream, step.model, callFor(step.mode), serving.env, keys),
+          }))
+        : undefined
+    if (fallbacks) for (const f of fallbacks) secrets.push(f.target.key)
     const decided: DecidedRequest = {
       ...known,
       api,
@@ -145,7 +152,8 @@ export async function decide(
       kind,
       route,
       target,
-      secrets: requestSecrets(keys, settings.token, target.key),
+      secrets,
+      ...(fallbacks ? { fallbacks } : {}),
       ...(named !== undefined ? { conversationKey: named } : {}),
     }
     known = decided

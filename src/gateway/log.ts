@@ -39,7 +39,7 @@ export function logField(text: string | undefined, max = 200): string {
 
 /**
  * One line: time, client API → upstream, model, tokens, cache read share, cost at catalog prices (`$?` without a
- * price), latency (and the error, if any).
+ * price), latency (and the error, if any), and the upstreams tried when the request fell back (`attempts: …`).
  */
 export function logLine(record: GatewayRecord, prices: PriceList = CATALOG_PRICES): string {
   const time = new Date(record.startedAt).toISOString().slice(11, 23)
@@ -56,7 +56,11 @@ export function logLine(record: GatewayRecord, prices: PriceList = CATALOG_PRICE
   const outcome = record.error
     ? ` ${record.status} ${record.error.kind}: ${logField(record.error.message, 1000)}`
     : ` ${record.status}`
-  return `${time} ${record.clientFormat} → ${to} ${model} ${tokens} ${n(Math.round(record.latencyMs))} ms${outcome}`
+  const chain =
+    record.attempts && record.attempts.length > 1
+      ? ` attempts: ${record.attempts.map((a) => `${logField(a.upstream)}/${logField(a.model)} ${a.error ?? a.status ?? "-"}`).join(", ")}`
+      : ""
+  return `${time} ${record.clientFormat} → ${to} ${model} ${tokens} ${n(Math.round(record.latencyMs))} ms${outcome}${chain}`
 }
 
 /**

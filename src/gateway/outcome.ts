@@ -6,6 +6,7 @@
  */
 import { isErrorLevel } from "../providers/completeness.js"
 import type { StreamEvent } from "../providers/stream.js"
+import type { RouteStep } from "./routing.js"
 
 /** Token usage as the upstream reported it. */
 export interface RecordUsage {
@@ -60,8 +61,25 @@ export function withEvents(facts: AnswerFacts, events: readonly StreamEvent[], p
   return out
 }
 
+/** One upstream of a fallback chain as a request went through it. */
+export interface RecordAttempt {
+  /** The upstream's name in the config. */
+  upstream: string
+  /** The model asked of it. */
+  model: string
+  /** The status it answered with, when it answered (200 for the answer the client got). */
+  status?: number
+  /** Why the request moved on from it (an error kind), or why it was not asked (`circuit-open`, `window-too-small`). */
+  error?: string
+}
+
 /** What a pipeline learned on its way: the answer's facts, and what it sent upstream. */
 export interface PipelineResult {
+  /**
+   * A route with several upstreams: each one tried or passed over, in order, and the step that answered (absent:
+   * the route's first upstream answered, or none did).
+   */
+  chain?: { attempts: readonly RecordAttempt[]; answered?: RouteStep }
   facts: AnswerFacts
   /** Request fields dropped when translating (JSON paths). */
   dropped: readonly string[]

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
 import { formatModule } from "../providers/formats.js"
 import { type Attempt, type AttemptFailure, callTarget, type StartedAnswer } from "./attempt.js"
 import { errorInputOf } from "./errors.js"
-import type { PipelineResult } from "./outcome.js"
+import type { PipelineResult, RecordedBody } from "./outcome.js"
 import { earlyRecord } from "./record.js"
 import type { HttpReply } from "./reply.js"
 import type { DecidedRequest } from "./request.js"
@@ -56,19 +56,23 @@ function relay(
   })
 }
 
-/** One same-format attempt against one target: the client's bytes, with the target's model name when it differs. */
+/**
+ * One same-format attempt against one target: the client's bytes, with the target's model name when it differs.
+ * `headersTimeoutMs` bounds the wait for the answer's headers when another upstream could be tried.
+ */
 export function attemptPassThrough(
   request: DecidedRequest,
   target: UpstreamTarget,
   settings: GatewaySettings,
   signal: AbortSignal,
+  headersTimeoutMs?: number,
 ): Promise<Attempt<StartedAnswer>> {
   const { body, raw } = request
   const renamed = typeof body.model === "string" && body.model !== target.model
   const shown = renamed ? { ...body, model: target.model } : body
   const bytes = renamed ? Buffer.from(JSON.stringify(shown)) : raw
   const headers = forwardHeaders(request.headers, target.endpoint)
-  return callTarget(target, { headers, body: { bytes, shown } }, settings, signal, "JSON")
+  return callTarget(target, { headers, body: { bytes, shown } }, settings, signal, "JSON", headersTimeoutMs)
 }
 
 /**
@@ -104,6 +108,20 @@ export async function passThrough(
     answerFailure(reply, attempt.failure, request.secrets)
     return { facts: {}, dropped: [], ...(attempt.sent ? { sent: attempt.sent } : {}) }
   }
+  return relayAnswer(request, attempt, reply, shared)
+}
+
+/**
+ * Relays an answer that began to the client, byte for byte (the request's `target` is the one that answered).
+ * Once its first byte left, nothing is retried: a cut answer reaches the client cut.
+ */
+export async function relayAnswer(
+  request: DecidedRequest,
+  attempt: { started: StartedAnswer; sent: RecordedBody },
+  reply: HttpReply,
+  shared: GatewayShared,
+): Promise<PipelineResult> {
+  const { target } = request
   const { sent } = attempt
   const { answer, type } = attempt.started
   const tap = new UsageTap(target.upstream.format, type, formatModule(target.upstream.format).decodeOptions(sent.body))

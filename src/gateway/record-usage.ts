@@ -7,13 +7,15 @@ export function pricedModel(record: GatewayRecord): string {
   return record.upstream?.model ?? record.model
 }
 
-/** A record as the usage tally reads it (failed: an error, or an error status sent to the client). */
+/**
+ * A record as the usage tally reads it (failed: an error, or an error status sent to the client; a fallback: more
+ * than one upstream in its chain, as a trace line counts it).
+ */
 export function usageEntryOfRecord(record: GatewayRecord): UsageEntry {
   return {
     model: pricedModel(record),
     ...(record.usage ? { usage: record.usage } : {}),
     failed: record.error !== undefined || record.status >= 400,
-    // The record carries no fallback chain yet: one upstream is tried per request.
-    fallback: false,
+    fallback: (record.attempts?.length ?? 0) > 1,
   }
 }

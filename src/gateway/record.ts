@@ -7,12 +7,12 @@
 import type { WireFormat } from "../models/types.js"
 import type { SpokenFormat } from "../providers/formats.js"
 import { laterConversationKey } from "./conversation-key.js"
-import type { Outcome, PipelineResult, RecordedBody, RecordUsage } from "./outcome.js"
+import type { Outcome, PipelineResult, RecordAttempt, RecordedBody, RecordUsage } from "./outcome.js"
 import type { RequestContext } from "./request.js"
 import type { GatewayMode } from "./routing.js"
 import { redactDeep, redactHeaders, redactUrl } from "./secrets.js"
 
-export type { RecordedBody, RecordUsage } from "./outcome.js"
+export type { RecordAttempt, RecordedBody, RecordUsage } from "./outcome.js"
 
 /** The header that names the request fields dropped when translating. */
 export const DROPPED_HEADER = "x-promptline-dropped"
@@ -68,6 +68,11 @@ export interface GatewayRecord {
   error?: { kind: string; message: string }
   /** Request fields dropped when translating (JSON paths). */
   dropped: string[]
+  /**
+   * A route with several upstreams: each upstream tried or passed over, in order (`upstream` and `mode` name the
+   * one that answered). Absent on a route with one upstream.
+   */
+  attempts?: RecordAttempt[]
   /**
    * From the `x-promptline-conversation` header, else a hash of the system prompt's start, the tool names and the
    * first user message ("" when the body could not be read).
@@ -125,6 +130,15 @@ export function recordOf(request: RequestContext, outcome: Outcome): GatewayReco
   const error = outcome.told ?? outcome.facts.error
   if (error) record.error = error
   if (outcome.sent) record.sent = outcome.sent
+  if (outcome.chain) {
+    record.attempts = outcome.chain.attempts.map((a) => ({ ...a }))
+    const step = outcome.chain.answered
+    if (step) {
+      const { upstream } = step
+      record.upstream = { name: upstream.name, provider: upstream.provider, format: upstream.format, model: step.model }
+      record.mode = step.mode
+    }
+  }
   // Credentials are out of the record before anyone sees it: the log line, the span and the traces are made of it.
   return redactDeep(record, request.secrets)
 }

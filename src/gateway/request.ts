@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from "node:http"
 import type { ApiRoute } from "../providers/api-paths.js"
 import type { SpokenFormat } from "../providers/formats.js"
 import type { DecodedRequest } from "../providers/types.js"
-import type { RoutePlan } from "./routing.js"
+import type { RoutePlan, RouteStep } from "./routing.js"
 import type { UpstreamTarget } from "./target.js"
 
 /** A request as known so far: always its arrival; where it goes once that was decided. */
@@ -60,6 +60,14 @@ export interface DecidedRequest extends RequestContext {
   readonly api: ApiRoute
   readonly kind: "generation" | "counting"
   readonly route: RoutePlan
+  readonly target: UpstreamTarget
+  /** The route's other upstreams, in the order they are tried, each with its target (absent: the route has one). */
+  readonly fallbacks?: readonly FallbackTarget[]
+}
+
+/** An upstream a request falls back to: the route's step and the target of its call. */
+export interface FallbackTarget {
+  readonly step: RouteStep
   readonly target: UpstreamTarget
 }
 

@@ -45,7 +45,7 @@ describe("routing", () => {
     })
     const refused = planRoute("gemini", "gemini-x", config)
     expect(isRefusal(refused) && refused.refused).toMatch(
-      /route 3 \("\*"\) forwards unchanged to a anthropic upstream, but this client speaks gemini/,
+      /route 3 \("\*"\) forwards unchanged to a anthropic upstream \(claude\), but this client speaks gemini/,
     )
     const none = planRoute("gemini", "x", { ...config, routes: config.routes.slice(0, 2) })
     expect(none).toEqual({
@@ -96,6 +96,59 @@ describe("routing", () => {
         },
       ),
     )
+  })
+
+  it("plans a route's upstreams in order, each in its own mode, with per-link models", () => {
+    const config: GatewayConfig = {
+      upstreams: {
+        main: { provider: "anthropic" },
+        spare: { provider: "anthropic", baseUrl: "http://127.0.0.1:9" },
+        other: { provider: "openai", format: "openai-chat" },
+      },
+      routes: [{ match: "claude-*", upstream: ["main", "spare", { upstream: "other", model: "gpt-5" }], fit: true }],
+    }
+    const plan = planRoute("anthropic", "claude-x", config)
+    expect(plan).toMatchObject({
+      upstream: { name: "main" },
+      model: "claude-x",
+      mode: "same-format",
+      route: 0,
+      fit: true,
+      fallbacks: [
+        { upstream: { name: "spare" }, model: "claude-x", mode: "same-format" },
+        { upstream: { name: "other", format: "openai-chat" }, model: "gpt-5", mode: "translate" },
+      ],
+    })
+    // The single-upstream form plans no fallbacks at all (the common path stays as it was).
+    const single = planRoute("anthropic", "claude-x", { ...config, routes: [{ match: "*", upstream: "main" }] })
+    expect(!isRefusal(single) && "fallbacks" in single).toBe(false)
+    // An explicit same-format route refuses a fallback of another wire shape, naming it.
+    const strict = planRoute("anthropic", "claude-x", {
+      ...config,
+      routes: [{ match: "*", upstream: ["main", "other"], mode: "same-format" }],
+    })
+    expect(isRefusal(strict) && strict.refused).toMatch(/openai-chat upstream \(other\)/)
+  })
+
+  it("lets a model name pick a configured upstream (upstream,model) and refuses any other", () => {
+    const config: GatewayConfig = {
+      upstreams: { main: { provider: "anthropic" }, ds: { provider: "deepseek" } },
+      routes: [{ match: "claude-*", upstream: "main" }],
+    }
+    expect(planRoute("anthropic", "ds,deepseek-chat", config)).toEqual({
+      upstream: { name: "ds", provider: "deepseek", format: "deepseek" },
+      model: "deepseek-chat",
+      mode: "translate",
+      picked: true,
+    })
+    expect(planRoute("anthropic", "nope,claude-x", config)).toEqual({
+      refused: expect.stringMatching(/picks upstream "nope".*the upstreams are: main, ds/),
+      kind: "not-found",
+    })
+    // Inherited object keys are not upstreams.
+    expect(isRefusal(planRoute("anthropic", "constructor,m", config))).toBe(true)
+    expect(isRefusal(planRoute("anthropic", "main,", config))).toBe(true)
+    expect(isRefusal(planRoute("anthropic", "ds,m", undefined))).toBe(true)
   })
 
   it("matches globs literally apart from * and ?", () => {

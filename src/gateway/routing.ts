@@ -5,9 +5,10 @@
  */
 
 import type { DeferredToolsMode, GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
-import { upstreamFormatOf } from "../config/gateway-routes.js"
+import { routeLinks, upstreamFormatOf } from "../config/gateway-routes.js"
 import type { WireFormat } from "../models/types.js"
-import { PROVIDERS } from "../providers/endpoints.js"
+import { wireFormatDescriptors } from "../providers/descriptors.js"
+import { PROVIDERS, providerInfo } from "../providers/endpoints.js"
 import type { SpokenFormat } from "../providers/formats.js"
 import { formatModule } from "../providers/formats.js"
 
@@ -26,12 +27,23 @@ export interface Upstream {
   keyEnv?: string
 }
 
-/** Where one request goes. */
-export interface RoutePlan {
+/** One upstream a request may be sent to: the upstream, the model it is asked for, and the mode of that attempt. */
+export interface RouteStep {
   upstream: Upstream
   /** The model the upstream is asked for. */
   model: string
   mode: GatewayMode
+}
+
+/** Where one request goes. */
+export interface RoutePlan extends RouteStep {
+  /**
+   * The upstreams tried after the first, in order, when it fails before any byte of an answer; absent when the
+   * route names one upstream (the common case, which then takes no other path).
+   */
+  fallbacks?: readonly RouteStep[]
+  /** The client picked the upstream in its model name (`upstream,model`). */
+  picked?: true
   /** Translate mode only: promptline places the cache breakpoints (and an OpenAI prompt_cache_key). */
   cache?: "optimize"
   /** Translate mode only: the history is fitted to the upstream model's budget. */
@@ -58,10 +70,20 @@ export function globPattern(glob: string): RegExp {
   return new RegExp(`^${source}$`)
 }
 
-/** The official provider of a wire format: the first hosted registry row that speaks it. */
+/**
+ * The official provider of a wire format: the first hosted registry row that speaks it (registered formats that name
+ * a listed provider included), else the first provider a registered format's descriptor names as its default.
+ */
 export function officialProvider(format: WireFormat): string | undefined {
-  return Object.values(PROVIDERS).find((p) => !p.local && p.paths[format] !== undefined)?.id
+  for (const id of Object.keys(PROVIDERS)) {
+    const info = providerInfo(id)!
+    if (!info.local && info.paths[format] !== undefined) return info.id
+  }
+  return wireFormatDescriptors().find((d) => d.format === format)?.defaultFor.providers[0]
 }
+
+/** The separator of a per-request upstream pick in a model name: `upstream,model`. */
+export const PICK_SEPARATOR = ","
 
 function upstreamOf(name: string, config: UpstreamConfig): Upstream {
   const out: Upstream = { name, provider: config.provider, format: upstreamFormatOf(config) }
@@ -76,13 +98,20 @@ function modeOf(route: RouteConfig | undefined, client: SpokenFormat, upstream: 
   return formatModule(upstream).speaks === client ? "same-format" : "translate"
 }
 
-/** Plans one request: the client's wire format and model name in, the upstream, model and mode out. */
+/**
+ * Plans one request: the client's wire format and model name in, the upstream, model and mode out (with the
+ * upstreams to fall back to, in order, when the route lists several). A model name `upstream,model` whose
+ * `upstream` is one of the config's upstreams picks it for this request, with no fallback; one that names no
+ * configured upstream is refused.
+ */
 export function planRoute(
   client: SpokenFormat,
   model: string,
   config: GatewayConfig | undefined,
 ): RoutePlan | RouteRefusal {
   const routes = config?.routes ?? []
+  const comma = model.indexOf(PICK_SEPARATOR)
+  if (comma > 0) return pickedRoute(client, model.slice(0, comma), model.slice(comma + 1), config)
   if (routes.length === 0) {
     const provider = officialProvider(client)
     if (provider === undefined) return { refused: `no provider speaks ${client}`, kind: "invalid-request" }
@@ -95,19 +124,49 @@ export function planRoute(
       kind: "not-found",
     }
   const route = routes[index]!
-  const upstream = upstreamOf(route.upstream, config!.upstreams![route.upstream]!)
-  const mode = modeOf(route, client, upstream.format)
-  if (mode === "same-format" && formatModule(upstream.format).speaks !== client)
-    return {
-      refused: `route ${index + 1} ("${route.match}") forwards unchanged to a ${upstream.format} upstream, but this client speaks ${client}; set "mode": "translate"`,
-      kind: "invalid-request",
-    }
-  const plan: RoutePlan = { upstream, model: route.model ?? model, mode, route: index }
-  // Options that act on a decoded request, for a translated one only (config/gateway-routes.ts names the others).
-  if (mode === "translate" && route.cache) plan.cache = route.cache
-  if (mode === "translate" && route.fit) plan.fit = true
-  if (mode === "translate" && route.deferredTools) plan.deferredTools = route.deferredTools
+  const steps: RouteStep[] = []
+  for (const link of routeLinks(route)) {
+    const upstream = upstreamOf(link.upstream, config!.upstreams![link.upstream]!)
+    const mode = modeOf(route, client, upstream.format)
+    if (mode === "same-format" && formatModule(upstream.format).speaks !== client)
+      return {
+        refused: `route ${index + 1} ("${route.match}") forwards unchanged to a ${upstream.format} upstream (${link.upstream}), but this client speaks ${client}; set "mode": "translate"`,
+        kind: "invalid-request",
+      }
+    steps.push({ upstream, model: link.model ?? route.model ?? model, mode })
+  }
+  const [first, ...rest] = steps as [RouteStep, ...RouteStep[]]
+  const plan: RoutePlan = { ...first, route: index }
+  if (rest.length > 0) plan.fallbacks = rest
+  // Options that act on a decoded request, for a translated attempt only (config/gateway-routes.ts names the others).
+  if (route.cache && steps.some((s) => s.mode === "translate")) plan.cache = route.cache
+  if (route.fit && steps.some((s) => s.mode === "translate")) plan.fit = true
+  if (route.deferredTools && steps.some((s) => s.mode === "translate")) plan.deferredTools = route.deferredTools
   return plan
+}
+
+/**
+ * The route of a model name that picks its upstream (`upstream,model`): that upstream of the user's config, asked
+ * for `model`, in the mode the client's format and the upstream's decide. Only the upstreams of the user's config
+ * can be picked (the config's upstreams come from the user's file alone): any other name is refused.
+ */
+function pickedRoute(
+  client: SpokenFormat,
+  name: string,
+  model: string,
+  config: GatewayConfig | undefined,
+): RoutePlan | RouteRefusal {
+  const upstreams = config?.upstreams ?? {}
+  const configured = Object.hasOwn(upstreams, name) ? upstreams[name] : undefined
+  if (!configured)
+    return {
+      refused: `the model name picks upstream "${name}" ("upstream,model"), which the gateway's config does not have (the upstreams are: ${Object.keys(upstreams).join(", ") || "none"})`,
+      kind: "not-found",
+    }
+  if (model === "")
+    return { refused: `the model name picks upstream "${name}" but names no model after the comma`, kind: "not-found" }
+  const upstream = upstreamOf(name, configured)
+  return { upstream, model, mode: modeOf(undefined, client, upstream.format), picked: true }
 }
 
 /** Whether a planning result is a refusal. */

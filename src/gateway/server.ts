@@ -14,9 +14,11 @@ import type { UsageTotals } from "../cache/usage.js"
 import type { GatewayConfig } from "../config/gateway.js"
 import { TokenCounter } from "../history/tokens.js"
 import type { ModelInfo } from "../models/types.js"
+import { CircuitBreaker } from "./breaker.js"
 import { ConversationChangeLogs } from "./change-logs.js"
 import { countTranslated } from "./count.js"
 import { arrive, type Decision, decide, type Refusal } from "./decide.js"
+import { fallBack } from "./fallback.js"
 import { listen, serverOptions } from "./listen.js"
 import { answerModelList } from "./models-list.js"
 import { NOTHING_LEARNED, outcomeOf, type PipelineResult } from "./outcome.js"
@@ -69,6 +71,14 @@ export interface GatewayOptions {
   stateStore?: StateStore
 }
 
+/** The config fields only a restart changes: a reload keeps their values in force. */
+export const RESTART_ONLY = ["host", "port", "tokenEnv", "store"] as const
+
+/** What a reload did: the changed fields it kept at their old value until a restart. */
+export interface ReloadResult {
+  kept: (typeof RESTART_ONLY)[number][]
+}
+
 /** The base URLs to give each client API. */
 export interface GatewayUrls {
   /** Anthropic SDK `baseURL`, `ANTHROPIC_BASE_URL`. */
@@ -87,8 +97,8 @@ export class Gateway {
   #running = 0
   #seq = 0
   #counter: Promise<TokenCounter> | undefined
-  /** The configuration each request is served with, read once as it arrives (a reload would swap this value). */
-  readonly #serving: ServingConfig
+  /** The configuration each request is served with, read once as it arrives; `reload` swaps this value. */
+  #serving: ServingConfig
   readonly #shared: GatewayShared
   #closing: Promise<void> | undefined
   #closeSockets: () => void = () => {}
@@ -98,8 +108,8 @@ export class Gateway {
   private constructor(
     private readonly http: Server,
     private readonly options: GatewayOptions,
-    /** The settings in force. */
-    readonly settings: GatewaySettings,
+    /** The settings the gateway started with (host, port and token stay these until a restart). */
+    private readonly started: GatewaySettings,
     /** `http://host:port`, no trailing slash. */
     readonly url: string,
     /** Where fitted conversations' change logs and usage counters are kept. */
@@ -107,12 +117,19 @@ export class Gateway {
     /** Whether the gateway opened the store (and so closes it). */
     private readonly ownsStore: boolean,
   ) {
-    this.#serving = { settings, config: options.config, env: options.env, models: options.models ?? [] }
+    this.#serving = { settings: started, config: options.config, env: options.env, models: options.models ?? [] }
     const extra = options.answerHeaders
+    const clock = options.clock ?? Date.now
     this.#shared = {
-      clock: options.clock ?? Date.now,
+      clock,
       counter: () => this.#tokenCounter(),
       changeLogs: new ConversationChangeLogs(stateStore, (error) => this.#report(error, "shared-state")),
+      breaker: new CircuitBreaker(
+        stateStore,
+        () => this.#serving.settings.fallback.breaker,
+        clock,
+        (upstream, circuit) => this.#status.setCircuit(upstream, circuit),
+      ),
       answerHeaders: extra ? async (early) => (await extra(early)) ?? {} : undefined,
     }
     this.#status = new GatewayStatus({
@@ -158,6 +175,34 @@ export class Gateway {
       began: () => gateway.#began(),
     })
     return gateway
+  }
+
+  /**
+   * Swaps in a new configuration between requests: the requests that arrive after it are served with it, the ones
+   * running finish with the one they began with. A configuration the gateway would refuse to start with (an unset
+   * key variable, an upstream it cannot reach as configured) throws `GatewayConfigError`, and the one in force
+   * stays. What only a restart can change (`host`, `port`, `tokenEnv`, `store`) keeps its value in force and is
+   * named in the answer's `kept`.
+   */
+  reload(next: { config?: GatewayConfig; models?: readonly ModelInfo[] }): ReloadResult {
+    const before = this.#serving
+    const { started } = this
+    const overrides: { host?: string; port?: number } = { host: started.host, port: started.port }
+    const resolved = resolveSettings(next.config, this.options.env, overrides)
+    const kept = RESTART_ONLY.filter(
+      (field) => JSON.stringify(before.config?.[field]) !== JSON.stringify(next.config?.[field]),
+    )
+    // The token stays the one the gateway started with (clients hold it); a new tokenEnv waits for a restart.
+    const settings: GatewaySettings = { ...resolved, host: started.host, port: started.port }
+    if (started.token !== undefined) settings.token = started.token
+    else delete settings.token
+    this.#serving = { settings, config: next.config, env: this.options.env, models: next.models ?? before.models }
+    return { kept }
+  }
+
+  /** The settings in force (the latest reload's; host, port and token the ones it started with). */
+  get settings(): GatewaySettings {
+    return this.#serving.settings
   }
 
   /** Base URLs for each client API. */
@@ -297,8 +342,10 @@ function runPipeline(
     case "models":
       return answerModelList(decision.request, reply, serving)
     case "same-format":
+      if (decision.request.fallbacks) return fallBack(decision.request, reply, serving, shared)
       return passThrough(decision.request, reply, serving, shared)
     case "translate":
+      if (decision.request.fallbacks) return fallBack(decision.request, reply, serving, shared)
       return translate(decision.request, reply, serving, shared)
     case "count":
       return countTranslated(decision.request, reply, serving, shared)

@@ -8,6 +8,7 @@
 import type { GatewayConfig } from "../config/gateway.js"
 import type { TokenCounter } from "../history/tokens.js"
 import type { ModelInfo } from "../models/types.js"
+import type { CircuitBreaker } from "./breaker.js"
 import type { ConversationChangeLogs } from "./change-logs.js"
 import type { GatewayRecord } from "./record.js"
 import type { GatewaySettings } from "./settings.js"
@@ -31,6 +32,8 @@ export interface GatewayShared {
   readonly counter: () => Promise<TokenCounter>
   /** The change logs of fitted conversations, so a conversation's cuts stay where they were. */
   readonly changeLogs: ConversationChangeLogs
+  /** The circuit breaker of the upstreams routes fall back between (its state in the state store). */
+  readonly breaker: CircuitBreaker
   /** Extra headers for a successful HTTP answer, asked with the early record (GatewayOptions.answerHeaders). */
   readonly answerHeaders: ((early: GatewayRecord) => Promise<Record<string, string>>) | undefined
 }

@@ -15,6 +15,35 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000
 /** How long a client may take to send a request's body by default (Node's own `requestTimeout`). */
 export const DEFAULT_BODY_TIMEOUT_MS = 300_000
 
+/** When an upstream's circuit opens, and how long it rests (docs/gateway.md, "Circuit breaker"). */
+export interface BreakerPolicy {
+  /** Failures within `windowMs`, with no success between, that open the circuit. */
+  failures: number
+  windowMs: number
+  /** The first rest; each half-open probe that fails doubles it, up to `maxCooldownMs`. */
+  cooldownMs: number
+  maxCooldownMs: number
+}
+
+/** How a route with several upstreams falls back (docs/gateway.md, "Fallbacks"). */
+export interface FallbackPolicy {
+  /** How long an upstream with a next one may take to send its headers before the next is tried. */
+  headersTimeoutMs: number
+  /** A `retry-after` at most this long is waited out and the same upstream asked once more. */
+  retryAfterMaxMs: number
+  breaker: BreakerPolicy
+}
+
+/** The breaker's defaults: 3 failures in a minute open a circuit for 30 s, doubling up to 10 minutes. */
+export const DEFAULT_BREAKER: BreakerPolicy = {
+  failures: 3,
+  windowMs: 60_000,
+  cooldownMs: 30_000,
+  maxCooldownMs: 600_000,
+}
+/** The longest `retry-after` waited out by default. */
+export const DEFAULT_RETRY_AFTER_MAX_MS = 2_000
+
 /** Settings in force. */
 export interface GatewaySettings {
   host: string
@@ -29,10 +58,25 @@ export interface GatewaySettings {
   /** How long a client may take to send a body once its headers are in (then 408 in its shape). */
   bodyTimeoutMs: number
   shutdownGraceMs: number
+  fallback: FallbackPolicy
 }
 
 /** A setting that makes the gateway unsafe or unusable; the message names the field or flag and the fix. */
 export class GatewayConfigError extends PromptlineError {}
+
+/** The fallback policy of a config, its defaults filled in. */
+function fallbackPolicy(config: GatewayConfig | undefined): FallbackPolicy {
+  const given = config?.fallback
+  const breaker = { ...DEFAULT_BREAKER }
+  for (const [name, value] of Object.entries(given?.breaker ?? {}))
+    if (value !== undefined) breaker[name as keyof BreakerPolicy] = value
+  breaker.maxCooldownMs = Math.max(breaker.maxCooldownMs, breaker.cooldownMs)
+  return {
+    headersTimeoutMs: given?.headersTimeoutMs ?? config?.idleTimeoutMs ?? 300_000,
+    retryAfterMaxMs: given?.retryAfterMaxMs ?? DEFAULT_RETRY_AFTER_MAX_MS,
+    breaker,
+  }
+}
 
 /**
  * Resolves the settings; refuses a non-loopback host without an inbound token, a token variable that is not
@@ -53,6 +97,7 @@ export function resolveSettings(
     headersTimeoutMs: config?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     bodyTimeoutMs: config?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
     shutdownGraceMs: config?.shutdownGraceMs ?? 10_000,
+    fallback: fallbackPolicy(config),
   }
   if (config?.tokenEnv !== undefined) {
     const token = env[config.tokenEnv]

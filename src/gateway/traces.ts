@@ -32,6 +32,8 @@ export function traceInputOf(record: GatewayRecord): TraceInput | undefined {
   if (named !== undefined && named !== "") input.conversation = named
   if (record.usage) input.usage = { ...record.usage }
   if (record.error) input.error = `${record.error.kind}: ${record.error.message}`
+  // The chain when the request went further than its first upstream (a fallback, as usage counts it).
+  if (record.attempts && record.attempts.length > 1) input.attempts = record.attempts.map((a) => ({ ...a }))
   return input
 }
 

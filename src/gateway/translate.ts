@@ -7,12 +7,12 @@ import { isErrorLevel } from "../providers/completeness.js"
 import { providerErrorFromEvent } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
 import type { StreamErrorEvent, StreamEvent } from "../providers/stream.js"
-import type { PipelineResult } from "./outcome.js"
+import type { PipelineResult, RecordedBody } from "./outcome.js"
 import { DROPPED_HEADER, droppedHeader, earlyRecord } from "./record.js"
 import type { HttpReply } from "./reply.js"
 import type { DecidedRequest, TranslatedRequest } from "./request.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
-import { attemptTranslation } from "./translation.js"
+import { attemptTranslation, type Translation } from "./translation.js"
 
 /** Translates one request and its answer. */
 export async function translate(
@@ -23,11 +23,24 @@ export async function translate(
 ): Promise<PipelineResult> {
   const client = { body: request.body, path: request.api.route }
   const attempt = await attemptTranslation(request, request.target, client, serving, shared, reply.abort.signal)
-  const learned = { dropped: attempt.dropped, ...(attempt.sent ? { sent: attempt.sent } : {}) }
   if (!attempt.ok) {
     reply.failWith(attempt.failure.error, request.secrets)
-    return { facts: {}, ...learned }
+    return { facts: {}, dropped: attempt.dropped, ...(attempt.sent ? { sent: attempt.sent } : {}) }
   }
+  return writeTranslation(request, attempt, reply, shared)
+}
+
+/**
+ * Writes a translated answer that began in the client's format, streamed or whole (the request's `target` is the
+ * one that answered). Once its first byte left, nothing is retried.
+ */
+export async function writeTranslation(
+  request: TranslatedRequest,
+  attempt: { started: Translation; sent: RecordedBody; dropped: readonly string[] },
+  reply: HttpReply,
+  shared: GatewayShared,
+): Promise<PipelineResult> {
+  const learned = { dropped: attempt.dropped, sent: attempt.sent }
   const { read, encodeOptions } = attempt.started
   const module = formatModule(request.clientFormat)
   const headers = {

@@ -97,11 +97,11 @@ async function prepare(
 
 /**
  * Encodes the request for one target and sends it. Fails (as a value) when the target refused it before any byte
- * of an answer; otherwise the answer is ready to be read. Throws only for what no target could take (an option
- * in the client's body that cannot be sent on). The client's deferred tools are resolved for the target first
- * (the route's `deferredTools`; docs/gateway.md, Deferred tools): offered as planned, the tools no model will be
- * offered named as dropped, and when the gateway searches for the upstream, its rounds, each an attempt on this
- * same target, read as one answer.
+ * of an answer (or sent no headers within `headersTimeoutMs`, when given); otherwise the answer is ready to be read.
+ * Throws only for what no target could take (an option in the client's body that cannot be sent on). The client's
+ * deferred tools are resolved for the target first (the route's `deferredTools`; docs/gateway.md, Deferred tools):
+ * offered as planned, the tools no model will be offered named as dropped, and when the gateway searches for the
+ * upstream, its rounds, each an attempt on this same target, read as one answer.
  */
 export async function attemptTranslation(
   request: TranslatingRequest,
@@ -110,11 +110,12 @@ export async function attemptTranslation(
   serving: ServingConfig,
   shared: GatewayShared,
   signal: AbortSignal,
+  headersTimeoutMs?: number,
 ): Promise<TranslationAttempt> {
   const plan = resolveDeferredTools(request.decoded, target.upstream.format, request.route.deferredTools)
   const attempt = await openDeferred(request.decoded, {
     plan,
-    open: (decoded) => attemptRound({ ...request, decoded }, target, client, serving, shared, signal),
+    open: (decoded) => attemptRound({ ...request, decoded }, target, client, serving, shared, signal, headersTimeoutMs),
     joined: (batch) => redactEvents(batch, request.secrets),
   })
   return plan && plan.dropped.length > 0 ? { ...attempt, dropped: [...plan.dropped, ...attempt.dropped] } : attempt
@@ -128,6 +129,7 @@ async function attemptRound(
   serving: ServingConfig,
   shared: GatewayShared,
   signal: AbortSignal,
+  headersTimeoutMs: number | undefined,
 ): Promise<TranslationAttempt> {
   // Signatures the gateway sealed on earlier answers name their model again, for portability to go by.
   const decoded = { ...request.decoded, messages: unsealMessages(request.decoded.messages) }
@@ -159,7 +161,14 @@ async function attemptRound(
           .catch(() => undefined)
       : undefined
   const payload = { bytes: JSON.stringify(body), shown: body }
-  const attempt = await callTarget(target, { headers, body: payload }, serving.settings, signal, "stream")
+  const attempt = await callTarget(
+    target,
+    { headers, body: payload },
+    serving.settings,
+    signal,
+    "stream",
+    headersTimeoutMs,
+  )
   if (!attempt.ok) return { ...attempt, dropped }
   const encodeOptions: StreamEncodeOptions = {
     model: decoded.model,

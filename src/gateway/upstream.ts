@@ -18,6 +18,8 @@ export interface UpstreamRequest {
   signal: AbortSignal
   connectTimeoutMs: number
   idleTimeoutMs: number
+  /** How long the answer's headers may take from the call's start (a route with a next upstream); absent: no limit. */
+  headersTimeoutMs?: number
 }
 
 /** The upstream's answer once its headers arrived; `body` yields the raw bytes. */
@@ -29,13 +31,15 @@ export interface UpstreamAnswer {
   cutBy(): ProviderError | undefined
 }
 
-/** The upstream took too long to connect, or stayed silent too long. */
-export function timeoutError(what: "connect" | "idle", ms: number, url: string): ProviderError {
+/** The upstream took too long to connect, to send its answer's headers, or stayed silent too long. */
+export function timeoutError(what: "connect" | "headers" | "idle", ms: number, url: string): ProviderError {
   const host = new URL(url).host
   const message =
     what === "connect"
       ? `the upstream at ${host} did not accept a connection within ${ms} ms`
-      : `the upstream at ${host} sent nothing for ${ms} ms`
+      : what === "headers"
+        ? `the upstream at ${host} sent no answer headers within ${ms} ms`
+        : `the upstream at ${host} sent nothing for ${ms} ms`
   return new ProviderError("network", message, { retryable: true })
 }
 
@@ -45,10 +49,12 @@ export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
     const url = new URL(req.url)
     const send = url.protocol === "https:" ? httpsRequest : httpRequest
     let connectTimer: NodeJS.Timeout | undefined
+    let headersTimer: NodeJS.Timeout | undefined
     let settled = false
     let cut: ProviderError | undefined
     const fail = (error: Error) => {
       clearTimeout(connectTimer)
+      clearTimeout(headersTimer)
       if (!settled) {
         settled = true
         reject(error)
@@ -86,6 +92,10 @@ export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
       )
       socket.once("connect", () => clearTimeout(connectTimer))
     })
+    if (req.headersTimeoutMs !== undefined) {
+      const ms = req.headersTimeoutMs
+      headersTimer = setTimeout(() => outgoing.destroy(timeoutError("headers", ms, req.url)), ms)
+    }
     // Inactivity on the socket, before the headers and between chunks of the body.
     outgoing.setTimeout(req.idleTimeoutMs, () => {
       cut = timeoutError("idle", req.idleTimeoutMs, req.url)
@@ -104,6 +114,7 @@ export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
     })
     outgoing.on("response", (message) => {
       clearTimeout(connectTimer)
+      clearTimeout(headersTimer)
       settled = true
       answer = message
       resolve({ status: message.statusCode ?? 502, headers: message.headers, body: message, cutBy: () => cut })

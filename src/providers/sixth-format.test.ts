@@ -16,6 +16,7 @@ import type { GatewayConfig } from "../config/gateway.js"
 import { gatewaySchema } from "../config/gateway.js"
 import { PromptlineError } from "../errors.js"
 import type { GatewayRecord } from "../gateway/record.js"
+import { officialProvider } from "../gateway/routing.js"
 import { type Gateway, startGateway } from "../gateway/server.js"
 import { ContextManager } from "../history/context-manager.js"
 import type { Message } from "../history/message.js"
@@ -108,6 +109,9 @@ describe("registering a sixth wire format", () => {
     expect(overheadOf("dummy")).toEqual(dummyDescriptor.overhead)
     expect(hasCountingEndpoint("dummy")).toBe(true)
     expect(wireFormatOf({ provider: "dummy", family: "" })).toBe("dummy")
+    // The gateway's default route for a client of this format goes to the provider its descriptor names.
+    expect(officialProvider("dummy")).toBe("dummy")
+    expect(officialProvider("anthropic")).toBe("anthropic")
     expect(routeOf("/v1/dummy/generate", new URLSearchParams())?.format).toBe("dummy")
     expect(countingRouteOf("/v1/dummy/generate/count")?.format).toBe("dummy")
     expect(formatOfPayload({ say: "hi" })).toEqual({ format: "dummy", evidence: 'a "say" payload' })

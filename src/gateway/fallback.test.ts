@@ -1,0 +1,374 @@
+/**
+ * Fallbacks across a route's upstreams, with fake upstreams on 127.0.0.1 (test-helpers/fault-upstream.ts) and the
+ * official SDKs as clients (their own retries off, so every retry seen is the gateway's): each failure kind that
+ * moves on and one that does not, `retry-after` short and long, the circuit breaker open, half-open and closed, an
+ * answer cut after its first byte (never retried), a fallback in another wire format, an overflow sent only to a
+ * larger window, and a client picking its upstream in the model name.
+ */
+import Anthropic from "@anthropic-ai/sdk"
+import { GoogleGenAI } from "@google/genai"
+import OpenAI from "openai"
+import { ResponsesWS } from "openai/resources/responses/ws"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import type { GatewayConfig } from "../config/gateway.js"
+import { ATTEMPTS_HEADER } from "./fallback.js"
+import { logLine } from "./log.js"
+import type { GatewayRecord } from "./record.js"
+import { type Gateway, startGateway } from "./server.js"
+import { MemoryStateStore } from "./state-store.js"
+import { type FaultUpstream, okText, refusingUrl, startFaultUpstream } from "./test-helpers/fault-upstream.js"
+import { traceInputOf } from "./traces.js"
+
+const START = Date.UTC(2026, 11, 4, 9)
+let now = START
+let main: FaultUpstream
+let spare: FaultUpstream
+let chat: FaultUpstream
+/** The upstream the breaker tests fail, which no other test touches. */
+let flaky: FaultUpstream
+let refused: string
+let gateway: Gateway
+const records: GatewayRecord[] = []
+
+function config(): GatewayConfig {
+  return {
+    port: 0,
+    upstreams: {
+      main: { provider: "anthropic", baseUrl: main.url, keyEnv: "K" },
+      spare: { provider: "anthropic", baseUrl: spare.url, keyEnv: "K" },
+      chat: { provider: "openai", format: "openai-chat", baseUrl: chat.url, keyEnv: "K" },
+      down: { provider: "anthropic", baseUrl: refused, keyEnv: "K" },
+      flaky: { provider: "anthropic", baseUrl: flaky.url, keyEnv: "K" },
+    },
+    routes: [
+      { match: "refused-*", upstream: ["down", "spare"] },
+      { match: "big-*", upstream: ["main", "spare", { upstream: "chat", model: "gpt-4.1" }] },
+      { match: "cross-*", upstream: ["main", { upstream: "chat", model: "gpt-4.1" }] },
+      { match: "to-chat-*", upstream: [{ upstream: "chat", model: "gpt-4.1" }, "main"] },
+      { match: "cb-*", upstream: ["flaky", "spare"] },
+      { match: "*", upstream: ["main", "spare"] },
+    ],
+    fallback: {
+      headersTimeoutMs: 300,
+      retryAfterMaxMs: 50,
+      breaker: { failures: 2, windowMs: 60_000, cooldownMs: 10_000, maxCooldownMs: 25_000 },
+    },
+  }
+}
+
+beforeAll(async () => {
+  main = await startFaultUpstream("main", "anthropic")
+  spare = await startFaultUpstream("spare", "anthropic")
+  chat = await startFaultUpstream("chat", "openai-chat")
+  flaky = await startFaultUpstream("flaky", "anthropic")
+  refused = await refusingUrl()
+  gateway = await startGateway({
+    config: config(),
+    env: { K: "sk-fake-fallback-key-000" },
+    clock: () => now,
+    onRequest: (record) => records.push(record),
+  })
+})
+afterAll(async () => {
+  await gateway?.close(0)
+  await Promise.all([main?.close(), spare?.close(), chat?.close(), flaky?.close()])
+})
+beforeEach(async () => {
+  for (const upstream of [main, spare, chat, flaky]) upstream.script()
+  // Each test starts with every circuit closed: a success on each upstream after its rest.
+  now += 3_600_000
+})
+
+const anthropic = () => new Anthropic({ baseURL: gateway.urls.anthropic, apiKey: "client-key", maxRetries: 0 })
+
+/** Asks through the Anthropic SDK; the answer's text, the attempts header, and the record. */
+async function ask(model: string, stream = false) {
+  const before = records.length
+  const client = anthropic()
+  const params = { model, max_tokens: 64, messages: [{ role: "user" as const, content: "hi" }] }
+  let text: string
+  let header: string | null
+  if (stream) {
+    const { data, response } = await client.messages.stream(params).withResponse()
+    header = response.headers.get(ATTEMPTS_HEADER)
+    text = (await data.finalMessage()).content.map((b) => (b.type === "text" ? b.text : "")).join("")
+  } else {
+    const { data, response } = await client.messages.create(params).withResponse()
+    header = response.headers.get(ATTEMPTS_HEADER)
+    text = data.content.map((b) => (b.type === "text" ? b.text : "")).join("")
+  }
+  await until(() => records.length > before)
+  return { text, header, record: records.at(-1)! }
+}
+
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
+describe("falling back to the next upstream", () => {
+  it("moves on from a refused connection, naming the chain in the header, record, log line, trace and usage", async () => {
+    const fallbacks = gateway.usage().fallbacks
+    const { text, header, record } = await ask("refused-a")
+    expect(logLine(record)).toMatch(/ 200 attempts: down\/refused-a network, spare\/refused-a 200$/)
+    expect(traceInputOf(record)?.attempts).toEqual(record.attempts)
+    expect(gateway.usage().fallbacks).toBe(fallbacks + 1)
+    expect(text).toBe(okText("spare"))
+    expect(header).toBe("down/refused-a network, spare/refused-a 200")
+    expect(record.upstream).toMatchObject({ name: "spare", model: "refused-a" })
+    expect(record.attempts).toEqual([
+      { upstream: "down", model: "refused-a", error: "network" },
+      { upstream: "spare", model: "refused-a", status: 200 },
+    ])
+  })
+
+  it("moves on from an upstream that sends no headers in time", async () => {
+    main.script("hang")
+    const { text, record } = await ask("claude-hang", true)
+    expect(text).toBe(okText("spare"))
+    expect(record.attempts?.map((a) => [a.upstream, a.error ?? a.status])).toEqual([
+      ["main", "network"],
+      ["spare", 200],
+    ])
+  })
+
+  it.each([429, 500, 503, 529])("moves on from HTTP %i, streamed and whole", async (status) => {
+    for (const stream of [false, true]) {
+      // Past any rest an earlier failure of main began: main is asked (closed, or half-open for one probe).
+      now += 30_000
+      main.script({ status })
+      const { text, record } = await ask(`claude-${status}`, stream)
+      expect(text).toBe(okText("spare"))
+      expect(record.attempts?.[0]).toMatchObject({ upstream: "main", status })
+      expect(record.status).toBe(200)
+    }
+  })
+
+  it("tells the client an error another upstream would share (400), and asks no other", async () => {
+    main.script({ status: 400, message: "bad field" })
+    const asked = spare.bodies.length
+    const error = await anthropic()
+      .messages.create({ model: "claude-400", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError)
+    expect((error as Error).message).toContain("bad field")
+    expect(spare.bodies.length).toBe(asked)
+    await until(() => records.at(-1)?.model === "claude-400")
+    expect(records.at(-1)!.attempts).toEqual([
+      { upstream: "main", model: "claude-400", status: 400, error: "invalid-request" },
+    ])
+  })
+
+  it("answers with the last upstream's own error when every one failed", async () => {
+    main.script({ status: 500 })
+    spare.script({ status: 529, message: "all busy" })
+    const error = await anthropic()
+      .messages.create({ model: "claude-all", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e)
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529)
+    expect((error as Error).message).toContain("all busy")
+    expect((error as InstanceType<typeof Anthropic.APIError>).headers?.get(ATTEMPTS_HEADER)).toBe(
+      "main/claude-all server, spare/claude-all server",
+    )
+  })
+
+  it("never retries once the answer's first byte reached the client: the cut answer stays broken", async () => {
+    main.script("cut")
+    const asked = spare.bodies.length
+    const error = await ask("claude-cut", true).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Error)
+    expect(spare.bodies.length).toBe(asked)
+    await until(() => records.at(-1)?.model === "claude-cut")
+    expect(records.at(-1)!.attempts).toEqual([{ upstream: "main", model: "claude-cut", status: 200 }])
+    expect(records.at(-1)!.error?.kind).toBe("network")
+  })
+})
+
+describe("retry-after", () => {
+  it("waits out a short retry-after and asks the same upstream once more", async () => {
+    main.script({ status: 429, headers: { "retry-after": "0" } })
+    const { text, record } = await ask("claude-wait")
+    expect(text).toBe(okText("main"))
+    expect(record.attempts).toEqual([
+      { upstream: "main", model: "claude-wait", status: 429, error: "rate-limit" },
+      { upstream: "main", model: "claude-wait", status: 200 },
+    ])
+  })
+
+  it("rests an upstream whose retry-after is longer than the gateway waits, and passes it over until then", async () => {
+    main.script({ status: 429, headers: { "retry-after": "120" } })
+    expect((await ask("claude-rest")).text).toBe(okText("spare"))
+    expect(gateway.status().upstreams.find((u) => u.name === "main")?.circuit?.state).toBe("open")
+    const asked = main.bodies.length
+    const again = await ask("claude-rest")
+    expect(again.text).toBe(okText("spare"))
+    expect(main.bodies.length).toBe(asked)
+    expect(again.record.attempts?.[0]).toEqual({ upstream: "main", model: "claude-rest", error: "circuit-open" })
+    now += 121_000
+    expect((await ask("claude-rest")).text).toBe(okText("main"))
+  })
+})
+
+describe("the circuit breaker", () => {
+  const circuit = () => gateway.status().upstreams.find((u) => u.name === "flaky")?.circuit
+
+  it("opens after the failures in a row, probes half-open after the rest, doubles the rest when the probe fails, closes on success", async () => {
+    flaky.script({ status: 500 }, { status: 500 })
+    await ask("cb-a")
+    expect(circuit()).toBeUndefined()
+    await ask("cb-a")
+    expect(circuit()?.state).toBe("open")
+    const asked = flaky.bodies.length
+    const skipped = await ask("cb-a")
+    expect(skipped.record.attempts?.[0]).toEqual({ upstream: "flaky", model: "cb-a", error: "circuit-open" })
+    expect(skipped.text).toBe(okText("spare"))
+    expect(flaky.bodies.length).toBe(asked)
+    // The rest (10 s) is over: one probe, which fails, opens it again for twice as long.
+    now += 10_001
+    flaky.script({ status: 503 })
+    const probe = await ask("cb-a")
+    expect(probe.record.attempts?.[0]).toMatchObject({ upstream: "flaky", status: 503 })
+    expect(circuit()?.state).toBe("open")
+    now += 10_001
+    expect((await ask("cb-a")).record.attempts?.[0]?.error).toBe("circuit-open")
+    now += 10_001
+    const healed = await ask("cb-a")
+    expect(healed.text).toBe(okText("flaky"))
+    expect(circuit()?.state).toBe("closed")
+    // Closed again: a single failure does not open it.
+    flaky.script({ status: 500 })
+    await ask("cb-a")
+    expect(circuit()?.state).toBe("closed")
+  })
+
+  it("keeps its state in the state store: an instance sharing it passes over an upstream another one rested", async () => {
+    const store = new MemoryStateStore()
+    const options = { config: config(), env: { K: "sk-fake-fallback-key-000" }, clock: () => now, stateStore: store }
+    const one = await startGateway(options)
+    const two = await startGateway(options)
+    try {
+      const create = (g: Gateway) =>
+        new Anthropic({ baseURL: g.urls.anthropic, apiKey: "client-key", maxRetries: 0 }).messages
+          .create({ model: "cb-shared", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+          .withResponse()
+      flaky.script({ status: 500 }, { status: 500 })
+      await create(one)
+      await create(one)
+      const asked = flaky.bodies.length
+      const { response } = await create(two)
+      expect(response.headers.get(ATTEMPTS_HEADER)).toBe("flaky/cb-shared circuit-open, spare/cb-shared 200")
+      expect(flaky.bodies.length).toBe(asked)
+    } finally {
+      await one.close(0)
+      await two.close(0)
+    }
+  })
+
+  it("answers 503 with a retry-after when every upstream of the route is resting", async () => {
+    main.script({ status: 500 }, { status: 500 })
+    spare.script({ status: 500 }, { status: 500 })
+    for (let i = 0; i < 2; i++)
+      await anthropic()
+        .messages.create({ model: "claude-rest-all", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+        .catch(() => undefined)
+    const error = (await anthropic()
+      .messages.create({ model: "claude-rest-all", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>
+    expect(error.status).toBe(503)
+    expect(error.headers?.get("retry-after")).toBe("10")
+    expect(error.headers?.get(ATTEMPTS_HEADER)).toBe(
+      "main/claude-rest-all circuit-open, spare/claude-rest-all circuit-open",
+    )
+  })
+})
+
+describe("translation per attempt", () => {
+  it("translates for a fallback that speaks another wire format (Anthropic client, OpenAI Chat upstream)", async () => {
+    main.script({ status: 529 })
+    const { text, record } = await ask("cross-a", true)
+    expect(text).toBe(okText("chat"))
+    expect(record.mode).toBe("translate")
+    expect(record.upstream).toMatchObject({ name: "chat", format: "openai-chat", model: "gpt-4.1" })
+    expect(chat.bodies.at(-1)).toMatchObject({ model: "gpt-4.1", messages: [{ role: "user", content: "hi" }] })
+  })
+
+  it("an OpenAI client falls back from its own format to an Anthropic upstream", async () => {
+    chat.script({ status: 500 })
+    const client = new OpenAI({ baseURL: gateway.urls.openai, apiKey: "client-key", maxRetries: 0 })
+    const answer = await client.chat.completions.create({
+      model: "to-chat-x",
+      messages: [{ role: "user", content: "hi" }],
+    })
+    expect(answer.choices[0]?.message.content).toBe(okText("main"))
+    await until(() => records.at(-1)?.model === "to-chat-x")
+    expect(records.at(-1)!.attempts?.map((a) => a.upstream)).toEqual(["chat", "main"])
+  })
+
+  it("a Gemini client is translated for each attempt", async () => {
+    main.script({ status: 503 })
+    const genai = new GoogleGenAI({ apiKey: "client-key", httpOptions: { baseUrl: gateway.urls.gemini } })
+    const answer = await genai.models.generateContent({ model: "claude-gemini", contents: "hi" })
+    expect(answer.text).toBe(okText("spare"))
+  })
+})
+
+describe("a context overflow", () => {
+  it("goes on only to an upstream whose model window is larger", async () => {
+    main.script({ status: 400, message: "prompt is too long: 210000 tokens > 200000 maximum" })
+    const asked = spare.bodies.length
+    const { text, record } = await ask("big-claude-sonnet-4-5")
+    expect(text).toBe(okText("chat"))
+    expect(spare.bodies.length).toBe(asked)
+    expect(record.attempts).toEqual([
+      { upstream: "main", model: "big-claude-sonnet-4-5", status: 400, error: "context-overflow" },
+      { upstream: "spare", model: "big-claude-sonnet-4-5", error: "window-too-small" },
+      { upstream: "chat", model: "gpt-4.1", status: 200 },
+    ])
+  })
+})
+
+describe("what is not replayed", () => {
+  it("a Responses WebSocket uses its route's first upstream only: its failure is the client's, no fallback", async () => {
+    main.script({ status: 500, message: "main is down" })
+    const asked = spare.bodies.length
+    const socket = new ResponsesWS(new OpenAI({ apiKey: "client-key", baseURL: gateway.urls.openai, maxRetries: 0 }))
+    socket.on("error", () => {})
+    try {
+      await new Promise<void>((resolve) => socket.socket.on("open", () => resolve()))
+      const before = records.length
+      const events: { type: string }[] = []
+      await new Promise<void>((resolve) => {
+        socket.on("event", (event) => {
+          events.push(event as { type: string })
+          if (["response.completed", "response.failed", "error"].includes((event as { type: string }).type)) resolve()
+        })
+        socket.send({ type: "response.create", model: "claude-ws", input: "hi", store: false } as never)
+      })
+      expect(events.map((e) => e.type)).not.toContain("response.completed")
+      expect(JSON.stringify(events)).toContain("main is down")
+      expect(spare.bodies.length).toBe(asked)
+      await until(() => records.length > before)
+      expect(records.at(-1)!.upstream?.name).toBe("main")
+      expect(records.at(-1)!.attempts).toBeUndefined()
+    } finally {
+      socket.close()
+    }
+  })
+})
+
+describe("picking the upstream in the model name", () => {
+  it("sends `upstream,model` to that configured upstream, with no fallback", async () => {
+    const { text, record } = await ask("spare,claude-picked")
+    expect(text).toBe(okText("spare"))
+    expect(spare.bodies.at(-1)?.model).toBe("claude-picked")
+    expect(record.upstream).toMatchObject({ name: "spare", model: "claude-picked" })
+    expect(record.attempts).toBeUndefined()
+  })
+
+  it("refuses an upstream the config does not name", async () => {
+    const error = await ask("elsewhere,claude-x").catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Anthropic.NotFoundError)
+    expect((error as Error).message).toMatch(
+      /upstream \\?"elsewhere\\?".*the upstreams are: main, spare, chat, down, flaky/,
+    )
+  })
+})
