@@ -193,21 +193,20 @@ async function throughputMetric(gateway: ProxyProcess, pipe: ProxyProcess): Prom
       })
     }
   }
-  const rps = (proxy: ProxyProcess) => {
-    const total = totals.get(proxy)!
-    if (total.errors > 0) throw new Error(`${proxy.name}: ${total.errors} errors under 200 concurrent streams`)
-    return total.done / total.seconds
-  }
+  const rps = (proxy: ProxyProcess) => totals.get(proxy)!.done / totals.get(proxy)!.seconds
   const ours = rps(gateway)
   const bare = rps(pipe)
+  // A request that failed is counted, not timed (the bare proxy, which retries nothing, loses one to a keep-alive
+  // race now and then); the gateway's own must be none.
+  const errors = `errors: ${totals.get(gateway)!.errors} ours, ${totals.get(pipe)!.errors} bare`
   return {
-    name: "requests per second, 200 concurrent small streams, same-format (3 turns of 3 s each)",
+    name: `requests per second, 200 concurrent small streams, same-format (3 turns of 3 s each; ${errors})`,
     unit: "req/s",
     ours,
     peer: { name: "a bare Node.js pipe proxy", value: bare },
     better: "higher",
     target: "≥ 0.8x",
-    met: ours >= 0.8 * bare,
+    met: ours >= 0.8 * bare && totals.get(gateway)!.errors === 0,
   }
 }
 
