@@ -58,6 +58,18 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
       : undefined
   // Each log line's cost: the user's model rows first, then the catalog, each model id looked up once.
   const prices = new PriceList(models)
+  // The log lines of the requests that end in one turn of the event loop leave in one write, after that turn's
+  // answers: under load, one write per turn instead of one per request (a pipe's write blocks the process).
+  let logged: string[] = []
+  const writeLog = () => {
+    if (logged.length === 0) return
+    const lines = logged
+    logged = []
+    io.stdout(lines.join(""))
+  }
+  const log = (line: string) => {
+    if (logged.push(`${line}\n`) === 1) setImmediate(writeLog)
+  }
   const gateway = await startGateway({
     ...(config ? { config } : {}),
     env: io.env,
@@ -66,13 +78,13 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     ...(port !== undefined ? { port } : {}),
     ...(io.now ? { clock: io.now } : {}),
     onRequest: (record) => {
-      io.stdout(`${flags.json ? logJson(record, prices) : logLine(record, prices)}\n`)
+      log(flags.json ? logJson(record, prices) : logLine(record, prices))
       void tracing?.onRequest(record)
     },
     ...(tracing ? { answerHeaders: tracing.answerHeaders } : {}),
     // A failure no answer could carry (a hook that threw, a socket it could not serve): one line, and serving goes on.
     onError: (error, where) => {
-      if (flags.json) io.stdout(`${JSON.stringify({ event: "error", where, message: error.message })}\n`)
+      if (flags.json) log(JSON.stringify({ event: "error", where, message: error.message }))
       else {
         const code = error instanceof PromptlineError ? error.code : "gateway-internal"
         io.stderr(`error while serving (${where}): ${logField(error.message, 1000)} [${code}]\n`)
@@ -139,11 +151,13 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
     process.on("SIGTERM", stop)
     process.on("SIGINT", stop)
   })
+  writeLog()
   if (!flags.json)
     io.stdout(
       `stopping: letting ${gateway.active} running answer(s) finish (at most ${gateway.settings.shutdownGraceMs} ms)\n`,
     )
   watch.close()
   await gateway.close()
+  writeLog()
   return 0
 }

@@ -137,9 +137,9 @@ export async function relayAnswer(
     failed === undefined
       ? undefined
       : (answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${failed.message}`)
-  const facts = tap.end(cut)
   // Bytes were sent: no status can change and nothing is retried; the client sees the stream cut, as the upstream cut it.
   if (cut !== undefined) reply.cut()
   else reply.end(redactor.end())
-  return { facts, dropped: [], sent }
+  // The copy is read to its end after the client's answer ended: the record waits for it, the client does not.
+  return { facts: tap.end(cut), dropped: [], sent }
 }

@@ -4,6 +4,7 @@
  * the client sent.
  */
 
+import { setBounded } from "../bounded-map.js"
 import type { DeferredToolsMode, GatewayConfig, RouteConfig, UpstreamConfig } from "../config/gateway.js"
 import { routeLinks, upstreamFormatOf } from "../config/gateway-routes.js"
 import type { WireFormat } from "../models/types.js"
@@ -61,13 +62,23 @@ export interface RouteRefusal {
   kind: "not-found" | "invalid-request"
 }
 
+/** How many compiled route globs the memo keeps (a config has a few; every request matches them). */
+const GLOB_PATTERNS = 256
+
+/** Route globs compiled once, not per request (no flags: a pattern keeps no state between tests). */
+const globPatterns = new Map<string, RegExp>()
+
 /** A glob (`*` any run of characters, `?` one) as an anchored regular expression. */
 export function globPattern(glob: string): RegExp {
+  const known = globPatterns.get(glob)
+  if (known) return known
   const source = glob
     .replace(/[.+^${}()|[\]\\]/g, "\\$&")
     .replace(/\*/g, ".*")
     .replace(/\?/g, ".")
-  return new RegExp(`^${source}$`)
+  const pattern = new RegExp(`^${source}$`)
+  setBounded(globPatterns, glob, pattern, GLOB_PATTERNS)
+  return pattern
 }
 
 /**

@@ -3,6 +3,7 @@
  * with, its endpoint and the URL of the call, and the headers a same-format call carries.
  */
 import type { IncomingHttpHeaders } from "node:http"
+import { setBounded } from "../bounded-map.js"
 import { countingRequest, hasCountingEndpoint } from "../providers/count.js"
 import { type Endpoint, endpointFor, requestUrl, responsesSocketUrl } from "../providers/endpoints.js"
 import type { Upstream } from "./routing.js"
@@ -79,6 +80,15 @@ function upstreamEndpoint(upstream: Upstream, key: string): Endpoint {
   })
 }
 
+/** How many generation targets the memo keeps (distinct upstream, model, key, stream and query). */
+const GENERATION_TARGETS = 256
+
+/**
+ * Generation targets by everything they are made of: a pure answer, and the same few for every request of a
+ * session, whose making (endpoint, URL) was the largest part of deciding a same-format request.
+ */
+const generationTargets = new Map<string, UpstreamTarget>()
+
 /** Decides the target of one call: its key, endpoint and URL. */
 export function upstreamTarget(
   upstream: Upstream,
@@ -88,6 +98,27 @@ export function upstreamTarget(
   client: KeySource,
 ): UpstreamTarget {
   const key = upstreamKey(upstream, env, client)
+  if (call.kind !== "generation") return makeTarget(upstream, model, call, key)
+  const memoKey = JSON.stringify([
+    upstream.name,
+    upstream.provider,
+    upstream.format,
+    upstream.baseUrl ?? null,
+    upstream.keyEnv ?? null,
+    key,
+    model,
+    call.stream,
+    call.clientQuery?.toString() ?? null,
+  ])
+  const known = generationTargets.get(memoKey)
+  if (known) return known
+  const made = makeTarget(upstream, model, call, key)
+  setBounded(generationTargets, memoKey, made, GENERATION_TARGETS)
+  return made
+}
+
+/** Makes the target of one call with `key`. */
+function makeTarget(upstream: Upstream, model: string, call: UpstreamCall, key: string): UpstreamTarget {
   const endpoint = upstreamEndpoint(upstream, key)
   const target: UpstreamTarget = { upstream, model, key, endpoint, url: callUrl(endpoint, upstream, model, call) }
   return upstream.keyEnv !== undefined ? { ...target, ownKey: key } : target

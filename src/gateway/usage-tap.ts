@@ -19,6 +19,9 @@ export class UsageTap {
   readonly #chunks: Buffer[] = []
   #kept = 0
   #events: StreamEvent[] = []
+  /** A stream's chunks not decoded yet, and the decoding to come. */
+  #waiting: Buffer[] = []
+  #decodeLater: NodeJS.Immediate | undefined
   /** The side decoder failed on the answer: the rest is forwarded unread (the record goes without what follows). */
   #broken = false
 
@@ -30,16 +33,16 @@ export class UsageTap {
     this.#sse = /event-stream/i.test(contentType) ? new StreamDecoder(format, options) : undefined
   }
 
-  /** The next chunk of the answer. Never throws: the copy is read for the record only, never at the answer's cost. */
+  /**
+   * The next chunk of the answer. Never throws: the copy is read for the record only, never at the answer's cost.
+   * A stream's chunks are decoded once the I/O at hand was served (on setImmediate, several at a time), so the
+   * client's bytes leave first; `end` decodes whatever is still waiting.
+   */
   feed(chunk: Buffer): void {
     if (this.#broken) return
     if (this.#sse) {
-      try {
-        this.#sse.feed(chunk, this.#events)
-      } catch {
-        this.#broken = true
-      }
-      this.#take()
+      this.#waiting.push(chunk)
+      this.#decodeLater ??= setImmediate(() => this.#decodeWaiting())
     } else if (this.#kept + chunk.length <= JSON_KEEP_LIMIT) {
       this.#chunks.push(chunk)
       this.#kept += chunk.length
@@ -48,6 +51,7 @@ export class UsageTap {
 
   /** The answer ended (or was cut, with `cut`); what it reported. */
   end(cut?: string): AnswerFacts {
+    this.#decodeWaiting()
     try {
       if (this.#broken) this.#events = []
       else if (this.#sse) {
@@ -61,6 +65,24 @@ export class UsageTap {
     this.#take()
     if (cut && !this.#facts.error) this.#facts = { ...this.#facts, error: { kind: "network", message: cut } }
     return this.#facts
+  }
+
+  /** Decodes the stream's chunks that wait, in order. */
+  #decodeWaiting(): void {
+    if (this.#decodeLater !== undefined) clearImmediate(this.#decodeLater)
+    this.#decodeLater = undefined
+    const chunks = this.#waiting
+    if (chunks.length === 0) return
+    this.#waiting = []
+    for (const chunk of chunks) {
+      if (this.#broken) return
+      try {
+        this.#sse!.feed(chunk, this.#events)
+      } catch {
+        this.#broken = true
+      }
+      this.#take()
+    }
   }
 
   #json(text: string): StreamEvent[] {

@@ -1,0 +1,51 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import type { Upstream } from "./routing.js"
+import { upstreamTarget } from "./target.js"
+
+const upstreams: Upstream[] = [
+  { name: "anthropic", provider: "anthropic", format: "anthropic", baseUrl: "http://127.0.0.1:9" },
+  { name: "local", provider: "anthropic", format: "anthropic", baseUrl: "http://127.0.0.1:10" },
+  { name: "chat", provider: "openai", format: "openai-chat", baseUrl: "http://127.0.0.1:11/v1" },
+  { name: "own", provider: "openai", format: "openai-chat", baseUrl: "http://127.0.0.1:12/v1", keyEnv: "OWN_KEY" },
+]
+
+/** The target as a fresh process would make it: every field, the endpoint's headers included. */
+const shape = (t: ReturnType<typeof upstreamTarget>) => JSON.parse(JSON.stringify(t))
+
+describe("upstreamTarget", () => {
+  it("answers a generation call from its memo exactly as it made it, for every client key and upstream", () => {
+    const call = fc.record({
+      upstream: fc.integer({ min: 0, max: upstreams.length - 1 }),
+      model: fc.constantFrom("claude-sonnet-4-5", "gpt-4.1", "models/x"),
+      key: fc.constantFrom("sk-a", "sk-b", ""),
+      own: fc.constantFrom("env-1", "env-2"),
+      stream: fc.boolean(),
+      query: fc.constantFrom("", "beta=true", "alt=sse&key=secret"),
+    })
+    const cold = new Map<string, unknown>()
+    fc.assert(
+      fc.property(fc.array(call, { minLength: 1, maxLength: 30 }), (calls) => {
+        for (const c of calls) {
+          const upstream = { ...upstreams[c.upstream]! }
+          const query = new URLSearchParams(c.query)
+          const target = upstreamTarget(
+            upstream,
+            c.model,
+            { kind: "generation", stream: c.stream, clientQuery: query },
+            { OWN_KEY: c.own },
+            { headers: { "x-api-key": c.key }, query, tokenInUse: false },
+          )
+          const expected = upstream.keyEnv !== undefined ? c.own : c.key
+          // A memo keyed on too little would hand one client another's key.
+          expect(target.key).toBe(expected)
+          if (expected !== "") expect(Object.values(target.endpoint.headers).join(" ")).toContain(expected)
+          expect(target.url).not.toContain("secret")
+          const id = JSON.stringify(c)
+          if (cold.has(id)) expect(shape(target)).toEqual(cold.get(id))
+          else cold.set(id, shape(target))
+        }
+      }),
+    )
+  })
+})
