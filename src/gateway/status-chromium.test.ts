@@ -5,12 +5,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type BrowserContext, CHROMIUM, chromium, type Page } from "../inspect/test-helpers/chromium.js"
+import { type BrowserContext, chromium, openPage, type Page } from "../inspect/test-helpers/chromium.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { scriptOf } from "../replay/test-helpers/fixtures.js"
 import { type Gateway, startGateway } from "./server.js"
 
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
 const TOKEN = "status-page-token-0123456789"
 const usage = { input: 2000, output: 1000, cacheRead: 8000, cacheWrite: 0 }
@@ -54,20 +53,11 @@ describe.skipIf(!chromium)("the gateway's status page in Chromium", () => {
       env: { K: "sk-fake-status-page-key", GATEWAY_TOKEN: TOKEN },
     })
     for (const model of ["claude-sonnet-4-5", "claude-sonnet-4-5", "claude-sonnet-4-5", "house-model"]) await ask(model)
-    browser = await chromium!.launchPersistentContext(join(dir, "profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1280, height: 900 },
-    })
-    page = browser.pages()[0] ?? (await browser.newPage())
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(`console: ${m.text()}`)
-    })
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
-    page.on("request", (r) => {
-      if (!r.url().startsWith(`${gateway!.url}/promptline/status`)) problems.push(`request: ${r.url()}`)
-    })
+    ;({ browser, page } = await openPage(
+      join(dir, "profile"),
+      (url) => url.startsWith(`${gateway!.url}/promptline/status`),
+      problems,
+    ))
   }, 60_000)
 
   afterAll(async () => {

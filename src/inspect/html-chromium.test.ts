@@ -11,19 +11,9 @@ import { basicContext } from "../prompt/test-helpers/contexts.js"
 import { diffBuilds } from "./build-diff.js"
 import { renderHtml } from "./render-html.js"
 import { inspectReport } from "./report.js"
-import { type BrowserContext, CHROMIUM, chromium, type Page } from "./test-helpers/chromium.js"
+import { type BrowserContext, chromium, openPage, type Page } from "./test-helpers/chromium.js"
 import { withModel } from "./with-model.js"
 
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-]
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
 
 let dir: string
@@ -66,20 +56,7 @@ describe.skipIf(!chromium)("the HTML report in Chromium", () => {
     await writeFile(file, renderHtml(a))
     await writeFile(compareFile, renderHtml(a, { report: b, diff: diffBuilds(a, b) }))
 
-    browser = await chromium!.launchPersistentContext(join(dir, "profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1280, height: 900 },
-    })
-    page = browser.pages()[0] ?? (await browser.newPage())
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(`console: ${m.text()}`)
-    })
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
-    page.on("request", (r) => {
-      if (!r.url().startsWith("file://")) problems.push(`request: ${r.url()}`)
-    })
+    ;({ browser, page } = await openPage(join(dir, "profile"), (url) => url.startsWith("file://"), problems))
   }, 60_000)
 
   afterAll(async () => {

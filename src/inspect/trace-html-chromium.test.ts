@@ -8,10 +8,9 @@ import { writeScriptedTrace } from "../cache/test-helpers/scripted-trace.js"
 import { bodyOf, readTraceFile } from "../cache/trace-read.js"
 import { TokenCounter } from "../history/tokens.js"
 import { renderTraceHtml } from "./render-trace-html.js"
-import { type BrowserContext, CHROMIUM, chromium, type Page } from "./test-helpers/chromium.js"
+import { type BrowserContext, chromium, openPage, type Page } from "./test-helpers/chromium.js"
 import { traceReport } from "./trace-report.js"
 
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url))
 
 let dir: string
@@ -29,20 +28,7 @@ describe.skipIf(!chromium)("the trace report in Chromium", () => {
     const report = traceReport({ file: trace, lines, request: 7, body: await bodyOf(trace, lines[6]!), counter })
     file = join(dir, "trace.html")
     await writeFile(file, renderTraceHtml(report))
-    browser = await chromium!.launchPersistentContext(join(dir, "profile"), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1280, height: 900 },
-    })
-    page = browser.pages()[0] ?? (await browser.newPage())
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(`console: ${m.text()}`)
-    })
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
-    page.on("request", (r) => {
-      if (!r.url().startsWith("file://")) problems.push(`request: ${r.url()}`)
-    })
+    ;({ browser, page } = await openPage(join(dir, "profile"), (url) => url.startsWith("file://"), problems))
   }, 60_000)
 
   afterAll(async () => {

@@ -65,3 +65,42 @@ const playwright = await loadPeer<{
 
 /** playwright-core's chromium launcher when both it and the browser are installed, else undefined. */
 export const chromium = playwright && existsSync(CHROMIUM) ? playwright.chromium : undefined
+
+/** Chromium's switches for the tests: headless, no sandbox, no GPU, and no networking of its own. */
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+]
+
+/**
+ * Starts Chromium with a new empty profile in `profileDir` and returns its page. Every console error, page error,
+ * and request to a URL that `allowed` refuses is pushed onto `problems`, for the test to expect none.
+ */
+export async function openPage(
+  profileDir: string,
+  allowed: (url: string) => boolean,
+  problems: string[],
+): Promise<{ browser: BrowserContext; page: Page }> {
+  if (!chromium) throw new Error("Chromium or playwright-core is not installed")
+  const browser = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 900 },
+  })
+  const page = browser.pages()[0] ?? (await browser.newPage())
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()}`)
+  })
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`))
+  page.on("request", (r) => {
+    if (!allowed(r.url())) problems.push(`request: ${r.url()}`)
+  })
+  return { browser, page }
+}
