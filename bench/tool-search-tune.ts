@@ -3,25 +3,15 @@
 // come only from the benchmark (`node --import tsx bench/run.ts tool-search`), as aggregates.
 //
 //   node --import tsx bench/tool-search-tune.ts [--misses]
-import { createContext } from "../src/context/prompt-context.js"
 import { build } from "../src/prompt/builder.js"
 import { DeferredTools } from "../src/tools/search/deferred-tools.js"
 import type { EnabledTool } from "../src/tools/spec.js"
-import { loadToolSearchServers, loadToolSearchTasks } from "../test/fixtures/tool-search/load.js"
+import { loadToolSearchServers, loadToolSearchTasks, toolSearchContext } from "../test/fixtures/tool-search/load.js"
 import { ranksOf, score } from "./tool-search-eval.js"
 
 const servers = loadToolSearchServers()
 const tune = loadToolSearchTasks().filter((t) => t.split === "tune")
-const built = build(
-  createContext({
-    cwd: "/home/dev/project",
-    platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
-    date: "2026-12-01",
-    model: { id: "claude-sonnet-4-5", provider: "anthropic" },
-    mcpServers: servers,
-    tools: { search: { mode: "auto" } },
-  }),
-)
+const built = build(toolSearchContext({ mcpServers: servers, tools: { search: { mode: "auto" } } }))
 const label = (t: EnabledTool): string => `${t.mcp?.server}/${t.mcp?.tool}`
 const deferred = new DeferredTools(built.deferredTools)
 const search = (q: string) => deferred.search(q, 10).map((m) => label(m.tool))

@@ -6,7 +6,7 @@
 // with 500 tools (target under 1 ms).
 // The tune half alone, with its misses, is bench/tool-search-tune.ts (the held-out half is only ever scored here).
 import MiniSearch from "minisearch"
-import { createContext, type McpServerInfo, type PromptContext } from "../src/context/prompt-context.js"
+import type { McpServerInfo, PromptContext } from "../src/context/prompt-context.js"
 import { overheadOf, TokenCounter } from "../src/history/tokens.js"
 import { build } from "../src/prompt/builder.js"
 import { DeferredTools } from "../src/tools/search/deferred-tools.js"
@@ -16,20 +16,14 @@ import {
   loadToolSearchServers,
   loadToolSearchTasks,
   type TaskPhrasing,
+  toolSearchContext,
 } from "../test/fixtures/tool-search/load.js"
 import { trigramEmbedder } from "../test/fixtures/tool-search/trigram-embedder.js"
 import type { Benchmark, Metric } from "./harness.js"
 import { inGroup, rankOf, ranksOf, score, scoreTable } from "./tool-search-eval.js"
 
 function contextWith(servers: McpServerInfo[], mode: "auto" | "never"): PromptContext {
-  return createContext({
-    cwd: "/home/dev/project",
-    platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
-    date: "2026-12-01",
-    model: { id: "claude-sonnet-4-5", provider: "anthropic" },
-    mcpServers: servers,
-    tools: { search: { mode } },
-  })
+  return toolSearchContext({ mcpServers: servers, tools: { search: { mode } } })
 }
 
 const label = (t: EnabledTool): string => `${t.mcp?.server}/${t.mcp?.tool}`

@@ -1,19 +1,10 @@
 import { describe, expect, it } from "vitest"
-import { loadToolSearchServers } from "../../../test/fixtures/tool-search/load.js"
-import { createContext } from "../../context/prompt-context.js"
+import { toolSearchContext } from "../../../test/fixtures/tool-search/load.js"
 import { text } from "../../history/message.js"
 import { build } from "../../prompt/builder.js"
 import { ANTHROPIC_TOOL_SEARCH, encodeAnthropic } from "./encode.js"
 
-const built = build(
-  createContext({
-    cwd: "/home/dev/project",
-    platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
-    date: "2026-12-01",
-    model: { id: "claude-sonnet-4-5", provider: "anthropic" },
-    mcpServers: loadToolSearchServers(),
-  }),
-)
+const built = build(toolSearchContext())
 const messages = [{ id: "u1", role: "user" as const, content: [text("Open an issue about the crash.")], ts: 0 }]
 
 describe("Anthropic native tool search (nativeToolSearch)", () => {

@@ -1,22 +1,13 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { loadToolSearchServers } from "../../../test/fixtures/tool-search/load.js"
-import { createContext } from "../../context/prompt-context.js"
+import { toolSearchContext } from "../../../test/fixtures/tool-search/load.js"
 import { build } from "../../prompt/builder.js"
 import type { EnabledTool } from "../spec.js"
 import { DeferredTools } from "./deferred-tools.js"
 import { renderToolMatches } from "./render.js"
 import { stemTerm, toolTerms } from "./tool-index.js"
 
-const built = build(
-  createContext({
-    cwd: "/home/dev/project",
-    platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
-    date: "2026-12-01",
-    model: { id: "claude-sonnet-4-5", provider: "anthropic" },
-    mcpServers: loadToolSearchServers(),
-  }),
-)
+const built = build(toolSearchContext())
 const deferred = new DeferredTools(built.deferredTools)
 const top = (query: string, n = 5) => deferred.search(query, n).map((m) => `${m.tool.mcp?.server}/${m.tool.mcp?.tool}`)
 

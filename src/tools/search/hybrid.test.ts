@@ -1,22 +1,13 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { loadToolSearchServers } from "../../../test/fixtures/tool-search/load.js"
+import { toolSearchContext } from "../../../test/fixtures/tool-search/load.js"
 import { trigramEmbedder } from "../../../test/fixtures/tool-search/trigram-embedder.js"
-import { createContext } from "../../context/prompt-context.js"
 import { PromptlineError } from "../../errors.js"
 import { build } from "../../prompt/builder.js"
 import { DeferredTools } from "./deferred-tools.js"
 import { type EmbedTexts, embeddingText } from "./hybrid.js"
 
-const tools = build(
-  createContext({
-    cwd: "/home/dev/project",
-    platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
-    date: "2026-12-01",
-    model: { id: "claude-sonnet-4-5", provider: "anthropic" },
-    mcpServers: loadToolSearchServers(),
-  }),
-).deferredTools
+const tools = build(toolSearchContext()).deferredTools
 
 const names = (matches: { tool: { name: string } }[]) => matches.map((m) => m.tool.name)
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { loadToolSearchServers } from "../../../test/fixtures/tool-search/load.js"
-import { createContext, type PromptContext, type PromptContextInput } from "../../context/prompt-context.js"
+import { loadToolSearchServers, toolSearchContext } from "../../../test/fixtures/tool-search/load.js"
+import type { PromptContext, PromptContextInput } from "../../context/prompt-context.js"
 import { build, PromptBuilder } from "../../prompt/builder.js"
 import { BUILTIN_TOOLS } from "../catalog/index.js"
 import { defineTool } from "../spec.js"
@@ -10,14 +10,7 @@ import { estimateDefinitionTokens } from "./plan.js"
 const servers = loadToolSearchServers()
 
 function context(overrides: Partial<PromptContextInput> = {}): PromptContext {
-  return createContext({
-    cwd: "/home/dev/project",
-    platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
-    date: "2026-12-01",
-    model: { id: "claude-sonnet-4-5", provider: "anthropic" },
-    mcpServers: servers,
-    ...overrides,
-  })
+  return toolSearchContext({ mcpServers: servers, ...overrides })
 }
 
 const names = (tools: { name: string }[]) => tools.map((t) => t.name)

@@ -1,7 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { loadToolSearchServers } from "../../../test/fixtures/tool-search/load.js"
-import { createContext } from "../../context/prompt-context.js"
+import { loadToolSearchServers, toolSearchContext } from "../../../test/fixtures/tool-search/load.js"
 import { build } from "../../prompt/builder.js"
 import type { EnabledTool, JsonSchema } from "../spec.js"
 import { lookUpWord } from "./lexicon.js"
@@ -30,17 +29,7 @@ function tool(
 
 const first = (index: ToolSearchIndex, query: string) => index.search(query, 1)[0]?.tool.mcp?.tool
 
-const fixture = new ToolSearchIndex(
-  build(
-    createContext({
-      cwd: "/home/dev/project",
-      platform: { os: "Linux", shell: "/bin/bash", home: "/home/dev" },
-      date: "2026-12-01",
-      model: { id: "claude-sonnet-4-5", provider: "anthropic" },
-      mcpServers: loadToolSearchServers(),
-    }),
-  ).deferredTools,
-)
+const fixture = new ToolSearchIndex(build(toolSearchContext()).deferredTools)
 const top = (query: string, n = 5) => fixture.search(query, n).map((m) => `${m.tool.mcp?.server}/${m.tool.mcp?.tool}`)
 
 describe("query words are stemmed once, like the tools' text", () => {
