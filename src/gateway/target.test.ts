@@ -1,7 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { endpointFor } from "../providers/endpoints.js"
 import type { Upstream } from "./routing.js"
-import { upstreamTarget } from "./target.js"
+import { forwardHeaders, upstreamTarget } from "./target.js"
 
 const upstreams: Upstream[] = [
   { name: "anthropic", provider: "anthropic", format: "anthropic", baseUrl: "http://127.0.0.1:9" },
@@ -46,6 +47,73 @@ describe("upstreamTarget", () => {
           else cold.set(id, shape(target))
         }
       }),
+    )
+  })
+})
+
+describe("forwardHeaders", () => {
+  const names = fc.constantFrom(
+    "anthropic-version",
+    "anthropic-beta",
+    "x-api-key",
+    "authorization",
+    "x-goog-api-key",
+    "cookie",
+    "host",
+    "content-length",
+    "content-type",
+    "transfer-encoding",
+    "accept-encoding",
+    "x-promptline-conversation",
+    "user-agent",
+    "x-custom",
+    "x-listed",
+  )
+  const dropped = new Set([
+    "x-api-key",
+    "authorization",
+    "x-goog-api-key",
+    "cookie",
+    "host",
+    "content-length",
+    "content-type",
+    "transfer-encoding",
+    "accept-encoding",
+    "x-promptline-conversation",
+  ])
+
+  it("sends the client's end-to-end headers, never its credentials or hop-by-hop ones, with the endpoint's key", () => {
+    const endpoint = endpointFor({
+      provider: "anthropic",
+      env: {},
+      apiKey: "sk-gateway",
+      baseUrl: "http://127.0.0.1:9",
+    })
+    fc.assert(
+      fc.property(
+        fc.dictionary(names, fc.oneof(fc.string(), fc.array(fc.string(), { minLength: 1, maxLength: 3 }))),
+        fc.option(fc.constantFrom("keep-alive", "close, X-Listed", "x-custom")),
+        (headers, connection) => {
+          const client = { ...headers, ...(connection !== null ? { connection } : {}) }
+          const listed = new Set((connection ?? "").split(",").map((h) => h.trim().toLowerCase()))
+          const out = forwardHeaders(client, endpoint)
+          expect(out["x-api-key"]).toBe("sk-gateway")
+          expect(out["content-type"]).toBe("application/json")
+          expect(out.authorization).toBeUndefined()
+          expect(out.cookie).toBeUndefined()
+          expect(out.connection).toBeUndefined()
+          for (const [name, value] of Object.entries(headers)) {
+            if (dropped.has(name) || listed.has(name)) {
+              if (name !== "x-api-key" && name !== "content-type") expect(out[name]).toBeUndefined()
+              continue
+            }
+            expect(out[name]).toBe(Array.isArray(value) ? value.join(", ") : value)
+          }
+          // The endpoint's own defaults stand where the client sent none.
+          if (headers["anthropic-version"] === undefined)
+            expect(out["anthropic-version"]).toBe(endpoint.headers["anthropic-version"])
+        },
+      ),
     )
   })
 })

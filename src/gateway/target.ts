@@ -5,7 +5,14 @@
 import type { IncomingHttpHeaders } from "node:http"
 import { setBounded } from "../bounded-map.js"
 import { countingRequest, hasCountingEndpoint } from "../providers/count.js"
-import { type Endpoint, endpointFor, requestUrl, responsesSocketUrl } from "../providers/endpoints.js"
+import {
+  type Endpoint,
+  endpointFor,
+  keyStyleOf,
+  requestUrl,
+  responsesSocketUrl,
+  withKey,
+} from "../providers/endpoints.js"
 import type { Upstream } from "./routing.js"
 import { CREDENTIAL_HEADERS, clientKey } from "./secrets.js"
 
@@ -80,14 +87,22 @@ function upstreamEndpoint(upstream: Upstream, key: string): Endpoint {
   })
 }
 
-/** How many generation targets the memo keeps (distinct upstream, model, key, stream and query). */
-const GENERATION_TARGETS = 256
+/** How many keyless generation calls the memo keeps (distinct upstream, model, stream and query). */
+const GENERATION_CALLS = 256
+
+/** What a generation call is made of besides its key: the endpoint made with no key, its key style, the URL. */
+interface KeylessCall {
+  readonly endpoint: Endpoint
+  readonly style: ReturnType<typeof keyStyleOf>
+  readonly url: string | undefined
+}
 
 /**
- * Generation targets by everything they are made of: a pure answer, and the same few for every request of a
- * session, whose making (endpoint, URL) was the largest part of deciding a same-format request.
+ * Generation calls by what they are made of less the key: a pure answer, and the same few for every request of a
+ * session, whose making (endpoint, URL) was the largest part of deciding a same-format request. No key is kept:
+ * a client's credential lives only as long as its request; each call adds its key to the kept endpoint.
  */
-const generationTargets = new Map<string, UpstreamTarget>()
+const generationCalls = new Map<string, KeylessCall>()
 
 /** Decides the target of one call: its key, endpoint and URL. */
 export function upstreamTarget(
@@ -104,24 +119,35 @@ export function upstreamTarget(
     upstream.provider,
     upstream.format,
     upstream.baseUrl ?? null,
-    upstream.keyEnv ?? null,
-    key,
     model,
     call.stream,
     call.clientQuery?.toString() ?? null,
   ])
-  const known = generationTargets.get(memoKey)
-  if (known) return known
-  const made = makeTarget(upstream, model, call, key)
-  setBounded(generationTargets, memoKey, made, GENERATION_TARGETS)
-  return made
+  let known = generationCalls.get(memoKey)
+  if (!known) {
+    const endpoint = upstreamEndpoint(upstream, "")
+    known = { endpoint, style: keyStyleOf(endpoint), url: callUrl(endpoint, upstream, model, call) }
+    setBounded(generationCalls, memoKey, known, GENERATION_CALLS)
+  }
+  return targetOf(upstream, model, key, withKey(known.endpoint, known.style, key), known.url)
 }
 
 /** Makes the target of one call with `key`. */
 function makeTarget(upstream: Upstream, model: string, call: UpstreamCall, key: string): UpstreamTarget {
   const endpoint = upstreamEndpoint(upstream, key)
-  const target: UpstreamTarget = { upstream, model, key, endpoint, url: callUrl(endpoint, upstream, model, call) }
-  return upstream.keyEnv !== undefined ? { ...target, ownKey: key } : target
+  return targetOf(upstream, model, key, endpoint, callUrl(endpoint, upstream, model, call))
+}
+
+function targetOf(
+  upstream: Upstream,
+  model: string,
+  key: string,
+  endpoint: Endpoint,
+  url: string | undefined,
+): UpstreamTarget {
+  return upstream.keyEnv !== undefined
+    ? { upstream, model, key, endpoint, url, ownKey: key }
+    : { upstream, model, key, endpoint, url }
 }
 
 function callUrl(endpoint: Endpoint, upstream: Upstream, model: string, call: UpstreamCall): string | undefined {
@@ -155,32 +181,32 @@ function generationUrl(endpoint: Endpoint, model: string, stream: boolean, clien
   return url.toString()
 }
 
+/** Credential header names, for a lookup per header. */
+const CREDENTIALS: ReadonlySet<string> = new Set(CREDENTIAL_HEADERS)
+
+/** Client headers never sent upstream: the hop-by-hop ones, the gateway's own and what it sets, credentials. */
+const NEVER_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...NOT_FORWARDED, ...CREDENTIAL_HEADERS])
+
 /**
  * The headers of a same-format call: the client's own (its API version and beta flags included) less the
  * hop-by-hop ones and its credentials, over the endpoint's defaults, with the endpoint's credentials.
+ * Runs for every forwarded request: one object written in place, no copies.
  */
 export function forwardHeaders(client: IncomingHttpHeaders, endpoint: Endpoint): Record<string, string> {
   const out: Record<string, string> = {}
-  const auth: Record<string, string> = {}
-  for (const [name, value] of Object.entries(endpoint.headers))
-    if (CREDENTIAL_HEADERS.includes(name)) auth[name] = value
-    else out[name] = value
+  const defaults = endpoint.headers
+  for (const name in defaults) if (!CREDENTIALS.has(name)) out[name] = defaults[name]!
   // Headers the client's Connection header names are hop-by-hop too.
-  const listed = new Set(
-    String(client.connection ?? "")
-      .split(",")
-      .map((h) => h.trim().toLowerCase()),
-  )
-  for (const [name, value] of Object.entries(client)) {
-    if (
-      value === undefined ||
-      HOP_BY_HOP.has(name) ||
-      listed.has(name) ||
-      NOT_FORWARDED.has(name) ||
-      CREDENTIAL_HEADERS.includes(name)
-    )
-      continue
+  const listed =
+    client.connection === undefined
+      ? undefined
+      : new Set(client.connection.split(",").map((h) => h.trim().toLowerCase()))
+  for (const name in client) {
+    const value = client[name]
+    if (value === undefined || NEVER_FORWARDED.has(name) || listed?.has(name)) continue
     out[name] = Array.isArray(value) ? value.join(", ") : value
   }
-  return { ...out, "content-type": "application/json", ...auth }
+  out["content-type"] = "application/json"
+  for (const name in defaults) if (CREDENTIALS.has(name)) out[name] = defaults[name]!
+  return out
 }

@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest"
 import { MODEL_CATALOG } from "../models/catalog.js"
 import { WIRE_FORMATS } from "../models/types.js"
 import { wireFormatOf } from "../models/wire.js"
-import { EndpointError, endpointFor, MissingKeyError, PROVIDERS, requestUrl, responsesSocketUrl } from "./endpoints.js"
+import {
+  EndpointError,
+  endpointFor,
+  keyStyleOf,
+  MissingKeyError,
+  PROVIDERS,
+  requestUrl,
+  responsesSocketUrl,
+  withKey,
+} from "./endpoints.js"
 
 const KEYS = {
   ANTHROPIC_API_KEY: "sk-ant",
@@ -198,5 +207,33 @@ describe("the provider registry", () => {
     )
     const env = { ...KEYS, ANTHROPIC_BASE_URL: "localhost:8000" }
     expect(() => endpointFor({ provider: "anthropic", env })).toThrow(/ANTHROPIC_BASE_URL "localhost:8000"/)
+  })
+})
+
+describe("withKey", () => {
+  it("adds a key to a keyless endpoint exactly as endpointFor makes it with that key, for every provider and format", () => {
+    const providers = [
+      ...Object.values(PROVIDERS).map((p) => ({ id: p.id, formats: Object.keys(p.paths) })),
+      { id: "my-server", formats: ["openai-chat"] },
+    ]
+    let checked = 0
+    for (const { id, formats } of providers)
+      for (const format of formats as (typeof WIRE_FORMATS)[number][])
+        for (const key of ["", "sk-one", "sk-two"]) {
+          const request = { provider: id, format, env: {}, baseUrl: "http://127.0.0.1:9/v1" }
+          const keyless = endpointFor({ ...request, apiKey: "" })
+          expect(withKey(keyless, keyStyleOf(keyless), key)).toEqual(endpointFor({ ...request, apiKey: key }))
+          checked++
+        }
+    expect(checked).toBeGreaterThan(20)
+  })
+
+  it("leaves the keyless endpoint as it was: one kept endpoint serves every key", () => {
+    const keyless = endpointFor({ provider: "anthropic", env: {}, apiKey: "" })
+    const before = JSON.stringify(keyless)
+    const one = withKey(keyless, keyStyleOf(keyless), "sk-one")
+    withKey(keyless, keyStyleOf(keyless), "sk-two")
+    expect(JSON.stringify(keyless)).toBe(before)
+    expect(one.headers["x-api-key"]).toBe("sk-one")
   })
 })

@@ -263,6 +263,21 @@ export function responsesSocketUrl(endpoint: Endpoint): string {
   return `${endpoint.baseUrl.replace(/^http/, "ws")}${descriptorOf("openai-responses").endpoint.path}`
 }
 
+/** The header style an endpoint's key goes in (a server that needs none still takes a Bearer token when given one). */
+export function keyStyleOf(endpoint: Endpoint): Exclude<AuthStyle, "none"> {
+  const info = providerInfo(endpoint.provider) ?? unlisted(endpoint.provider, endpoint.baseUrl)
+  return info.auth === "none" ? "bearer" : info.auth
+}
+
+/**
+ * An endpoint made with no key (`apiKey: ""`, no extra headers) given `key` in `style` (`keyStyleOf`): what
+ * `endpointFor` makes with `apiKey: key`, so a keyless endpoint can be kept and the key added per call.
+ */
+export function withKey(keyless: Endpoint, style: Exclude<AuthStyle, "none">, key: string): Endpoint {
+  if (key === "") return keyless
+  return { ...keyless, headers: { ...keyless.headers, ...authHeaders(style, key) }, keySource: "option" }
+}
+
 function keyOf(info: ProviderInfo, request: EndpointRequest): { value?: string; source: string } {
   if (request.apiKey !== undefined)
     return request.apiKey === "" ? { source: "none" } : { value: request.apiKey, source: "option" }
