@@ -29,7 +29,8 @@ function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | st
 /**
  * Copies an answer to the client chunk by chunk, the client's bytes first and `copy` (the side decoder) after,
  * pausing while the client's socket is full, the client's bytes through `redactor` (a key of the gateway's own
- * never reaches a client). Resolves when the answer ended, or with the error that cut it.
+ * never reaches a client). When the answer ends, the client's answer is ended in the same turn, so its last
+ * bytes leave with the ones before them (one write, not two); resolves then, or with the error that cut it.
  * Events rather than an async iterator: this runs for every chunk of every forwarded answer.
  */
 function relay(
@@ -48,7 +49,10 @@ function relay(
       }
       copy(chunk)
     })
-    from.once("end", () => resolve(undefined))
+    from.once("end", () => {
+      to.end(redactor.end())
+      resolve(undefined)
+    })
     from.once("error", (error) => resolve(error))
     from.once("close", () => {
       if (!from.complete) resolve(new Error("the connection closed before the answer ended"))
@@ -139,7 +143,6 @@ export async function relayAnswer(
       : (answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${failed.message}`)
   // Bytes were sent: no status can change and nothing is retried; the client sees the stream cut, as the upstream cut it.
   if (cut !== undefined) reply.cut()
-  else reply.end(redactor.end())
   // The copy is read to its end after the client's answer ended: the record waits for it, the client does not.
   return { facts: tap.end(cut), dropped: [], sent }
 }
