@@ -17,6 +17,9 @@ const API_VERBS: Readonly<Record<string, string>> = {
   navigate: "go visit browse load open",
 }
 
+/** The verbs of API operations (get, list, create, ...): the keys of the table above. */
+export const API_OPERATIONS: ReadonlySet<string> = new Set(Object.keys(API_VERBS))
+
 /** Abbreviations and software words, and the words tool descriptions use for them. */
 const SOFTWARE_WORDS: Readonly<Record<string, string>> = {
   repo: "repository",

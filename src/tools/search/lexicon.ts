@@ -43,7 +43,7 @@ export function lookUpWord(word: string): { lemma: string; entry: WordEntry } | 
 }
 
 /** The word, then the forms its ending may have come from, most likely first. */
-function baseForms(w: string): string[] {
+export function baseForms(w: string): string[] {
   const out = [w]
   const cut = (suffix: string, ...ends: string[]) => {
     if (w.length > suffix.length + 1 && w.endsWith(suffix))

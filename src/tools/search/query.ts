@@ -15,6 +15,12 @@ const LEAD_INS = new Set("i we need needs like let help try going also just then
 /** Words that follow a verb as its object or the object's determiner ("shift it", "pick the", "save this"). */
 const OBJECT_OPENERS = new Set("a an the my our your his her its their this that these those it them me us".split(" "))
 
+/** Subjects and auxiliaries: the word after one states what is done ("did I change", "can you show"). */
+const BEFORE_VERB = new Set("i we you they he she did do does can could should would will must might".split(" "))
+
+/** A participle's ending ("finished", "running"). */
+const PARTICIPLE = /(?:ed|ing)$/
+
 /** Words that open a new clause, after which a verb may again state a task ("..., and then shift it"). */
 const CLAUSE_OPENERS = new Set("and or but so then".split(" "))
 
@@ -47,8 +53,9 @@ export function isIdentifier(word: string): boolean {
  * The content words of a query and their roles. Stop words, numbers, single characters and the extensions of
  * file names are dropped. A word the lexicon knows as a verb is read as one (the task) where a task's verb stands:
  * opening a clause (the query, or after a comma, "and", "so"; lead-ins such as "please" or "I need to" skipped),
- * after "to", or before an object's determiner or pronoun ("shift it", "swap the word"); "file a bug" reads `file`
- * as a verb and `bug` as a noun. Other words are nouns when the lexicon knows them as nouns, else verbs.
+ * after "to", a subject or an auxiliary ("did I change"), or before an object's determiner or pronoun ("shift
+ * it", "swap the word"); "file a bug" reads `file` as a verb and `bug` as a noun. A participle of a verb the
+ * lexicon knows ("finished", "running") is read as that verb. Other words are nouns when the lexicon knows them as nouns, else verbs.
  */
 export function analyzeQuery(query: string): QueryWord[] {
   const out: QueryWord[] = []
@@ -65,10 +72,14 @@ export function analyzeQuery(query: string): QueryWord[] {
         continue
       }
       if (LEAD_INS.has(lower)) continue
-      const entry = lookUpWord(lower)?.entry
-      const verbPlace = opening || before === "to" || OBJECT_OPENERS.has(words[i + 1]?.toLowerCase() ?? "")
+      const found = lookUpWord(lower)
+      const entry = found?.entry
+      const next = words[i + 1]?.toLowerCase() ?? ""
+      const verbPlace = opening || before === "to" || BEFORE_VERB.has(before) || OBJECT_OPENERS.has(next)
+      // A participle whose base form is the lexicon's word ("finished", "running"): that verb, not its noun.
+      const participle = found !== undefined && found.lemma !== lower && PARTICIPLE.test(lower)
       let role: PartOfSpeech | undefined
-      if (entry?.v && verbPlace) role = "v"
+      if (entry?.v && (verbPlace || participle)) role = "v"
       else if (entry?.n) role = "n"
       else if (entry?.v) role = "v"
       opening = false

@@ -1,8 +1,8 @@
 import type MiniSearch from "minisearch"
 import { lazyModule } from "../../lazy-module.js"
 import type { EnabledTool } from "../spec.js"
-import { JARGON } from "./jargon.js"
-import { lookUpWord } from "./lexicon.js"
+import { API_OPERATIONS, JARGON } from "./jargon.js"
+import { baseForms, lookUpWord } from "./lexicon.js"
 import { analyzeQuery, isIdentifier, type QueryWord } from "./query.js"
 import { stemTerm, toolTerms } from "./terms.js"
 
@@ -17,8 +17,15 @@ export interface ToolMatch {
 /** minisearch, required when the first index is built. */
 const miniSearch = lazyModule<typeof MiniSearch>("minisearch")
 
-/** The weight of each field of a tool in its score. */
-const FIELD_BOOST = { name: 2, server: 1.5, description: 1, params: 0.7 }
+/**
+ * The weight of each field of a tool in its score. A description's first sentence (`summary`) and the rest
+ * (`details`) are separate fields, so that a long description's notes do not dilute what the tool does (BM25
+ * normalizes each field by its own length). `related` holds the lexicon's synonyms of the name's words.
+ */
+const FIELD_BOOST = { name: 2, server: 1.5, summary: 1, details: 1, params: 0.7, related: 0.6 }
+
+/** How much a tool whose name says another API operation than the query's verbs ask for is scored down. */
+const OTHER_OPERATION_PENALTY = 0.2
 
 /** The weight of a query word's prefix matches ("config" → configuration), for stems of five letters or more. */
 const PREFIX_WEIGHT = 0.3
@@ -38,21 +45,29 @@ const MAX_EXPANSIONS = 8
 /** A tool's score is multiplied by the share of the query's content words it matches, to this power. */
 const COVERAGE_POWER = 0.5
 
-/** How much a server the query names multiplies its tools' scores (times the share of its name's words named). */
+/** How much a server the query names in part multiplies its tools' scores (times the share of its name's words named). */
 const NAMED_SERVER_BOOST = 4
+
+/** How much a server the query names in full (every word of its name) multiplies its tools' scores, less one. */
+const FULLY_NAMED_SERVER_BOOST = 10
 
 /** How much the server whose tools' text best matches the query multiplies its tools' scores (others less). */
 const SERVER_VOCABULARY_BOOST = 0.3
 
 /** How much each pair of query words a tool's text has side by side multiplies its score (times the count). */
-const PAIR_BONUS = 0.6
+const PAIR_BONUS = 1
 
 interface Doc {
   id: number
   name: string
   server: string
-  description: string
+  /** The description's first sentence: what the tool does. */
+  summary: string
+  /** The rest of the description: notes on how to use it. */
+  details: string
   params: string
+  /** The lexicon's synonyms of the name's words (their first senses), for queries in other words. */
+  related: string
 }
 
 /** The text of a tool's parameters: names, descriptions and enum values, nested ones included. */
@@ -109,7 +124,8 @@ const ONE_TERM = { tokenize: (t: string) => [t], processTerm: (t: string) => t }
  * and queries go through one stemmer (terms.ts). A query is read into content words (query.ts); each stands for
  * itself, for the tool-vocabulary words of jargon.ts and for its WordNet synonyms in the role it has in the query
  * (lexicon.ts), and counts once, with its best match. Named servers and the server whose vocabulary the query
- * uses rank higher.
+ * uses rank higher; a tool whose name says another API operation (get, list, create, ...) than the query's verbs
+ * ask for ranks a little lower.
  */
 export class ToolSearchIndex {
   readonly #tools: readonly EnabledTool[]
@@ -124,6 +140,8 @@ export class ToolSearchIndex {
   readonly #toolsWith = new Map<string, number>()
   /** The tools whose name or description has two stems side by side ("pull request", "directory tree"), by pair. */
   readonly #pairs = new Map<string, number[]>()
+  /** The API operations (get, list, create, ...) each tool's name says it does, from its name's verbs. */
+  readonly #operations: ReadonlySet<string>[]
 
   constructor(tools: readonly EnabledTool[]) {
     this.#tools = tools
@@ -134,7 +152,7 @@ export class ToolSearchIndex {
     this.#serverNames = [...byServer.keys()]
     this.#serverStems = new Map(this.#serverNames.map((s) => [s, [...new Set(stemsOf(s))]]))
     this.#search = new (miniSearch())<Doc>({
-      fields: ["name", "server", "description", "params"],
+      fields: ["name", "server", "summary", "details", "params", "related"],
       tokenize: toolTerms,
       processTerm: stemTerm,
     })
@@ -145,13 +163,16 @@ export class ToolSearchIndex {
         id,
         name: nameWords.join(" "),
         server: [t.mcp?.server ?? "", ...service].join(" "),
-        description: t.description,
+        summary: firstSentence(t.description),
+        details: t.description.slice(firstSentence(t.description).length),
         params: parameterText(t.parameters).join(" "),
+        related: relatedWords(nameWords).join(" "),
       }
     })
     this.#search.addAll(docs)
+    this.#operations = docs.map((d) => new Set(toolTerms(d.name).flatMap((w) => operationsOf(w.toLowerCase()))))
     for (const d of docs) {
-      for (const text of [d.name, firstSentence(d.description)]) {
+      for (const text of [d.name, d.summary]) {
         const stems = stemsOf(text)
         for (let i = 1; i < stems.length; i++) {
           const key = `${stems[i - 1]} ${stems[i]}`
@@ -162,7 +183,7 @@ export class ToolSearchIndex {
       }
     }
     for (const d of docs) {
-      for (const s of new Set(stemsOf(`${d.name} ${d.server} ${d.description} ${d.params}`)))
+      for (const s of new Set(stemsOf(`${d.name} ${d.server} ${d.summary} ${d.details} ${d.params} ${d.related}`)))
         this.#toolsWith.set(s, (this.#toolsWith.get(s) ?? 0) + 1)
     }
     this.#serverSearch = new (miniSearch())<{ id: number; text: string }>({
@@ -175,7 +196,7 @@ export class ToolSearchIndex {
         id,
         text: docs
           .filter((d) => tools[d.id]!.mcp?.server === server)
-          .map((d) => `${d.name} ${d.server} ${d.description}`)
+          .map((d) => `${d.name} ${d.server} ${d.summary} ${d.details}`)
           .join(" "),
       })),
     )
@@ -201,7 +222,7 @@ export class ToolSearchIndex {
       seen.add(stem)
       terms.push({ stem, weight, prefix: false })
     }
-    for (const w of JARGON.get(word.word) ?? []) add(w, JARGON_WEIGHT)
+    for (const w of jargonOf(word.word)) add(w, JARGON_WEIGHT)
     const entry = lookUpWord(word.word)?.entry
     const senses = entry && word.role ? (entry[word.role] ?? []) : []
     senses.forEach((sense, rank) => {
@@ -242,20 +263,26 @@ export class ToolSearchIndex {
    * content word of the query adds its best match among itself and the words it stands for (these at lower
    * weights); a tool matching fewer of the words, or only the common ones, ranks lower, and one whose name or
    * first sentence has two of them side by side ranks higher. A query that names a server (github, chrome
-   * devtools) ranks that server's tools higher, fully named servers above half named ones, and the words of a
-   * fully named server then count only for that.
+   * devtools; "mongo" for mongodb, a word the lexicon does not know) ranks that server's tools higher, fully
+   * named servers well above half named ones, and the words of a fully named server then count only for that. A
+   * tool whose name's verb is an API operation none of the query's verbs stands for ("update" for "open an
+   * issue") is scored down.
    */
   search(query: string, limit: number): ToolMatch[] {
     const exact = this.#byName.get(query.trim())
     // Identifiers (ids, hashes, versions) count only when a tool's text has them too ("k8s", "oauth2").
     const words = analyzeQuery(query).filter((w) => !isIdentifier(w.word) || this.#toolsWith.has(w.stem))
     const stems = new Set(words.map((w) => w.stem))
+    // Words the lexicon does not know may be short or long forms of a server's name ("mongo"); others may not.
+    const coined = new Set(words.filter((w) => lookUpWord(w.word) === undefined).map((w) => w.stem))
     const named = new Map<string, number>()
+    const fullyNamed = new Set<string>()
     for (const [server, parts] of this.#serverStems) {
-      const covered = parts.filter((p) => stems.has(p)).length
+      const naming = parts.map((p) => [...stems].filter((s) => namesPart(s, p, coined.has(s))))
+      const covered = naming.filter((n) => n.length > 0).length
       if (covered > 0) named.set(server, covered / parts.length)
+      if (covered === parts.length) for (const n of naming) for (const s of n) fullyNamed.add(s)
     }
-    const fullyNamed = new Set([...named].filter(([, c]) => c === 1).flatMap(([s]) => this.#serverStems.get(s)!))
     const rest = words.filter((w) => !fullyNamed.has(w.stem))
     const content = rest.length > 0 ? rest : words
     // Scores by tool id, in arrays: a search touches a few hundred tools and allocates little.
@@ -297,15 +324,26 @@ export class ToolSearchIndex {
     const pairs = new Float64Array(n)
     for (let k = 1; k < content.length; k++)
       for (const id of this.#pairs.get(`${content[k - 1]!.stem} ${content[k]!.stem}`) ?? []) pairs[id]!++
+    const asked = new Set(content.filter((w) => w.role === "v").flatMap((w) => operationsOf(w.word)))
     const vocabulary = content.length > 0 ? this.#serverVocabulary(content) : new Map<string, number>()
     const hits = touched
       .map((id) => {
         const server = this.#tools[id]!.mcp?.server ?? ""
         const coverage = (matched[id]! / allWeight) ** COVERAGE_POWER
         const service =
-          (1 + NAMED_SERVER_BOOST * (named.get(server) ?? 0)) *
+          (1 + (named.get(server) === 1 ? FULLY_NAMED_SERVER_BOOST : NAMED_SERVER_BOOST * (named.get(server) ?? 0))) *
           (1 + SERVER_VOCABULARY_BOOST * (vocabulary.get(server) ?? 0))
-        return { id, score: total[id]! * coverage * service * (1 + PAIR_BONUS * pairs[id]!) }
+        const does = this.#operations[id]!
+        const otherOperation = asked.size > 0 && does.size > 0 && ![...does].some((o) => asked.has(o))
+        return {
+          id,
+          score:
+            total[id]! *
+            coverage *
+            service *
+            (1 + PAIR_BONUS * pairs[id]!) *
+            (otherOperation ? 1 - OTHER_OPERATION_PENALTY : 1),
+        }
       })
       .sort((a, b) => b.score - a.score || a.id - b.id)
       .map(({ id, score }) => ({ tool: this.#tools[id]!, score }))
@@ -319,4 +357,46 @@ export class ToolSearchIndex {
 /** A description's first sentence: what the tool does, before the notes on how to use it and other tools. */
 function firstSentence(text: string): string {
   return /^[\s\S]*?[.!?\n](?=\s|$)/.exec(text)?.[0] ?? text
+}
+
+/** The tool-vocabulary words of a query word (jargon.ts): of the word as written, else of its base form. */
+function jargonOf(word: string): readonly string[] {
+  for (const form of baseForms(word)) {
+    const found = JARGON.get(form)
+    if (found) return found
+  }
+  return []
+}
+
+/** The API operations a word names: itself when it is one ("list"), else those it stands for ("remove" → delete). */
+function operationsOf(word: string): string[] {
+  for (const form of baseForms(word)) {
+    if (API_OPERATIONS.has(form)) return [form]
+    const found = JARGON.get(form)?.filter((w) => API_OPERATIONS.has(w))
+    if (found && found.length > 0) return found
+  }
+  return []
+}
+
+/**
+ * Whether a query stem names a part of a server's name: the same stem, or (both five letters or more) one is the
+ * start of the other ("mongo" for mongodb, "postgresql" for postgres).
+ */
+function namesPart(stem: string, part: string, coined: boolean): boolean {
+  if (stem === part) return true
+  if (!coined || Math.min(stem.length, part.length) < 5) return false
+  return part.startsWith(stem) || stem.startsWith(part)
+}
+
+/** The synonyms of the first senses of a tool name's words, the API operations' verbs left out (jargon.ts has those). */
+function relatedWords(nameWords: readonly string[]): string[] {
+  const out: string[] = []
+  for (const word of nameWords) {
+    const w = word.toLowerCase()
+    if (operationsOf(w).length > 0) continue
+    const entry = lookUpWord(w)?.entry
+    for (const role of ["v", "n"] as const)
+      for (const sense of entry?.[role]?.slice(0, 1) ?? []) out.push(...sense.synonyms)
+  }
+  return out
 }
