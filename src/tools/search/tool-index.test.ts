@@ -186,3 +186,46 @@ describe("fields and servers", () => {
     expect(missed).toEqual([])
   })
 })
+
+describe("third pass: description fields, operations, coined server names", () => {
+  it("reads a participle of a known verb, and a word after a subject or auxiliary, as the verb", () => {
+    const roles = (q: string) => analyzeQuery(q).map((w) => `${w.word}:${w.role ?? ""}`)
+    expect(roles("which jobs finished last night")).toContain("finished:v")
+    expect(roles("what did I change in the branch")).toContain("change:v")
+    expect(roles("a report on the change in the branch")).toContain("change:n")
+  })
+
+  it("scores down a tool whose name says another API operation than the query's verb", () => {
+    for (const swap of [false, true]) {
+      // The same description; only the name tells them apart, and neither name has the query's own verb.
+      const update = tool("t", "update_customer", "The record of a customer.")
+      const details = tool("t", "customer_details", "The record of a customer.")
+      const index = new ToolSearchIndex(swap ? [details, update] : [update, details])
+      // "show" asks for a reading (get): the tool whose name says it updates ranks below the one that says nothing.
+      expect(first(index, "show the customer record")).toBe("customer_details")
+    }
+  })
+
+  it("keeps a long description's notes from diluting its first sentence", () => {
+    const notes = " Mind the rate limit. Results are paged. Use a cursor for the next page.".repeat(6)
+    for (const swap of [false, true]) {
+      const long = tool("d", "long", `Archives a mailbox.${notes}`)
+      const short = tool("d", "short", "Archive mailbox items and their threads.")
+      const index = new ToolSearchIndex(swap ? [short, long] : [long, short])
+      // Both first sentences have the two words; the long one's first sentence is the shorter.
+      expect(first(index, "archive the mailbox")).toBe("long")
+    }
+  })
+
+  it("takes a word the lexicon does not know for a server whose name it begins, never an ordinary word", () => {
+    const index = new ToolSearchIndex([
+      tool("mongodb", "find", "Finds documents in a collection."),
+      tool("postgres", "query", "Finds rows in a table."),
+      tool("context7", "docs", "Finds library documentation."),
+      tool("notes", "find", "Finds documents in a notebook."),
+    ])
+    expect(index.search("find documents with mongo", 1)[0]?.tool.mcp?.server).toBe("mongodb")
+    // "context" is an English word: it names no server by prefix, so documents are found where they are.
+    expect(index.search("find documents in context", 1)[0]?.tool.mcp?.server).not.toBe("context7")
+  })
+})
