@@ -92,6 +92,17 @@ describe("a partial run's update of the results", () => {
     expect(out).toContain("Written by `npm run bench` on 2026-01-01")
   })
 
+  it("keeps the notes of other benchmarks' updates and replaces the notes of the ones that ran again", () => {
+    const once = updateResults(full, [{ bench: "gamma", metrics: [speed] }], machine, "2026-02-02")
+    const twice = updateResults(once, [{ bench: "alpha", metrics: [time] }], machine, "2026-02-03")
+    expect(twice).toContain("Rows of gamma updated by `npm run bench -- gamma` on 2026-02-02")
+    expect(twice).toContain("Rows of alpha updated by `npm run bench -- alpha` on 2026-02-03")
+    const again = updateResults(twice, [{ bench: "gamma", metrics: [speed] }], machine, "2026-02-04")
+    expect(again).not.toContain("on 2026-02-02")
+    expect(again).toContain("Rows of gamma updated by `npm run bench -- gamma` on 2026-02-04")
+    expect(again).toContain("Rows of alpha updated by `npm run bench -- alpha` on 2026-02-03")
+  })
+
   it("writes the whole file when there is no table yet, and lists a failed benchmark", () => {
     expect(updateResults("", [{ bench: "alpha", metrics: [time] }], machine, "2026-02-02")).toBe(
       resultsMarkdown([{ bench: "alpha", metrics: [time] }], machine, "2026-02-02"),

@@ -139,7 +139,8 @@ export function resultsMarkdown(results: readonly BenchResult[], machine: Machin
 /**
  * bench/results.md after a run of some benchmarks only: their rows replace their old rows (in benchmark order
  * among the others), the other rows stay, the count of targets met is taken again over the whole table, and a
- * line names what was updated and when. A file without the table is written whole instead.
+ * line names what was updated and when (replacing the lines of earlier updates of the same benchmarks only). A
+ * file without the table is written whole instead.
  */
 export function updateResults(
   existing: string,
@@ -161,9 +162,14 @@ export function updateResults(
   const targets = (cells: string[]) => cells.map((r) => r.split(" | ").at(-1) ?? "")
   const judged = targets(rows).filter((t) => /[✓✗] \|$/.test(t))
   const met = judged.filter((t) => t.includes("✓")).length
+  // A note on earlier updated rows goes when every benchmark it names ran again; the others' notes stay.
+  const stale = (line: string) => {
+    const named = /^Rows of (.+?) updated /.exec(line)?.[1]?.split(", ")
+    return named !== undefined && named.every((bench) => ran.has(bench))
+  }
   const head = lines
     .slice(0, first)
-    .filter((l) => !l.startsWith("Rows of "))
+    .filter((l) => !stale(l))
     .map((l) => (l.startsWith("Targets met:") ? `Targets met: ${met} of ${judged.length}.` : l))
   while (head.at(-1) === "") head.pop()
   const updated = `Rows of ${[...ran].join(", ")} updated by \`npm run bench -- ${[...ran].join(" ")}\` on ${date} (${machine.cpu}, ${machine.cores} cores, Node.js ${machine.node}).`
