@@ -165,7 +165,7 @@ export function updateResults(
   // A note on earlier updated rows goes when every benchmark it names ran again; the others' notes stay.
   const stale = (line: string) => {
     const named = /^Rows of (.+?) updated /.exec(line)?.[1]?.split(", ")
-    return named !== undefined && named.every((bench) => ran.has(bench))
+    return named?.every((bench) => ran.has(bench)) === true
   }
   const head = lines
     .slice(0, first)
