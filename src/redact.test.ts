@@ -1,5 +1,6 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { redactHeaders, redactUrl, redactUrlCredentials } from "./redact.js"
+import { REDACTED, redactDeep, redactHeaders, redactUrl, redactUrlCredentials } from "./redact.js"
 
 describe("redaction", () => {
   it("replaces every credential header, whatever its case, and keeps the rest sorted", () => {
@@ -37,5 +38,55 @@ describe("redaction", () => {
     expect(redactUrlCredentials("rediss://:p@ss@10.0.0.1")).toBe("rediss://[redacted]@10.0.0.1")
     expect(redactUrlCredentials("redis://127.0.0.1:6379/0?x=a@b")).toBe("redis://127.0.0.1:6379/0?x=a@b")
     expect(redactUrlCredentials("redis://127.0.0.1:6379")).toBe("redis://127.0.0.1:6379")
+  })
+})
+
+describe("redactDeep", () => {
+  // Secrets of letters that no JSON escape uses (not n, t, r, b, f, u, nor hex digits), so the reference below,
+  // which replaces them in the JSON text, replaces exactly the occurrences in the strings.
+  const secret = fc.stringMatching(/^[K-Z]{8,12}$/)
+  const withSecrets = (secrets: string[]) =>
+    fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        fc.string(),
+        fc.constantFrom(...secrets).map((s) => `key ${s} here`),
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie("value"), { maxLength: 4 }),
+        // Names with a secret differ before it, so no two become the same name once redacted.
+        fc.dictionary(
+          fc.oneof(fc.string(), fc.constantFrom("__proto__", ...secrets.map((s, i) => `k${i}${s}`))),
+          tie("value"),
+          { maxKeys: 4 },
+        ),
+      ),
+    })).value
+
+  it("replaces every secret in names and values, as replacing them in the JSON text would, and keeps the rest", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(secret, { minLength: 1, maxLength: 3 }), fc.nat(), (secrets, pick) => {
+        fc.assert(
+          fc.property(withSecrets(secrets), (value) => {
+            // The same value twice: shared parts are redacted in both places.
+            const record = { a: value, b: value, n: pick }
+            const expected = secrets.reduce((t, s) => t.split(s).join(REDACTED), JSON.stringify(record))
+            expect(JSON.stringify(redactDeep(record, secrets))).toBe(expected)
+          }),
+          { numRuns: 20 },
+        )
+      }),
+      { numRuns: 20 },
+    )
+  })
+
+  it("returns what holds no secret as it is, and keeps a __proto__ name as a name", () => {
+    const body = JSON.parse('{"messages":[{"role":"user","content":"hello"}],"__proto__":{"x":"KLMNOPQRS"}}')
+    expect(redactDeep(body, ["ZZZZZZZZZ"])).toBe(body)
+    const out = redactDeep(body, ["KLMNOPQRS"]) as Record<string, unknown>
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
+    expect(Object.keys(out)).toEqual(["messages", "__proto__"])
+    expect(JSON.stringify(out)).toBe(`{"messages":[{"role":"user","content":"hello"}],"__proto__":{"x":"${REDACTED}"}}`)
+    expect(out.messages).toBe(body.messages)
   })
 })

@@ -37,22 +37,40 @@ export function usableSecrets(secrets: readonly (string | undefined)[]): string[
 
 /** Text with every occurrence of each secret replaced (secrets shorter than 8 characters are left: too likely in prose). */
 export function redactText(text: string, secrets: readonly (string | undefined)[]): string {
+  return replaceEach(text, usableSecrets(secrets))
+}
+
+/** `text` with every occurrence of each of `secrets` (usable ones) replaced. */
+function replaceEach(text: string, secrets: readonly string[]): string {
   let out = text
-  for (const secret of usableSecrets(secrets)) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
   return out
 }
 
 /**
  * A JSON-like value (a record, a body) with every secret redacted from each string in it, names and values
- * alike. What holds no secret is shared, not copied: a value without any is returned as it is.
+ * alike. What holds no secret is shared, not copied: a value without any is returned as it is. Runs on every
+ * record, over bodies of hundreds of kilobytes: nothing is allocated for what holds no secret, and a string
+ * shorter than the shortest secret is not searched.
  */
 export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]): T {
   const wanted = usableSecrets(secrets)
   if (wanted.length === 0) return value
-  const text = (s: string) => redactText(s, wanted)
+  const shortest = Math.min(...wanted.map((s) => s.length))
+  const text = (s: string) => (s.length < shortest ? s : replaceEach(s, wanted))
+  // An object met twice (a body received and sent unchanged) is walked once: objects of a few keys are not kept
+  // (keeping each costs more than walking it again), larger ones are.
+  const done = new Map<object, unknown>()
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return text(v)
     if (v === null || typeof v !== "object") return v
+    const seen = done.get(v)
+    if (seen !== undefined) return seen
+    const out = walkObject(v)
+    if (Array.isArray(v) || Object.keys(v).length > 3) done.set(v, out)
+    return out
+  }
+  const walkObject = (v: object): unknown => {
     if (Array.isArray(v)) {
       let copy: unknown[] | undefined
       for (let i = 0; i < v.length; i++) {
@@ -63,15 +81,30 @@ export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]
       }
       return copy ?? v
     }
-    let changed = false
-    const entries = Object.entries(v).map(([k, x]) => {
-      const [key, item] = [text(k), walk(x)]
-      if (key !== k || item !== x) changed = true
-      return [key, item] as const
-    })
-    return changed ? Object.fromEntries(entries) : v
+    const object = v as Record<string, unknown>
+    const keys = Object.keys(object)
+    let copy: Record<string, unknown> | undefined
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!
+      const key = text(k)
+      const item = walk(object[k])
+      if (copy === undefined && key === k && item === object[k]) continue
+      if (copy === undefined) {
+        // The first change: the entries before it are copied as they are, in their order.
+        copy = {}
+        for (let j = 0; j < i; j++) put(copy, keys[j]!, object[keys[j]!])
+      }
+      put(copy, key, item)
+    }
+    return copy ?? v
   }
   return walk(value) as T
+}
+
+/** Sets a property of a copy, `__proto__` included as an own property (as JSON.parse makes it), never as the prototype. */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
 }
 
 /** The credentials a set of request headers carries: each credential header's value, a bearer token without its scheme. */
