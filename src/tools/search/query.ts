@@ -1,3 +1,4 @@
+import { JARGON } from "./jargon.js"
 import { lookUpWord, type PartOfSpeech } from "./lexicon.js"
 import { isStopWord, stemTerm, toolTerms } from "./terms.js"
 
@@ -17,6 +18,12 @@ const OBJECT_OPENERS = new Set("a an the my our your his her its their this that
 
 /** Subjects and auxiliaries: the word after one states what is done ("did I change", "can you show"). */
 const BEFORE_VERB = new Set("i we you they he she did do does can could should would will must might".split(" "))
+
+/**
+ * Question words. Those that jargon.ts maps to an API operation ("which", "what" → list; "where" → search) are
+ * read as the task's verb although they are stop words: "where are the png files" asks for a search.
+ */
+const QUESTION_WORDS = new Set("what which where who when why how".split(" "))
 
 /** A participle's ending ("finished", "running"). */
 const PARTICIPLE = /(?:ed|ing)$/
@@ -56,6 +63,7 @@ export function isIdentifier(word: string): boolean {
  * after "to", a subject or an auxiliary ("did I change"), or before an object's determiner or pronoun ("shift
  * it", "swap the word"); "file a bug" reads `file` as a verb and `bug` as a noun. A participle of a verb the
  * lexicon knows ("finished", "running") is read as that verb. Other words are nouns when the lexicon knows them as nouns, else verbs.
+ * A question word that asks for an API operation ("which", "what", "where") is kept as a verb, though a stop word.
  */
 export function analyzeQuery(query: string): QueryWord[] {
   const out: QueryWord[] = []
@@ -67,6 +75,8 @@ export function analyzeQuery(query: string): QueryWord[] {
       const before = i > 0 ? words[i - 1]!.toLowerCase() : ""
       const stem = stemTerm(word)
       if (stem === null) {
+        // A stop word is never indexed, so a question word counts only through the operation it asks for.
+        if (QUESTION_WORDS.has(lower) && JARGON.has(lower)) out.push({ word: lower, stem: lower, role: "v" })
         if (!isStopWord(lower)) opening = false
         if (CLAUSE_OPENERS.has(lower)) opening = true
         continue

@@ -229,3 +229,23 @@ describe("third pass: description fields, operations, coined server names", () =
     expect(index.search("find documents in context", 1)[0]?.tool.mcp?.server).not.toBe("context7")
   })
 })
+
+describe("fourth pass: question words", () => {
+  it("keeps a question word that asks for an API operation as the query's verb, and no other stop word", () => {
+    const roles = (q: string) => analyzeQuery(q).map((w) => `${w.word}:${w.role ?? ""}`)
+    expect(roles("where are the png files")).toEqual(["where:v", "png:", "files:n"])
+    expect(roles("which boards are mine")).toContain("which:v")
+    // "why" and "how" ask for no operation jargon.ts knows; "the" and "are" are not questions.
+    expect(roles("why is it so slow, and how").map((r) => r.split(":")[0])).toEqual(["slow"])
+  })
+
+  it("ranks the tool that does what a question asks for: 'where' asks for a search", () => {
+    for (const swap of [false, true]) {
+      // The same words but the name's verb: only the question word tells them apart.
+      const read = tool("n", "read_notes", "Notes about a topic.")
+      const search = tool("n", "search_notes", "Notes about a topic.")
+      const index = new ToolSearchIndex(swap ? [search, read] : [read, search])
+      expect(first(index, "where are my notes about taxes")).toBe("search_notes")
+    }
+  })
+})

@@ -4,7 +4,7 @@ import type { EnabledTool } from "../spec.js"
 import { API_OPERATIONS, JARGON } from "./jargon.js"
 import { baseForms, lookUpWord } from "./lexicon.js"
 import { analyzeQuery, isIdentifier, type QueryWord } from "./query.js"
-import { stemTerm, toolTerms } from "./terms.js"
+import { isStopWord, stemTerm, toolTerms } from "./terms.js"
 
 export { stemTerm, toolTerms } from "./terms.js"
 
@@ -125,7 +125,7 @@ const ONE_TERM = { tokenize: (t: string) => [t], processTerm: (t: string) => t }
  * itself, for the tool-vocabulary words of jargon.ts and for its WordNet synonyms in the role it has in the query
  * (lexicon.ts), and counts once, with its best match. Named servers and the server whose vocabulary the query
  * uses rank higher; a tool whose name says another API operation (get, list, create, ...) than the query's verbs
- * ask for ranks a little lower.
+ * ask for ranks a little lower. A question word that asks for an operation ("where" → search) is one of those verbs.
  */
 export class ToolSearchIndex {
   readonly #tools: readonly EnabledTool[]
@@ -214,7 +214,7 @@ export class ToolSearchIndex {
 
   /** The query word and the words it stands for (jargon, then WordNet senses in its role), each with its weight. */
   #terms(word: QueryWord): WeightedTerm[] {
-    const terms = [{ stem: word.stem, weight: 1, prefix: word.stem.length >= 5 }]
+    const terms = [{ stem: word.stem, weight: 1, prefix: word.stem.length >= 5 && !isStopWord(word.word) }]
     const seen = new Set([word.stem])
     const add = (w: string, weight: number) => {
       const stem = stemTerm(w)
