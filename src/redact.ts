@@ -103,7 +103,8 @@ export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]
 
 /** Sets a property of a copy, `__proto__` included as an own property (as JSON.parse makes it), never as the prototype. */
 function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
 }
 
