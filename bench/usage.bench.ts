@@ -1,9 +1,7 @@
 // bench/usage: `promptline usage` over a large trace folder (20 conversations of 5,000 requests, lines as the trace
 // store writes them), read line by line and summed by day, against reading each file whole with readTraceFile (what
-// `traces` did before) and summing the same way; the gateway status's update per finished request, the one step
-// the status page adds to a request (after its answer ended); and the redaction every record goes through, over a
-// 200-message request (566 KB) received and sent unchanged, against serializing that record (the log line's kind of
-// work) in the same run.
+// `traces` did before) and summing the same way; and the gateway status's update per finished request, the one step
+// the status page adds to a request (after its answer ended).
 
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -18,9 +16,6 @@ import type { GatewayRecord } from "../src/gateway/record.js"
 import { GatewayStatus } from "../src/gateway/status.js"
 import { TokenCounter } from "../src/history/tokens.js"
 import { PriceList } from "../src/models/cost.js"
-import { redactDeep } from "../src/redact.js"
-import { generateHistory } from "../test/fixtures/history/generate.js"
-import { historyBody } from "./gateway-bodies.js"
 import { type Benchmark, type Metric, quantile, sample } from "./harness.js"
 
 const FILES = 20
@@ -117,19 +112,6 @@ const usage: Benchmark = {
         ),
         0.5,
       )
-      // A large same-format request: the record holds its body twice (received, sent), as one object.
-      const body = historyBody(
-        "anthropic",
-        generateHistory({ messages: 200, seed: 7, fileLines: 70 }),
-        "claude-sonnet-4-5",
-        "claude-sonnet-4-5",
-      )
-      const large = { ...record, received: { ...record.received, body }, sent: { ...record.sent, body } }
-      const secrets = ["sk-ant-client-key-0123456789", "gateway-token-abcdefgh"]
-      const perRecord = async (work: () => unknown) =>
-        quantile(await sample(() => Array.from({ length: 50 }, work), 15, 3), 0.5) / 50
-      const redacted = await perRecord(() => redactDeep(large, secrets))
-      const serialized = await perRecord(() => JSON.stringify(large))
       return [
         {
           name: `usage --by day over ${lines.toLocaleString("en-US")} trace lines, read line by line`,
@@ -142,13 +124,6 @@ const usage: Benchmark = {
           name: "gateway status update per finished request",
           unit: "µs",
           ours: add / RECORDS,
-          better: "lower",
-        },
-        {
-          name: "record redaction, a 200-message request (566 KB) received and sent unchanged, per record",
-          unit: "µs",
-          ours: redacted,
-          peer: { name: "JSON.stringify of the same record", value: serialized },
           better: "lower",
         },
       ]

@@ -78,6 +78,34 @@ describe("nestsDeeperThan", () => {
     )
   })
 
+  it("answers any text, valid JSON or not, as a byte-by-byte scan does", () => {
+    // The oracle: every byte in turn, a backslash inside a string skipping the byte after it.
+    const oracle = (text: string, limit: number) => {
+      const bytes = Buffer.from(text)
+      let depth = 0
+      let inString = false
+      for (let i = 0; i < bytes.length; i++) {
+        const b = bytes[i]!
+        if (inString) {
+          if (b === 0x5c) i++
+          else if (b === 0x22) inString = false
+        } else if (b === 0x22) inString = true
+        else if (b === 0x5b || b === 0x7b) {
+          if (++depth > limit) return true
+        } else if (b === 0x5d || b === 0x7d) depth--
+      }
+      return false
+    }
+    const text = fc.string({ unit: fc.constantFrom("[", "{", "]", "}", '"', "\\", "\\", "a", "é"), maxLength: 60 })
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 4 }), (t, limit) => {
+        expect(nestsDeeperThan(t, limit)).toBe(oracle(t, limit))
+        expect(nestsDeeperThan(new Uint8Array(Buffer.from(t)), limit)).toBe(oracle(t, limit))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
   it("answers for nesting far deeper than any recursive walk survives", () => {
     const deep = `${'{"a":['.repeat(100_000)}${"]}".repeat(100_000)}`
     expect(nestsDeeperThan(deep, MAX_JSON_DEPTH)).toBe(true)

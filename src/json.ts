@@ -43,21 +43,38 @@ const BACKSLASH = 0x5c
 /**
  * Whether JSON text nests arrays and objects deeper than `limit`, found by one pass over the bytes without
  * recursion or parsing (so it is safe on any input; brackets inside strings do not count). Text that is not
- * valid JSON gets an answer too, which the parser that follows makes moot.
+ * valid JSON gets an answer too, which the parser that follows makes moot. Runs on every gateway request before
+ * anything else reads its body: a string, most of a request's bytes, is skipped with a native search for its
+ * closing quote rather than byte by byte.
  */
 export function nestsDeeperThan(text: Uint8Array | string, limit: number): boolean {
-  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text
+  const bytes =
+    typeof text === "string"
+      ? Buffer.from(text, "utf8")
+      : Buffer.isBuffer(text)
+        ? text
+        : Buffer.from(text.buffer, text.byteOffset, text.byteLength)
   let depth = 0
-  let inString = false
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!
-    if (inString) {
-      if (b === BACKSLASH) i++
-      else if (b === QUOTE) inString = false
-    } else if (b === QUOTE) inString = true
-    else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+    if (b === QUOTE) {
+      const end = closingQuote(bytes, i)
+      // A string that never ends holds the rest of the text: no bracket after it counts.
+      if (end < 0) return false
+      i = end
+    } else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
       if (++depth > limit) return true
     } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth--
   }
   return false
+}
+
+/** Where the string opened at `open` ends: the next quote after it not escaped by an odd run of backslashes (-1: none). */
+function closingQuote(bytes: Buffer, open: number): number {
+  for (let at = bytes.indexOf(QUOTE, open + 1); at >= 0; at = bytes.indexOf(QUOTE, at + 1)) {
+    let backslashes = 0
+    while (at - backslashes - 1 > open && bytes[at - backslashes - 1] === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return at
+  }
+  return -1
 }
