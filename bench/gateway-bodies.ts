@@ -1,6 +1,8 @@
 // Request bodies bench/gateway sends: a small Anthropic request, and the generated agent history of bench/fit
-// (test/fixtures/history) encoded as an Anthropic client and as an OpenAI Chat client would send it.
+// (test/fixtures/history) encoded as an Anthropic client and as an OpenAI Chat client would send it; and the record
+// of a finished request, for the benchmarks of what the gateway does with each record.
 
+import type { GatewayRecord } from "../src/gateway/record.js"
 import type { Message } from "../src/history/message.js"
 import { resolveModel } from "../src/models/resolve.js"
 import { formatModule } from "../src/providers/formats.js"
@@ -59,4 +61,25 @@ export function historyBody(
   const out = body as Record<string, unknown>
   out.model = as
   return out
+}
+
+/** The record of a finished same-format Anthropic request whose body (received and sent unchanged) is `body`. */
+export function sameFormatRecord(body: unknown = {}): GatewayRecord {
+  return {
+    seq: 0,
+    startedAt: Date.UTC(2026, 10, 1),
+    latencyMs: 800,
+    clientFormat: "anthropic",
+    transport: "http",
+    model: "claude-sonnet-4-5",
+    upstream: { name: "main", provider: "anthropic", format: "anthropic", model: "claude-sonnet-4-5" },
+    mode: "same-format",
+    status: 200,
+    bytes: 2048,
+    usage: { input: 1200, output: 300, cacheRead: 20_000, cacheWrite: 500 },
+    dropped: [],
+    conversationKey: "k",
+    received: { url: "/v1/messages", headers: {}, body },
+    sent: { url: "/v1/messages", headers: {}, body },
+  }
 }

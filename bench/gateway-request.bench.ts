@@ -4,11 +4,10 @@
 // (2) the redaction every record goes through, with the body received and sent unchanged, against serializing that
 // record. Both in the same run.
 
-import type { GatewayRecord } from "../src/gateway/record.js"
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../src/json.js"
 import { redactDeep } from "../src/redact.js"
 import { generateHistory } from "../test/fixtures/history/generate.js"
-import { historyBody } from "./gateway-bodies.js"
+import { historyBody, sameFormatRecord } from "./gateway-bodies.js"
 import { type Benchmark, type Metric, quantile, sample } from "./harness.js"
 
 /** The median time of one call of `work`, in µs (each sample runs it 20 times). */
@@ -29,22 +28,7 @@ const gatewayRequest: Benchmark = {
     const size = `${Math.round(raw.length / 1024)} KB`
     const depth = await perCall(() => nestsDeeperThan(raw, MAX_JSON_DEPTH))
     const parse = await perCall(() => JSON.parse(raw.toString("utf8")))
-    const record: GatewayRecord = {
-      seq: 1,
-      startedAt: 0,
-      latencyMs: 40,
-      clientFormat: "anthropic",
-      transport: "http",
-      model: "claude-sonnet-4-5",
-      upstream: { name: "main", provider: "anthropic", format: "anthropic", model: "claude-sonnet-4-5" },
-      mode: "same-format",
-      status: 200,
-      bytes: 2048,
-      dropped: [],
-      conversationKey: "k",
-      received: { url: "/v1/messages", headers: {}, body },
-      sent: { url: "/v1/messages", headers: {}, body },
-    }
+    const record = sameFormatRecord(body)
     const secrets = ["sk-ant-client-key-0123456789", "gateway-token-abcdefgh"]
     const redacted = await perCall(() => redactDeep(record, secrets))
     const serialized = await perCall(() => JSON.stringify(record))

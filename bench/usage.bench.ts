@@ -12,10 +12,10 @@ import { TraceStore } from "../src/cache/trace-store.js"
 import { UsageTally, usageEntryOfLine } from "../src/cache/usage.js"
 import { usageGroupOf } from "../src/cache/usage-grouping.js"
 import { usageReport } from "../src/cache/usage-report.js"
-import type { GatewayRecord } from "../src/gateway/record.js"
 import { GatewayStatus } from "../src/gateway/status.js"
 import { TokenCounter } from "../src/history/tokens.js"
 import { PriceList } from "../src/models/cost.js"
+import { sameFormatRecord } from "./gateway-bodies.js"
 import { type Benchmark, type Metric, quantile, sample } from "./harness.js"
 
 const FILES = 20
@@ -84,23 +84,7 @@ const usage: Benchmark = {
       const streamed = quantile(await sample(() => usageReport(big, { by: "day" }), 5, 1), 0.5)
       const whole = quantile(await sample(() => wholeFiles(big), 5, 1), 0.5)
       const status = new GatewayStatus({ startedAt: 0 })
-      const record: GatewayRecord = {
-        seq: 0,
-        startedAt: Date.UTC(2026, 10, 1),
-        latencyMs: 800,
-        clientFormat: "anthropic",
-        transport: "http",
-        model: "claude-sonnet-4-5",
-        upstream: { name: "main", provider: "anthropic", format: "anthropic", model: "claude-sonnet-4-5" },
-        mode: "same-format",
-        status: 200,
-        bytes: 2048,
-        usage: { input: 1200, output: 300, cacheRead: 20_000, cacheWrite: 500 },
-        dropped: [],
-        conversationKey: "k",
-        received: { url: "/v1/messages", headers: {}, body: {} },
-        sent: { url: "/v1/messages", headers: {}, body: {} },
-      }
+      const record = sameFormatRecord()
       const records = Array.from({ length: RECORDS }, (_, seq) => ({ ...record, seq }))
       const add = quantile(
         await sample(
