@@ -94,5 +94,8 @@ describe("reloading the configuration", () => {
     expect(gateway.settings.port).toBe(port)
     expect(gateway.settings.bodyLimit).toBe(1000)
     expect(await ask()).toBe(okText("b"))
+    // A second reload with the same new port still names it: the gateway listens where it started.
+    expect(gateway.reload({ config: config("a", { port: 1 }) }).kept).toEqual(["port"])
+    expect(gateway.reload({ config: config("a") }).kept).toEqual([])
   })
 })

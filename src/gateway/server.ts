@@ -189,8 +189,9 @@ export class Gateway {
     const { started } = this
     const overrides: { host?: string; port?: number } = { host: started.host, port: started.port }
     const resolved = resolveSettings(next.config, this.options.env, overrides)
+    // Against the config the gateway started with: what a restart alone changes is still that config's.
     const kept = RESTART_ONLY.filter(
-      (field) => JSON.stringify(before.config?.[field]) !== JSON.stringify(next.config?.[field]),
+      (field) => JSON.stringify(this.options.config?.[field]) !== JSON.stringify(next.config?.[field]),
     )
     // The token stays the one the gateway started with (clients hold it); a new tokenEnv waits for a restart.
     const settings: GatewaySettings = { ...resolved, host: started.host, port: started.port }
