@@ -15,7 +15,7 @@ const upstreams: Upstream[] = [
 const shape = (t: ReturnType<typeof upstreamTarget>) => JSON.parse(JSON.stringify(t))
 
 describe("upstreamTarget", () => {
-  it("answers a generation call from its memo exactly as it made it, for every client key and upstream", () => {
+  it("answers a generation call from its memo as it would make it afresh, for every client key and upstream", () => {
     const call = fc.record({
       upstream: fc.integer({ min: 0, max: upstreams.length - 1 }),
       model: fc.constantFrom("claude-sonnet-4-5", "gpt-4.1", "models/x"),
@@ -24,7 +24,7 @@ describe("upstreamTarget", () => {
       stream: fc.boolean(),
       query: fc.constantFrom("", "beta=true", "alt=sse&key=secret"),
     })
-    const cold = new Map<string, unknown>()
+    const seen = new Map<string, unknown>()
     fc.assert(
       fc.property(fc.array(call, { minLength: 1, maxLength: 30 }), (calls) => {
         for (const c of calls) {
@@ -42,9 +42,20 @@ describe("upstreamTarget", () => {
           expect(target.key).toBe(expected)
           if (expected !== "") expect(Object.values(target.endpoint.headers).join(" ")).toContain(expected)
           expect(target.url).not.toContain("secret")
+          // The endpoint is the one made afresh with that key, whether it came from the memo or not.
+          expect(target.endpoint).toEqual(
+            endpointFor({
+              provider: upstream.provider,
+              format: upstream.format,
+              env: {},
+              apiKey: expected,
+              ...(upstream.baseUrl !== undefined ? { baseUrl: upstream.baseUrl } : {}),
+            }),
+          )
+          // And the same call answers the same target every time.
           const id = JSON.stringify(c)
-          if (cold.has(id)) expect(shape(target)).toEqual(cold.get(id))
-          else cold.set(id, shape(target))
+          if (seen.has(id)) expect(shape(target)).toEqual(seen.get(id))
+          else seen.set(id, shape(target))
         }
       }),
     )
