@@ -16,6 +16,21 @@ export interface Usage {
   reasoning?: number
 }
 
+/** No usage. */
+export const ZERO_USAGE: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
+
+/** Two usage records added up (reasoning tokens when either has them). */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+  }
+  if (a.reasoning !== undefined || b.reasoning !== undefined) sum.reasoning = (a.reasoning ?? 0) + (b.reasoning ?? 0)
+  return sum
+}
+
 /** What kind of failure a provider reported; decides whether to retry, compact, or give up. */
 export type ProviderErrorKind =
   | "context-overflow"

@@ -17,12 +17,12 @@ export function searchQuery(input: unknown): string {
 }
 
 /** A tool search as a call of promptline's search tool. */
-export function searchAsCall(block: ToolSearchBlock): ToolUseBlock {
+function searchAsCall(block: ToolSearchBlock): ToolUseBlock {
   return { type: "tool_use", id: block.id, name: SEARCH_TOOLS_NAME, input: block.input }
 }
 
 /** A tool search's result as the result of that call: the tools found (now in the tool list), or why none. */
-export function searchAsResult(block: ToolSearchBlock): ToolResultBlock {
+function searchAsResult(block: ToolSearchBlock): ToolResultBlock {
   return {
     type: "tool_result",
     toolUseId: block.id,

@@ -14,15 +14,7 @@ import {
   planDeferredTools,
 } from "./plan.js"
 
-export { batchesOf } from "./batches.js"
-export { DEFAULT_SEARCH_ROUNDS, type RoundRequest, searchLoop, type UpstreamRound } from "./loop.js"
-export {
-  DEFAULT_DEFERRED_TOOLS_MODE,
-  type DeferredToolsMode,
-  type DeferredToolsPlan,
-  planDeferredTools,
-} from "./plan.js"
-export { type DeferredOpening, type OpenedAnswer, openDeferred } from "./translation.js"
+export { openDeferred } from "./translation.js"
 
 /**
  * The plan for a request's deferred tools, when its upstream's format cannot carry them as the client sent them: a

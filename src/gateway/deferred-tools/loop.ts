@@ -9,14 +9,14 @@
 import type { Message, ToolSearchBlock } from "../../history/message.js"
 import { Accumulator } from "../../providers/accumulate.js"
 import { isErrorLevel } from "../../providers/completeness.js"
-import type { StreamEvent, Usage } from "../../providers/stream.js"
+import { addUsage, type StreamEvent, type Usage } from "../../providers/stream.js"
 import { searchQuery } from "../../providers/tool-search-history.js"
 import type { DecodedRequest } from "../../providers/types.js"
-import { MAX_SEARCH_LIMIT } from "../../tools/search/index.js"
+import { clampLimit } from "../../tools/search/index.js"
 import type { GatewaySearch } from "./plan.js"
 
 /** Upstream calls one client request may make: the last one is made without the search tool. */
-export const DEFAULT_SEARCH_ROUNDS = 4
+const DEFAULT_SEARCH_ROUNDS = 4
 
 /** The request of one round: the client's, with the searches so far and the tools they found. */
 export type RoundRequest = Pick<DecodedRequest, "prompt" | "messages" | "options">
@@ -34,17 +34,17 @@ export interface SearchLoopInput {
 }
 
 /** The id the client sees for a search the upstream asked for with `id`: a server tool's id. */
-export function searchId(id: string): string {
+function searchId(id: string): string {
   return `srvtoolu_${id.replace(/[^a-zA-Z0-9_-]/g, "_")}`
 }
 
 /** Runs one search: the best matches for the call's query, as a tool search block. */
-export function runSearch(search: GatewaySearch, id: string, input: unknown): ToolSearchBlock {
+function runSearch(search: GatewaySearch, id: string, input: unknown): ToolSearchBlock {
   const query = searchQuery(input)
   const limit = (input as { limit?: unknown } | null)?.limit
   const n = typeof limit === "number" && Number.isFinite(limit) ? limit : undefined
   const matches = query.trim() === "" ? [] : search.index.search(query, n)
-  const asked = n === undefined ? { query } : { query, limit: Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(n))) }
+  const asked = n === undefined ? { query } : { query, limit: clampLimit(n) }
   return {
     type: "tool_search",
     id: searchId(id),
@@ -53,20 +53,6 @@ export function runSearch(search: GatewaySearch, id: string, input: unknown): To
     found: matches.map((m) => m.tool.name),
   }
 }
-
-/** Usage of several rounds, added up (the client is billed for every round). */
-function added(a: Usage, b: Usage): Usage {
-  const sum: Usage = {
-    input: a.input + b.input,
-    output: a.output + b.output,
-    cacheRead: a.cacheRead + b.cacheRead,
-    cacheWrite: a.cacheWrite + b.cacheWrite,
-  }
-  if (a.reasoning !== undefined || b.reasoning !== undefined) sum.reasoning = (a.reasoning ?? 0) + (b.reasoning ?? 0)
-  return sum
-}
-
-const NO_USAGE: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
 
 /**
  * The client's answer, in batches: the upstream's events with its search calls taken out and answered, the
@@ -78,7 +64,8 @@ export async function* searchLoop(input: SearchLoopInput): AsyncGenerator<Stream
   const rounds = Math.max(1, Math.floor(input.rounds ?? DEFAULT_SEARCH_ROUNDS))
   const { search } = input
   let request = input.request
-  let before: Usage = NO_USAGE
+  /** The usage of the rounds before this one (none in the first). */
+  let before: Usage | undefined
   const found = new Set<string>()
   for (let round = 0; round < rounds; round++) {
     const last = round === rounds - 1
@@ -88,7 +75,7 @@ export async function* searchLoop(input: SearchLoopInput): AsyncGenerator<Stream
     const blocks: ToolSearchBlock[] = []
     const acc = new Accumulator({ ts: 0 })
     let calls = 0
-    let usage: Usage = NO_USAGE
+    let usage: Usage | undefined
     let stop: Extract<StreamEvent, { type: "stop" }> | undefined
     let failed = false
     for await (const batch of input.call(request, round)) {
@@ -102,7 +89,7 @@ export async function* searchLoop(input: SearchLoopInput): AsyncGenerator<Stream
           case "usage": {
             const { type: _, ...now } = event
             usage = now
-            out.push({ type: "usage", ...added(before, now) })
+            out.push({ type: "usage", ...(before ? addUsage(before, now) : now) })
             continue
           }
           case "stop":
@@ -139,7 +126,7 @@ export async function* searchLoop(input: SearchLoopInput): AsyncGenerator<Stream
       }
       if (out.length > 0) yield out
     }
-    before = added(before, usage)
+    if (usage) before = before ? addUsage(before, usage) : usage
     // The round ended: go on when every call was a search, else end the answer as the upstream ended it.
     const goOn = blocks.length > 0 && calls === 0 && !failed && stop !== undefined && stop.reason !== "error"
     if (!goOn) {

@@ -9,6 +9,7 @@ import type { DeferredToolsMode } from "../../config/gateway.js"
 import { type Diagnostic, diagnostic } from "../../diagnostics.js"
 import type { Message } from "../../history/message.js"
 import { deferredSearchDescription } from "../../notices.js"
+import { ANTHROPIC_REGEX_TOOL_SEARCH, ANTHROPIC_TOOL_SEARCH } from "../../providers/anthropic/tools.js"
 import { isPlaceholderTool } from "../../providers/carried.js"
 import type { DecodedRequest, PromptInput } from "../../providers/types.js"
 import { DeferredTools, SEARCH_TOOLS_NAME, searchToolsTool } from "../../tools/search/index.js"
@@ -46,7 +47,7 @@ export interface DeferredToolsPlan {
 }
 
 /** The names the history loads: found by tool searches, referenced by tool results, or called. */
-export function loadedNames(messages: readonly Message[]): Set<string> {
+function loadedNames(messages: readonly Message[]): Set<string> {
   const out = new Set<string>()
   for (const message of messages)
     for (const block of message.content) {
@@ -61,15 +62,15 @@ export function loadedNames(messages: readonly Message[]): Set<string> {
  * The search tool offered to the upstream: promptline's search tool's name and parameters, with a description
  * that says the tools found are loaded (the upstream calls them by name; there is no call tool here).
  */
-export function gatewaySearchTool(searchable: readonly EnabledTool[]): EnabledTool {
+function gatewaySearchTool(searchable: readonly EnabledTool[]): EnabledTool {
   return { ...searchToolsTool(searchable), description: deferredSearchDescription(searchable.length) }
 }
 
 /** The client's search tool name for the search it asked the API to run (`nativeToolSearch`), when it asked. */
 function clientSearchName(request: DecodedRequest): string | undefined {
   const asked = request.options.nativeToolSearch
-  if (asked === true || asked === "bm25") return "tool_search_tool_bm25"
-  if (asked === "regex") return "tool_search_tool_regex"
+  if (asked === true || asked === "bm25") return ANTHROPIC_TOOL_SEARCH.name
+  if (asked === "regex") return ANTHROPIC_REGEX_TOOL_SEARCH.name
   return undefined
 }
 

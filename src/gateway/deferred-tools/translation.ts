@@ -25,8 +25,8 @@ export interface DeferredOpening<A extends OpenedAnswer, E> {
   /** One attempt on the target for a request; a refusal before any byte is a failed attempt, not a throw. */
   open(request: DecodedRequest): Promise<Attempt<A> & E>
   /**
-   * A batch of the loop's answer (several upstream answers as one) as the client may see it (secrets redacted from
-   * the error a later round's refusal made).
+   * The error a later round's refusal made, as the client may see it (secrets redacted); the rounds' own batches
+   * come from `open` as the client may see them.
    */
   joined?(batch: StreamEvent[]): StreamEvent[]
 }
@@ -50,16 +50,16 @@ export async function openDeferred<A extends OpenedAnswer, E>(
     const call: UpstreamRound = async function* (round, n) {
       const attempt = n === 0 ? first : await opening.open({ ...plan.request, ...round })
       if (!attempt.ok) {
-        yield [refusedEvent(attempt.failure.error)]
+        const refused = [refusedEvent(attempt.failure.error)]
+        yield opening.joined ? opening.joined(refused) : refused
         return
       }
       yield* batchesOf((batch) => attempt.started.read(batch, mode)).batches
     }
     let facts: AnswerFacts = {}
     for await (const batch of searchLoop({ request: plan.request, search, call })) {
-      const shown = opening.joined ? opening.joined(batch) : batch
-      facts = withEvents(facts, shown)
-      each(shown)
+      facts = withEvents(facts, batch)
+      each(batch)
     }
     return facts
   }

@@ -5,6 +5,7 @@
  */
 import type { ToolSearchBlock } from "../../history/message.js"
 import { obj, str } from "../stream.js"
+import { ANTHROPIC_REGEX_TOOL_SEARCH, ANTHROPIC_TOOL_SEARCH } from "./tools.js"
 import type {
   AnthropicToolSearchName,
   ServerToolUseBlockParam,
@@ -15,8 +16,8 @@ import type {
 
 /** The names of Anthropic's search tools, as a `server_tool_use` block names them. */
 const SEARCH_TOOL_NAMES: ReadonlySet<string> = new Set<AnthropicToolSearchName>([
-  "tool_search_tool_bm25",
-  "tool_search_tool_regex",
+  ANTHROPIC_TOOL_SEARCH.name,
+  ANTHROPIC_REGEX_TOOL_SEARCH.name,
 ])
 
 /** The errors a tool search result may name; any other reason is written as `unavailable`. */
@@ -46,7 +47,7 @@ export function toolSearchToWire(
     {
       type: "server_tool_use",
       id: block.id,
-      name: isToolSearchName(block.name) ? block.name : "tool_search_tool_bm25",
+      name: isToolSearchName(block.name) ? block.name : ANTHROPIC_TOOL_SEARCH.name,
       input,
     },
     {

@@ -13,28 +13,37 @@ export interface DeferredToolsOptions {
 /**
  * The deferred tools of a build, ready to be searched and called: a BM25 index over them (and, when the host
  * passes an embedding function, a hybrid search) and an argument checker. Made once per tool list (an agent keeps
- * it while the build's deferred tools stay the same); the tools are embedded once per instance.
+ * it while the build's deferred tools stay the same); the index is built on the first search (a request whose
+ * model searches nothing pays for none: about 75 ms for 456 tools), the tools are embedded once per instance.
  */
 export class DeferredTools {
   readonly tools: readonly EnabledTool[]
-  readonly #index: ToolSearchIndex
-  readonly #hybrid: HybridToolSearch | undefined
+  readonly #embed: EmbedTexts | undefined
+  #index: ToolSearchIndex | undefined
+  #hybrid: HybridToolSearch | undefined
+  #byName: Map<string, EnabledTool> | undefined
   readonly #checker = new ArgumentChecker()
 
   constructor(tools: readonly EnabledTool[], options: DeferredToolsOptions = {}) {
     this.tools = tools
-    this.#index = new ToolSearchIndex(tools)
-    this.#hybrid = options.embed ? new HybridToolSearch(this.#index, tools, options.embed) : undefined
+    this.#embed = options.embed
+  }
+
+  /** The lexical index, built on first use. */
+  get #lexical(): ToolSearchIndex {
+    this.#index ??= new ToolSearchIndex(this.tools)
+    return this.#index
   }
 
   /** The deferred tool with this exact name. */
   get(name: string): EnabledTool | undefined {
-    return this.#index.get(name)
+    this.#byName ??= new Map(this.tools.map((t) => [t.name, t]))
+    return this.#byName.get(name)
   }
 
   /** The best matches for a query; `limit` is clamped to 1..MAX_SEARCH_LIMIT (default DEFAULT_SEARCH_LIMIT). */
   search(query: string, limit?: number): ToolMatch[] {
-    return this.#index.search(query, clampLimit(limit))
+    return this.#lexical.search(query, clampLimit(limit))
   }
 
   /**
@@ -43,7 +52,8 @@ export class DeferredTools {
    * (`tool-search-embed`) when the embedding function fails or answers out of shape.
    */
   async searchHybrid(query: string, limit?: number): Promise<ToolMatch[]> {
-    if (!this.#hybrid) return this.search(query, limit)
+    if (!this.#embed) return this.search(query, limit)
+    this.#hybrid ??= new HybridToolSearch(this.#lexical, this.tools, this.#embed)
     return this.#hybrid.search(query, clampLimit(limit))
   }
 
@@ -54,6 +64,6 @@ export class DeferredTools {
 }
 
 /** A search's limit clamped to 1..MAX_SEARCH_LIMIT (DEFAULT_SEARCH_LIMIT when none is given). */
-function clampLimit(limit: number | undefined): number {
+export function clampLimit(limit: number | undefined): number {
   return Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(limit ?? DEFAULT_SEARCH_LIMIT)))
 }
