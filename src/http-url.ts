@@ -15,3 +15,13 @@ export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase()
   return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h)
 }
+
+/** Whether a URL names this machine (false for a text that is not a URL). */
+export function isLoopbackUrl(url: string | undefined): boolean {
+  if (url === undefined) return false
+  try {
+    return isLoopbackHost(new URL(url).hostname)
+  } catch {
+    return false
+  }
+}

@@ -98,7 +98,7 @@ export function deniedMessage(name: string, why: "denied" | "non-interactive"): 
 }
 
 /** `a, b and c` */
-function nameList(names: readonly string[]): string {
+export function nameList(names: readonly string[]): string {
   return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`
 }
 

@@ -66,23 +66,27 @@ export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]
     if (v === null || typeof v !== "object") return v
     const seen = done.get(v)
     if (seen !== undefined) return seen
-    const out = walkObject(v)
-    if (Array.isArray(v) || Object.keys(v).length > 3) done.set(v, out)
+    if (Array.isArray(v)) {
+      const out = walkArray(v)
+      done.set(v, out)
+      return out
+    }
+    const keys = Object.keys(v)
+    const out = walkObject(v as Record<string, unknown>, keys)
+    if (keys.length > 3) done.set(v, out)
     return out
   }
-  const walkObject = (v: object): unknown => {
-    if (Array.isArray(v)) {
-      let copy: unknown[] | undefined
-      for (let i = 0; i < v.length; i++) {
-        const item = walk(v[i])
-        if (item === v[i]) continue
-        copy ??= v.slice()
-        copy[i] = item
-      }
-      return copy ?? v
+  const walkArray = (v: unknown[]): unknown => {
+    let copy: unknown[] | undefined
+    for (let i = 0; i < v.length; i++) {
+      const item = walk(v[i])
+      if (item === v[i]) continue
+      copy ??= v.slice()
+      copy[i] = item
     }
-    const object = v as Record<string, unknown>
-    const keys = Object.keys(object)
+    return copy ?? v
+  }
+  const walkObject = (object: Record<string, unknown>, keys: readonly string[]): unknown => {
     let copy: Record<string, unknown> | undefined
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!
@@ -96,7 +100,7 @@ export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]
       }
       put(copy, key, item)
     }
-    return copy ?? v
+    return copy ?? object
   }
   return walk(value) as T
 }

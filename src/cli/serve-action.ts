@@ -138,7 +138,8 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
           message: `config change refused, the previous config stays in force: ${(error as Error).message}`,
         }
       }
-      if (flags.json) io.stdout(`${JSON.stringify(note)}\n`)
+      // In the request log's order: after the lines of the requests that ended before it.
+      if (flags.json) log(JSON.stringify(note))
       else io.stderr(`${logField(note.message, 2000)}\n`)
     },
   )

@@ -5,7 +5,7 @@
  * `mode`) they skip the clients that speak the upstream's format. Each such option is named, never ignored
  * silently.
  */
-import { isLoopbackHost } from "../http-url.js"
+import { isLoopbackUrl } from "../http-url.js"
 import { wireFormatOf } from "../models/wire.js"
 import { descriptorOf, type WireFormat } from "../providers/descriptors.js"
 import { providerInfo } from "../providers/endpoints.js"
@@ -108,21 +108,11 @@ export function keylessUpstreamIssues(gateway: GatewayConfig): KeylessUpstreamIs
     ]
   const issues: KeylessUpstreamIssue[] = []
   for (const [name, upstream] of Object.entries(gateway.upstreams ?? {})) {
-    if (upstream.keyEnv !== undefined || isLocal(upstream.baseUrl)) continue
+    if (upstream.keyEnv !== undefined || isLoopbackUrl(upstream.baseUrl)) continue
     issues.push({
       field: ["gateway", "upstreams", name],
       message: `upstream "${name}" has no "keyEnv", and the gateway takes a token ("tokenEnv"), so its requests go out without a key (a client's credential is the token, never forwarded); set "keyEnv" to the variable holding its key`,
     })
   }
   return issues
-}
-
-/** Whether a base URL names this machine (its server may need no key). */
-function isLocal(baseUrl: string | undefined): boolean {
-  if (baseUrl === undefined) return false
-  try {
-    return isLoopbackHost(new URL(baseUrl).hostname)
-  } catch {
-    return false
-  }
 }

@@ -150,9 +150,11 @@ export function planRoute(
   const plan: RoutePlan = { ...first, route: index }
   if (rest.length > 0) plan.fallbacks = rest
   // Options that act on a decoded request, for a translated attempt only (config/gateway-routes.ts names the others).
-  if (route.cache && steps.some((s) => s.mode === "translate")) plan.cache = route.cache
-  if (route.fit && steps.some((s) => s.mode === "translate")) plan.fit = true
-  if (route.deferredTools && steps.some((s) => s.mode === "translate")) plan.deferredTools = route.deferredTools
+  if (steps.some((s) => s.mode === "translate")) {
+    if (route.cache) plan.cache = route.cache
+    if (route.fit) plan.fit = true
+    if (route.deferredTools) plan.deferredTools = route.deferredTools
+  }
   return plan
 }
 

@@ -11,12 +11,12 @@ import type { StreamEvent } from "../providers/stream.js"
 import { REDACTED, redactDeep, redactText, usableSecrets } from "../redact.js"
 
 /** The request headers that carry credentials, in any provider's style. */
-export const CREDENTIAL_HEADERS: readonly string[] = [
+export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   "authorization",
   "x-api-key",
   "x-goog-api-key",
   "proxy-authorization",
-]
+])
 
 export { REDACTED, redactDeep, redactText } from "../redact.js"
 
@@ -56,7 +56,7 @@ export function redactHeaders(headers: Record<string, string | string[] | number
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
-    out[name] = CREDENTIAL_HEADERS.includes(name.toLowerCase())
+    out[name] = CREDENTIAL_HEADERS.has(name.toLowerCase())
       ? REDACTED
       : Array.isArray(value)
         ? value.join(", ")

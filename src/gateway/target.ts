@@ -181,9 +181,6 @@ function generationUrl(endpoint: Endpoint, model: string, stream: boolean, clien
   return url.toString()
 }
 
-/** Credential header names, for a lookup per header. */
-const CREDENTIALS: ReadonlySet<string> = new Set(CREDENTIAL_HEADERS)
-
 /** Client headers never sent upstream: the hop-by-hop ones, the gateway's own and what it sets, credentials. */
 const NEVER_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...NOT_FORWARDED, ...CREDENTIAL_HEADERS])
 
@@ -195,7 +192,7 @@ const NEVER_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...NOT_FORW
 export function forwardHeaders(client: IncomingHttpHeaders, endpoint: Endpoint): Record<string, string> {
   const out: Record<string, string> = {}
   const defaults = endpoint.headers
-  for (const name in defaults) if (!CREDENTIALS.has(name)) out[name] = defaults[name]!
+  for (const name in defaults) if (!CREDENTIAL_HEADERS.has(name)) out[name] = defaults[name]!
   // Headers the client's Connection header names are hop-by-hop too.
   const listed =
     client.connection === undefined
@@ -207,6 +204,6 @@ export function forwardHeaders(client: IncomingHttpHeaders, endpoint: Endpoint):
     out[name] = Array.isArray(value) ? value.join(", ") : value
   }
   out["content-type"] = "application/json"
-  for (const name in defaults) if (CREDENTIALS.has(name)) out[name] = defaults[name]!
+  for (const name in defaults) if (CREDENTIAL_HEADERS.has(name)) out[name] = defaults[name]!
   return out
 }

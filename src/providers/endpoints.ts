@@ -236,7 +236,7 @@ export function endpointFor(request: EndpointRequest): Endpoint {
     checkBaseUrl(baseUrl, request.baseUrl !== undefined ? "the base URL" : info.baseUrlEnv!)
   const key = keyOf(info, request)
   const headers: Record<string, string> = { "content-type": "application/json", ...info.headers }
-  if (key.value) Object.assign(headers, authHeaders(info.auth === "none" ? "bearer" : info.auth, key.value))
+  if (key.value) Object.assign(headers, authHeaders(keyStyle(info), key.value))
   Object.assign(headers, request.headers)
   return { provider: info.id, format, baseUrl, headers, keySource: key.source }
 }
@@ -265,7 +265,11 @@ export function responsesSocketUrl(endpoint: Endpoint): string {
 
 /** The header style an endpoint's key goes in (a server that needs none still takes a Bearer token when given one). */
 export function keyStyleOf(endpoint: Endpoint): Exclude<AuthStyle, "none"> {
-  const info = providerInfo(endpoint.provider) ?? unlisted(endpoint.provider, endpoint.baseUrl)
+  return keyStyle(providerInfo(endpoint.provider) ?? unlisted(endpoint.provider, endpoint.baseUrl))
+}
+
+/** The header style a provider's key goes in. */
+function keyStyle(info: ProviderInfo): Exclude<AuthStyle, "none"> {
   return info.auth === "none" ? "bearer" : info.auth
 }
 

@@ -1,4 +1,5 @@
 import { PromptlineError } from "../errors.js"
+import { isLoopbackUrl } from "../http-url.js"
 import { errorPageText, isMarkup } from "./error-page.js"
 import type { ProviderErrorKind, StreamErrorEvent } from "./stream.js"
 
@@ -203,22 +204,12 @@ export function networkError(cause: unknown, url?: string): ProviderError {
   const reason = cause instanceof Error ? cause.message : String(cause)
   // Nothing listening on this machine's own address will not start listening because we wait: not retried.
   const refused = (cause as NodeJS.ErrnoException | undefined)?.code === "ECONNREFUSED"
-  if (refused && url !== undefined && isLoopback(url))
+  if (refused && url !== undefined && isLoopbackUrl(url))
     return new ProviderError("network", `network failure: nothing listens at ${new URL(url).host} (${reason})`, {
       cause,
       retryable: false,
     })
   return new ProviderError("network", `network failure: ${reason}`, { cause })
-}
-
-/** Whether a URL points at this machine (localhost, 127.0.0.0/8, ::1). */
-function isLoopback(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, "")
-    return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)
-  } catch {
-    return false
-  }
 }
 
 const QUOTA =

@@ -1,3 +1,4 @@
+import { nameList } from "../../notices.js"
 import type { EnabledTool } from "../spec.js"
 
 /** The name of the tool that searches the deferred tools. */
@@ -12,11 +13,6 @@ export const MAX_SEARCH_LIMIT = 10
 /** Matches a search returns when the call gives no limit. */
 export const DEFAULT_SEARCH_LIMIT = 5
 
-/** `a, b and c` */
-function list(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`
-}
-
 /**
  * What the deferred tools are, for the search tool's description: how many, and from which MCP servers.
  * Server names are data from the servers; they are listed, never evaluated.
@@ -24,9 +20,9 @@ function list(items: readonly string[]): string {
 function inventory(deferred: readonly EnabledTool[]): string {
   const servers = [...new Set(deferred.flatMap((t) => (t.mcp ? [t.mcp.server] : [])))].sort()
   const others = deferred.filter((t) => !t.mcp).length
-  const parts = [...(servers.length > 0 ? [`the MCP servers ${list(servers)}`] : [])]
+  const parts = [...(servers.length > 0 ? [`the MCP servers ${nameList(servers)}`] : [])]
   if (others > 0) parts.push(`${others} other tool${others === 1 ? "" : "s"}`)
-  return `${deferred.length} tool${deferred.length === 1 ? "" : "s"}${parts.length > 0 ? ` from ${list(parts)}` : ""}`
+  return `${deferred.length} tool${deferred.length === 1 ? "" : "s"}${parts.length > 0 ? ` from ${nameList(parts)}` : ""}`
 }
 
 /** The search tool: finds deferred tools by what they do and returns their full parameter schemas. */

@@ -159,12 +159,13 @@ export class ToolSearchIndex {
     const docs = tools.map((t, id) => {
       const service = shared.get(t.mcp?.server ?? "") ?? new Set<string>()
       const nameWords = toolTerms(t.mcp?.tool ?? t.name).filter((w) => !service.has(stemTerm(w) ?? ""))
+      const summary = firstSentence(t.description)
       return {
         id,
         name: nameWords.join(" "),
         server: [t.mcp?.server ?? "", ...service].join(" "),
-        summary: firstSentence(t.description),
-        details: t.description.slice(firstSentence(t.description).length),
+        summary,
+        details: t.description.slice(summary.length),
         params: parameterText(t.parameters).join(" "),
         related: relatedWords(nameWords).join(" "),
       }
@@ -277,8 +278,9 @@ export class ToolSearchIndex {
     const coined = new Set(words.filter((w) => lookUpWord(w.word) === undefined).map((w) => w.stem))
     const named = new Map<string, number>()
     const fullyNamed = new Set<string>()
+    const stemList = [...stems]
     for (const [server, parts] of this.#serverStems) {
-      const naming = parts.map((p) => [...stems].filter((s) => namesPart(s, p, coined.has(s))))
+      const naming = parts.map((p) => stemList.filter((s) => namesPart(s, p, coined.has(s))))
       const covered = naming.filter((n) => n.length > 0).length
       if (covered > 0) named.set(server, covered / parts.length)
       if (covered === parts.length) for (const n of naming) for (const s of n) fullyNamed.add(s)
@@ -334,7 +336,7 @@ export class ToolSearchIndex {
           (1 + (named.get(server) === 1 ? FULLY_NAMED_SERVER_BOOST : NAMED_SERVER_BOOST * (named.get(server) ?? 0))) *
           (1 + SERVER_VOCABULARY_BOOST * (vocabulary.get(server) ?? 0))
         const does = this.#operations[id]!
-        const otherOperation = asked.size > 0 && does.size > 0 && ![...does].some((o) => asked.has(o))
+        const otherOperation = asked.size > 0 && does.size > 0 && !sharesAny(does, asked)
         return {
           id,
           score:
@@ -399,4 +401,10 @@ function relatedWords(nameWords: readonly string[]): string[] {
       for (const sense of entry?.[role]?.slice(0, 1) ?? []) out.push(...sense.synonyms)
   }
   return out
+}
+
+/** Whether two sets share a member. */
+function sharesAny(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const x of a) if (b.has(x)) return true
+  return false
 }
