@@ -2,8 +2,9 @@
 // folder is watched (`fs.watch`: an editor that saves by writing a new file and renaming it over the old one is seen
 // too), and each file is also re-read by its status every `pollMs` (`fs.watchFile`), for the file systems where
 // `fs.watch` hears nothing (network mounts, some containers). Changes that come together are heard once, after
-// `debounceMs` of quiet; a change heard while the last one is being handled is handled after it.
-import { type FSWatcher, type Stats, type StatWatcher, unwatchFile, watch, watchFile } from "node:fs"
+// `debounceMs` of quiet; a change heard while the last one is being handled is handled after it; and files whose
+// text is what it was when last handled are not handled again (the poll hears a save the folder watch heard).
+import { type FSWatcher, readFileSync, type Stats, type StatWatcher, unwatchFile, watch, watchFile } from "node:fs"
 import { basename, dirname } from "node:path"
 
 /** Options of a config watch. */
@@ -19,7 +20,20 @@ export interface ConfigWatch {
   close(): void
 }
 
-/** Calls `changed` once after each burst of changes to any of `files` (absolute paths). */
+/** The text of each file (or that it cannot be read), to tell a change from a file saved as it was. */
+function textsOf(files: readonly string[]): string {
+  return JSON.stringify(
+    files.map((file) => {
+      try {
+        return readFileSync(file, "utf8")
+      } catch {
+        return null
+      }
+    }),
+  )
+}
+
+/** Calls `changed` once after each burst of changes to any of `files` (absolute paths) that changed their text. */
 export function watchConfigFiles(
   files: readonly string[],
   changed: () => Promise<void>,
@@ -31,6 +45,7 @@ export function watchConfigFiles(
   let running: Promise<void> | undefined
   let again = false
   let closed = false
+  let handled = textsOf(files)
   const run = () => {
     timer = undefined
     if (closed) return
@@ -38,6 +53,9 @@ export function watchConfigFiles(
       again = true
       return
     }
+    const now = textsOf(files)
+    if (now === handled) return
+    handled = now
     running = changed()
       .catch(() => {})
       .finally(() => {

@@ -130,7 +130,7 @@ export async function serveAction(flags: ServeFlags, io: CliIO): Promise<number>
         const routes = next.gateway?.routes ?? []
         note = {
           event: "config-reloaded",
-          message: `config reloaded: ${routes.length} route${routes.length === 1 ? "" : "s"}${kept.length > 0 ? `; ${kept.join(", ")} changed but keep their value until a restart` : ""}`,
+          message: `config reloaded: ${routes.length} route${routes.length === 1 ? "" : "s"}${kept.length > 0 ? `; ${kept.join(", ")} changed, but ${kept.length === 1 ? "keeps its" : "keep their"} value until a restart` : ""}`,
         }
       } catch (error) {
         note = {

@@ -193,7 +193,7 @@ describe("promptline serve", () => {
           `^config change refused, the previous config stays in force: ${config.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:1:`,
         ),
       )
-      expect(notes.at(-1)?.message).toBe("config reloaded: 1 route; port changed but keep their value until a restart")
+      expect(notes.at(-1)?.message).toBe("config reloaded: 1 route; port changed, but keeps its value until a restart")
       expect(texts.map((t) => (t.includes(okText("a")) ? "a" : t.includes(okText("b")) ? "b" : t))).toEqual([
         "a",
         "b",
