@@ -73,6 +73,12 @@ export interface RecordAttempt {
   error?: string
 }
 
+/**
+ * Facts read when the record is built, once the turn the answer ended in is over: a same-format answer's copy is
+ * decoded then, with the other records of that turn, rather than between answers.
+ */
+export type LateFacts = () => AnswerFacts
+
 /** What a pipeline learned on its way: the answer's facts, and what it sent upstream. */
 export interface PipelineResult {
   /**
@@ -80,7 +86,7 @@ export interface PipelineResult {
    * the route's first upstream answered, or none did).
    */
   chain?: { attempts: readonly RecordAttempt[]; answered?: RouteStep }
-  facts: AnswerFacts
+  facts: AnswerFacts | LateFacts
   /** Request fields dropped when translating (JSON paths). */
   dropped: readonly string[]
   /** As sent upstream (not yet redacted); absent when nothing was sent. */

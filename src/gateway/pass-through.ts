@@ -143,6 +143,7 @@ export async function relayAnswer(
       : (answer.cutBy()?.message ?? `the upstream connection failed mid-answer: ${failed.message}`)
   // Bytes were sent: no status can change and nothing is retried; the client sees the stream cut, as the upstream cut it.
   if (cut !== undefined) reply.cut()
-  // The copy is read to its end after the client's answer ended: the record waits for it, the client does not.
-  return { facts: tap.end(cut), dropped: [], sent }
+  // The copy is read to its end when the record is built, after the client's answer ended: the record waits for
+  // it, the client does not.
+  return { facts: () => tap.end(cut), dropped: [], sent }
 }

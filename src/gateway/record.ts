@@ -125,9 +125,10 @@ export function recordOf(request: RequestContext, outcome: Outcome): GatewayReco
   record.bytes = outcome.bytes
   record.dropped = [...outcome.dropped]
   if (outcome.firstByteAt !== undefined) record.firstByteMs = Math.max(0, outcome.firstByteAt - request.startedAt)
-  if (outcome.facts.usage) record.usage = outcome.facts.usage
-  if (outcome.facts.stop) record.stop = outcome.facts.stop
-  const error = outcome.told ?? outcome.facts.error
+  const facts = typeof outcome.facts === "function" ? outcome.facts() : outcome.facts
+  if (facts.usage) record.usage = facts.usage
+  if (facts.stop) record.stop = facts.stop
+  const error = outcome.told ?? facts.error
   if (error) record.error = error
   if (outcome.sent) record.sent = outcome.sent
   if (outcome.chain) {

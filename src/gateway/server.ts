@@ -102,6 +102,9 @@ export class Gateway {
   readonly #shared: GatewayShared
   #closing: Promise<void> | undefined
   #closeSockets: () => void = () => {}
+  /** Records of requests that ended in this turn of the event loop, built and handed on after it (#later). */
+  #records: (() => GatewayRecord)[] = []
+  #recordsDue: NodeJS.Immediate | undefined
   /** The counters behind the status page, updated once per finished request. */
   readonly #status: GatewayStatus
 
@@ -170,7 +173,7 @@ export class Gateway {
       serving: () => gateway.#serving,
       shared: gateway.#shared,
       nextSeq: () => ++gateway.#seq,
-      finish: (record) => gateway.#finish(record),
+      finish: (record) => gateway.#later(() => record),
       report: (error, where) => gateway.#report(error, where),
       began: () => gateway.#began(),
     })
@@ -218,11 +221,13 @@ export class Gateway {
 
   /** The live status: totals so far, each upstream's health, the recent requests (what `/promptline/status` shows). */
   status(): GatewayStatusSnapshot {
+    this.#flushRecords()
     return this.#status.snapshot((this.options.clock ?? Date.now)())
   }
 
   /** Requests, tokens, cached share and cost since the gateway started (a run's summary: `usageLine`). */
   usage(): UsageTotals {
+    this.#flushRecords()
     return this.#status.usage()
   }
 
@@ -247,6 +252,7 @@ export class Gateway {
       this.#closeSockets()
       this.http.closeAllConnections()
       await closed
+      this.#flushRecords()
       if (this.ownsStore) await this.stateStore.close()
     })()
     return this.#closing
@@ -302,7 +308,34 @@ export class Gateway {
     } finally {
       ended()
       reply.close()
-      this.#finish(recordOf(request, outcomeOf(reply.clientSide(), learned, shared.clock())))
+      const outcome = outcomeOf(reply.clientSide(), learned, shared.clock())
+      this.#later(() => recordOf(request, outcome))
+    }
+  }
+
+  /**
+   * Hands a finished request's record on once the event loop's turn is over, with the records of the other
+   * requests that ended in it: the answers of that turn leave first, and under load the record work runs as one
+   * batch rather than between answers. `close` hands on what still waits.
+   */
+  #later(record: () => GatewayRecord): void {
+    if (this.#records.push(record) === 1) this.#recordsDue = setImmediate(() => this.#flushRecords())
+  }
+
+  /** Builds and hands on every record that waits, in the order the requests ended. */
+  #flushRecords(): void {
+    clearImmediate(this.#recordsDue)
+    const due = this.#records
+    this.#records = []
+    for (const record of due) {
+      let built: GatewayRecord
+      try {
+        built = record()
+      } catch (error) {
+        this.#report(error, "record")
+        continue
+      }
+      this.#finish(built)
     }
   }
 

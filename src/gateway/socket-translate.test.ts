@@ -177,7 +177,8 @@ describe("translate mode over the Responses WebSocket, the SDK's ResponsesWS as 
       expect(cut.slice(-2).map((e) => e.type)).toEqual(["error", "response.failed"])
       expect(cut.at(-2)).toMatchObject({ error: { type: "server_error" } })
 
-      // One record per response, as the HTTP path keeps them.
+      // One record per response, as the HTTP path keeps them (handed on once the turn the response ended is over).
+      await new Promise((turn) => setImmediate(turn))
       const ws = records.filter((r) => r.transport === "websocket")
       expect(ws.map((r) => [r.mode, r.status, r.stop ?? r.error?.kind])).toEqual([
         ["translate", 200, "end"],

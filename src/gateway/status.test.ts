@@ -148,6 +148,34 @@ describe("the gateway's status", () => {
     )
   })
 
+  it("counts every request of a burst; a hook that throws is reported and loses no record", async () => {
+    replay = await startReplayServer({ script: { version: 1, turns: [{ text: "ok" }] }, loop: true })
+    const seen: number[] = []
+    const failures: string[] = []
+    gateway = await startGateway({
+      config: {
+        port: 0,
+        upstreams: { main: { provider: "anthropic", baseUrl: replay.url, keyEnv: "K" } },
+        routes: [{ match: "*", upstream: "main" }],
+      },
+      env: { K: "sk-fake-status-key-0000" },
+      onRequest: (r) => {
+        seen.push(r.seq)
+        // A hook that throws is reported; the records handed on with it are not lost.
+        if (r.seq % 2 === 0) throw new Error(`hook failed on ${r.seq}`)
+      },
+      onError: (error, where) => failures.push(`${where}: ${error.message}`),
+    })
+    const statuses = await Promise.all(Array.from({ length: 40 }, () => ask("claude-sonnet-4-5")))
+    expect(statuses.every((s) => s === 200)).toBe(true)
+    const snapshot = gateway.status()
+    expect(snapshot.totals.requests).toBe(40)
+    expect(snapshot.upstreams[0]).toMatchObject({ name: "main", requests: 40, errors: 0 })
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+    expect(failures).toHaveLength(20)
+    expect(failures.every((f) => /^record: hook failed on \d+$/.test(f))).toBe(true)
+  })
+
   it("without a token, answers only at a loopback name: a rebound DNS name gets 403", async () => {
     await start([{ text: "ok" }])
     const { port } = new URL(gateway!.url)

@@ -42,11 +42,10 @@ export function spanAttributes(record: GatewayRecord): Attributes {
 /** Writes the span of a finished request (start and end times from the record). */
 export function emitSpan(record: GatewayRecord): void {
   const tracer = trace.getTracer(TRACER_NAME)
-  const span = tracer.startSpan(`chat ${record.model}`, {
-    kind: SpanKind.SERVER,
-    startTime: record.startedAt,
-    attributes: spanAttributes(record),
-  })
+  const span = tracer.startSpan(`chat ${record.model}`, { kind: SpanKind.SERVER, startTime: record.startedAt })
+  // Without a registered SDK the span records nothing: its attributes are not worked out for it.
+  if (!span.isRecording()) return
+  span.setAttributes(spanAttributes(record))
   if (record.error) span.setStatus({ code: SpanStatusCode.ERROR, message: record.error.message })
   span.end(record.startedAt + record.latencyMs)
 }

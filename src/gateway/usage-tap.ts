@@ -9,6 +9,9 @@ import { formatModule } from "../providers/formats.js"
 import type { DecodeOptions, StreamEvent } from "../providers/stream.js"
 import { type AnswerFacts, withEvents } from "./outcome.js"
 
+/** How many bytes of a stream's copy wait before they are decoded while the stream goes on. */
+const DECODE_BATCH = 64 * 1024
+
 /** The largest JSON answer kept for decoding (bigger ones are forwarded without usage). */
 const JSON_KEEP_LIMIT = 64 * 1024 * 1024
 
@@ -21,6 +24,8 @@ export class UsageTap {
   #events: StreamEvent[] = []
   /** A stream's chunks not decoded yet, and the decoding to come. */
   #waiting: Buffer[] = []
+  #waitingBytes = 0
+  #ended = false
   #decodeLater: NodeJS.Immediate | undefined
   /** The side decoder failed on the answer: the rest is forwarded unread (the record goes without what follows). */
   #broken = false
@@ -35,22 +40,26 @@ export class UsageTap {
 
   /**
    * The next chunk of the answer. Never throws: the copy is read for the record only, never at the answer's cost.
-   * A stream's chunks are decoded once the I/O at hand was served (on setImmediate, several at a time), so the
-   * client's bytes leave first; `end` decodes whatever is still waiting.
+   * A stream's chunks wait, and are decoded by `end` (which the record calls, after the answer's turn); a long
+   * stream's are decoded each time 64 KB waits, once the I/O at hand was served (on setImmediate), so a long
+   * answer's copy is not held whole and the client's bytes still leave first.
    */
   feed(chunk: Buffer): void {
     if (this.#broken) return
     if (this.#sse) {
       this.#waiting.push(chunk)
-      this.#decodeLater ??= setImmediate(() => this.#decodeWaiting())
+      this.#waitingBytes += chunk.length
+      if (this.#waitingBytes >= DECODE_BATCH) this.#decodeLater ??= setImmediate(() => this.#decodeWaiting())
     } else if (this.#kept + chunk.length <= JSON_KEEP_LIMIT) {
       this.#chunks.push(chunk)
       this.#kept += chunk.length
     }
   }
 
-  /** The answer ended (or was cut, with `cut`); what it reported. */
+  /** The answer ended (or was cut, with `cut`); what it reported. Asked again, the same facts. */
   end(cut?: string): AnswerFacts {
+    if (this.#ended) return this.#facts
+    this.#ended = true
     this.#decodeWaiting()
     try {
       if (this.#broken) this.#events = []
@@ -74,6 +83,7 @@ export class UsageTap {
     const chunks = this.#waiting
     if (chunks.length === 0) return
     this.#waiting = []
+    this.#waitingBytes = 0
     for (const chunk of chunks) {
       if (this.#broken) return
       try {
