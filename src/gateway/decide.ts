@@ -12,7 +12,7 @@ import { formatModule } from "../providers/formats.js"
 import { conversationKey, namedConversation } from "./conversation-key.js"
 import { GatewayError } from "./errors.js"
 import { readBody } from "./read-body.js"
-import { type DecidedRequest, type RequestContext, requestTarget, type TranslatedRequest } from "./request.js"
+import type { DecidedRequest, RequestContext, TranslatedRequest } from "./request.js"
 import { type GatewayMode, isRefusal, officialProvider, planRoute } from "./routing.js"
 import { hasToken, requestSecrets } from "./secrets.js"
 import type { ServingConfig } from "./serving.js"
@@ -34,9 +34,17 @@ export interface Refusal {
 /** Where a request's target could not be read as a URL: a placeholder its record shows. */
 const UNREADABLE = new URL("http://gateway.invalid/")
 
-/** The request as it arrived: its sequence number and time, the client's API, and the secrets it holds so far. */
-export function arrive(req: IncomingMessage, seq: number, startedAt: number, serving: ServingConfig): RequestContext {
-  const url = requestTarget(req.url)
+/**
+ * The request as it arrived: its sequence number and time, the client's API, and the secrets it holds so far.
+ * `url` is its target as read by requestTarget (undefined: not readable as a URL).
+ */
+export function arrive(
+  req: IncomingMessage,
+  url: URL | undefined,
+  seq: number,
+  startedAt: number,
+  serving: ServingConfig,
+): RequestContext {
   const generation = url && routeOf(url.pathname, url.searchParams)
   const counting = url && !generation ? countingRouteOf(url.pathname) : undefined
   const api = generation ?? counting

@@ -5,7 +5,6 @@
  * HTML page from a proxy) becomes an error in the client's shape.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
-import { formatModule } from "../providers/formats.js"
 import { type Attempt, type AttemptFailure, callTarget, type StartedAnswer } from "./attempt.js"
 import { errorInputOf } from "./errors.js"
 import type { PipelineResult, RecordedBody } from "./outcome.js"
@@ -128,7 +127,7 @@ export async function relayAnswer(
   const { target } = request
   const { sent } = attempt
   const { answer, type } = attempt.started
-  const tap = new UsageTap(target.upstream.format, type, formatModule(target.upstream.format).decodeOptions(sent.body))
+  const tap = new UsageTap(target.upstream.format, type, sent.body)
   const extra = shared.answerHeaders
     ? await shared.answerHeaders(earlyRecord(request, { dropped: [], sent }))
     : undefined

@@ -293,7 +293,7 @@ export class Gateway {
     // The status page is not a request through the gateway: no record, log line or trace.
     if (target && isStatusPath(target.pathname))
       return serveStatus(req, res, target, { token: serving.settings.token, snapshot: () => this.status() })
-    const arrived = arrive(req, ++this.#seq, shared.clock(), serving)
+    const arrived = arrive(req, target, ++this.#seq, shared.clock(), serving)
     const reply = new HttpReply(res, arrived.clientFormat, shared.clock)
     const ended = this.#began()
     if (this.#closing) res.setHeader("connection", "close")

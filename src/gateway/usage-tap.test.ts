@@ -23,7 +23,7 @@ function answer(times = 1): Buffer {
 
 /** Feeds `bytes` cut at `cuts`, letting the event loop turn between chunks (a long stream's copy is decoded then). */
 async function tapOf(bytes: Buffer, cuts: number[], cut?: string) {
-  const tap = new UsageTap("anthropic", "text/event-stream", {})
+  const tap = new UsageTap("anthropic", "text/event-stream", { stream: true })
   let from = 0
   for (const at of [...cuts.filter((c) => c > 0 && c < bytes.length).sort((a, b) => a - b), bytes.length]) {
     tap.feed(bytes.subarray(from, at))
@@ -56,7 +56,7 @@ describe("UsageTap: the facts of a forwarded answer's copy", () => {
 
   it("tells a cut stream's failure, and the same facts when asked again", async () => {
     const bytes = answer()
-    const tap = new UsageTap("anthropic", "text/event-stream", {})
+    const tap = new UsageTap("anthropic", "text/event-stream", { stream: true })
     tap.feed(bytes.subarray(0, bytes.indexOf("message_delta")))
     const facts = tap.end("the upstream connection failed mid-answer")
     expect(facts.error).toEqual({ kind: "network", message: "the upstream connection failed mid-answer" })

@@ -18,7 +18,10 @@ const JSON_KEEP_LIMIT = 64 * 1024 * 1024
 /** Reads a copy of an answer's bytes. */
 export class UsageTap {
   #facts: AnswerFacts = {}
-  readonly #sse: StreamDecoder | undefined
+  /** Whether the answer is a server-sent-event stream. */
+  readonly #streamed: boolean
+  /** Its decoder, made when the first chunks are decoded (after the answer's first bytes left). */
+  #sse: StreamDecoder | undefined
   readonly #chunks: Buffer[] = []
   #kept = 0
   #events: StreamEvent[] = []
@@ -30,12 +33,18 @@ export class UsageTap {
   /** The side decoder failed on the answer: the rest is forwarded unread (the record goes without what follows). */
   #broken = false
 
+  /** `sent`: the request's body as it went upstream (what the decoder expects of the answer depends on it). */
   constructor(
     private readonly format: WireFormat,
     contentType: string,
-    private readonly options: DecodeOptions,
+    private readonly sent: unknown,
   ) {
-    this.#sse = /event-stream/i.test(contentType) ? new StreamDecoder(format, options) : undefined
+    this.#streamed = /event-stream/i.test(contentType)
+  }
+
+  /** What the answer's decoder expects, from the request as sent. */
+  get #options(): DecodeOptions {
+    return formatModule(this.format).decodeOptions(this.sent)
   }
 
   /**
@@ -46,7 +55,7 @@ export class UsageTap {
    */
   feed(chunk: Buffer): void {
     if (this.#broken) return
-    if (this.#sse) {
+    if (this.#streamed) {
       this.#waiting.push(chunk)
       this.#waitingBytes += chunk.length
       if (this.#waitingBytes >= DECODE_BATCH) this.#decodeLater ??= setImmediate(() => this.#decodeWaiting())
@@ -63,7 +72,8 @@ export class UsageTap {
     this.#decodeWaiting()
     try {
       if (this.#broken) this.#events = []
-      else if (this.#sse) {
+      else if (this.#streamed) {
+        this.#sse ??= new StreamDecoder(this.format, this.#options)
         if (cut) this.#sse.fail({ type: "error", kind: "network", message: cut }, this.#events)
         else this.#sse.end(this.#events)
       } else if (!cut && this.#chunks.length > 0)
@@ -87,7 +97,8 @@ export class UsageTap {
     for (const chunk of chunks) {
       if (this.#broken) return
       try {
-        this.#sse!.feed(chunk, this.#events)
+        this.#sse ??= new StreamDecoder(this.format, this.#options)
+        this.#sse.feed(chunk, this.#events)
       } catch {
         this.#broken = true
       }
@@ -104,7 +115,7 @@ export class UsageTap {
       return []
     }
     if (!Array.isArray(parsed)) return module.responseEvents(parsed)
-    const decoder = module.createDecoder(this.options)
+    const decoder = module.createDecoder(this.#options)
     const out: StreamEvent[] = []
     for (const payload of parsed) decoder.push(payload, out)
     decoder.end(out)
