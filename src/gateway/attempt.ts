@@ -13,7 +13,7 @@ import type { RecordedBody } from "./outcome.js"
 import { redactHeaders, redactUrl } from "./secrets.js"
 import type { GatewaySettings } from "./settings.js"
 import type { UpstreamTarget } from "./target.js"
-import { callUpstream, readText, type UpstreamAnswer } from "./upstream.js"
+import { type CancelSignal, callUpstream, readText, type UpstreamAnswer } from "./upstream.js"
 
 /** Whether a content type is one an API answers with (JSON or server-sent events). */
 function isApiContentType(type: string): boolean {
@@ -55,7 +55,7 @@ export async function callTarget(
   target: UpstreamTarget,
   payload: UpstreamPayload,
   settings: GatewaySettings,
-  signal: AbortSignal,
+  signal: CancelSignal,
   expected: "JSON" | "stream",
   headersTimeoutMs?: number,
 ): Promise<Attempt<StartedAnswer>> {

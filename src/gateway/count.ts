@@ -54,7 +54,7 @@ export async function countTranslated(
       format: target.upstream.format,
       model: target.model,
       body,
-      signal: reply.abort.signal,
+      signal: reply.gone.signal,
     })
   } else {
     const fit = new ContextManager(await shared.counter()).fit(decoded.messages, {

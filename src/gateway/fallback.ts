@@ -24,6 +24,7 @@ import type { GatewayShared, ServingConfig } from "./serving.js"
 import type { UpstreamTarget } from "./target.js"
 import { writeTranslation } from "./translate.js"
 import { attemptTranslation, type Translation } from "./translation.js"
+import type { CancelSignal } from "./upstream.js"
 
 /** The response header naming each upstream a request went to or passed over, in order, with how it ended. */
 export const ATTEMPTS_HEADER = "x-promptline-attempts"
@@ -82,7 +83,7 @@ export async function fallBack(
 ): Promise<PipelineResult> {
   const { settings } = serving
   const policy = settings.fallback
-  const signal = reply.abort.signal
+  const signal = reply.gone
   const links: { step: RouteStep; target: UpstreamTarget }[] = [
     { step: request.route, target: request.target },
     ...(request.fallbacks ?? []),
@@ -208,7 +209,7 @@ function decodeFor(request: DecidedRequest): TranslatedRequest {
 }
 
 /** Waits `ms`, or less when the client goes away. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+function pause(ms: number, signal: CancelSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms)
     function done() {

@@ -38,7 +38,7 @@ export async function answerModelList(
   }
   const target = request.target!
   const headers = { ...target.endpoint.headers }
-  const attempt = await callTarget(target, { headers }, serving.settings, reply.abort.signal, "JSON")
+  const attempt = await callTarget(target, { headers }, serving.settings, reply.gone, "JSON")
   if (!attempt.ok) {
     const type = String(attempt.failure.own?.headers["content-type"] ?? "")
     answerFailure(reply, attempt.failure, request.secrets, { "content-type": type || "application/json" })

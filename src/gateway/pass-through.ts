@@ -15,6 +15,7 @@ import { redactDeep, redactText, StreamRedactor } from "./secrets.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
 import type { GatewaySettings } from "./settings.js"
 import { forwardHeaders, HOP_BY_HOP, type UpstreamTarget } from "./target.js"
+import type { CancelSignal } from "./upstream.js"
 import { UsageTap } from "./usage-tap.js"
 
 /** The end-to-end headers of an upstream answer, to send to the client. */
@@ -67,7 +68,7 @@ export function attemptPassThrough(
   request: DecidedRequest,
   target: UpstreamTarget,
   settings: GatewaySettings,
-  signal: AbortSignal,
+  signal: CancelSignal,
   headersTimeoutMs?: number,
 ): Promise<Attempt<StartedAnswer>> {
   const { body, raw } = request
@@ -106,7 +107,7 @@ export async function passThrough(
   shared: GatewayShared,
 ): Promise<PipelineResult> {
   const { target } = request
-  const attempt = await attemptPassThrough(request, target, serving.settings, reply.abort.signal)
+  const attempt = await attemptPassThrough(request, target, serving.settings, reply.gone)
   if (!attempt.ok) {
     answerFailure(reply, attempt.failure, request.secrets)
     return { facts: {}, dropped: [], ...(attempt.sent ? { sent: attempt.sent } : {}) }

@@ -3,17 +3,67 @@
  * left), an error in the client's own shape when one is told, and knowing when the client went away.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http"
-import { ProviderError } from "../providers/errors.js"
 import type { SpokenFormat } from "../providers/formats.js"
 import type { ErrorInput } from "../providers/types.js"
 import { errorAnswer, errorInputOf } from "./errors.js"
 import type { ClientSide, OutcomeError } from "./outcome.js"
 import { redactText } from "./secrets.js"
+import type { CancelSignal } from "./upstream.js"
+
+/**
+ * Tells the calls of one request that its client went away before its answer ended: a CancelSignal without an
+ * AbortController (an EventTarget per request, and its listener bookkeeping, cost more than the rest of it).
+ */
+export class ClientGone implements CancelSignal {
+  #aborted = false
+  #listeners: (() => void)[] = []
+  #controller: AbortController | undefined
+
+  get aborted(): boolean {
+    return this.#aborted
+  }
+
+  /** As an AbortSignal's: a listener added after the client went away is not called. */
+  addEventListener(_type: "abort", listener: () => void): void {
+    if (!this.#aborted) this.#listeners.push(listener)
+  }
+
+  removeEventListener(_type: "abort", listener: () => void): void {
+    const at = this.#listeners.indexOf(listener)
+    if (at >= 0) this.#listeners.splice(at, 1)
+  }
+
+  /** The same as an AbortSignal, for an API that takes only that (fetch); made when first asked for. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController()
+      this.#controller = controller
+      if (this.#aborted) controller.abort()
+      else this.addEventListener("abort", () => controller.abort())
+    }
+    return this.#controller.signal
+  }
+
+  /** The client went away: each listener is called once, in the order they were added. */
+  abort(): void {
+    if (this.#aborted) return
+    this.#aborted = true
+    const listeners = this.#listeners
+    this.#listeners = []
+    for (const listener of listeners) {
+      try {
+        listener()
+      } catch {
+        // A call that could not be cancelled ends by its own timeouts; the others are still told.
+      }
+    }
+  }
+}
 
 /** The answer to one HTTP request, as it is written. */
 export class HttpReply {
   /** Aborted when the client goes away before its answer ended. */
-  readonly abort = new AbortController()
+  readonly gone = new ClientGone()
   #bytes = 0
   #firstByteAt: number | undefined
   #told: OutcomeError | undefined
@@ -24,7 +74,7 @@ export class HttpReply {
     private readonly clock: () => number,
   ) {
     res.on("close", () => {
-      if (!res.writableFinished) this.abort.abort(new ProviderError("network", "the client went away"))
+      if (!res.writableFinished) this.gone.abort()
     })
     // A write the socket refuses (the client went away) is already known from `close`; unheard, it would end the process.
     res.on("error", () => {})

@@ -22,7 +22,7 @@ export async function translate(
   shared: GatewayShared,
 ): Promise<PipelineResult> {
   const client = { body: request.body, path: request.api.route }
-  const attempt = await attemptTranslation(request, request.target, client, serving, shared, reply.abort.signal)
+  const attempt = await attemptTranslation(request, request.target, client, serving, shared, reply.gone)
   if (!attempt.ok) {
     reply.failWith(attempt.failure.error, request.secrets)
     return { facts: {}, dropped: attempt.dropped, ...(attempt.sent ? { sent: attempt.sent } : {}) }

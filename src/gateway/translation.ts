@@ -27,6 +27,7 @@ import { redactEvents } from "./secrets.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
 import { SignatureSealer, unsealMessages } from "./signatures.js"
 import type { UpstreamTarget } from "./target.js"
+import type { CancelSignal } from "./upstream.js"
 
 /** A request to translate: decoded, routed, its conversation known. */
 export interface TranslatingRequest
@@ -109,7 +110,7 @@ export async function attemptTranslation(
   client: ClientAsk,
   serving: ServingConfig,
   shared: GatewayShared,
-  signal: AbortSignal,
+  signal: CancelSignal,
   headersTimeoutMs?: number,
 ): Promise<TranslationAttempt> {
   const plan = resolveDeferredTools(request.decoded, target.upstream.format, request.route.deferredTools)
@@ -128,7 +129,7 @@ async function attemptRound(
   client: ClientAsk,
   serving: ServingConfig,
   shared: GatewayShared,
-  signal: AbortSignal,
+  signal: CancelSignal,
   headersTimeoutMs: number | undefined,
 ): Promise<TranslationAttempt> {
   // Signatures the gateway sealed on earlier answers name their model again, for portability to go by.
