@@ -12,7 +12,8 @@ import type { CancelSignal } from "./upstream.js"
 
 /**
  * Tells the calls of one request that its client went away before its answer ended: a CancelSignal without an
- * AbortController (an EventTarget per request, and its listener bookkeeping, cost more than the rest of it).
+ * AbortController (an EventTarget per request, which with its listeners cost 0.2-0.3x the bare proxy's CPU per
+ * small request: bench/history.md).
  */
 export class ClientGone implements CancelSignal {
   #aborted = false

@@ -11,7 +11,7 @@ import { ProviderError } from "../providers/errors.js"
 /**
  * What cancels a call when its client goes away: the part of an AbortSignal the gateway uses. An AbortSignal is
  * one (a WebSocket response's); an HTTP request's is its reply's `gone` (reply.ts), lighter than an AbortController,
- * which with its listeners cost about a fifth of the gateway's CPU per small request under load (bench/history.md).
+ * which with its listeners cost 0.2-0.3x the bare proxy's CPU per small request under load (bench/history.md).
  */
 export interface CancelSignal {
   readonly aborted: boolean

@@ -1,7 +1,8 @@
 /**
  * A copy of an answer decoded on the side while its bytes are forwarded unchanged: the usage, stop reason and
- * error the log line, the record and the span report. A server-sent-event stream is decoded as it passes; a
- * JSON body (a whole answer, or Gemini's streamed JSON array) is decoded once it ended.
+ * error the log line, the record and the span report. A server-sent-event stream is decoded when its record is
+ * built (a long one also every 64 KB on its way); a JSON body (a whole answer, or Gemini's streamed JSON array)
+ * once it ended.
  */
 import type { WireFormat } from "../models/types.js"
 import { StreamDecoder } from "../providers/decode.js"
