@@ -173,7 +173,7 @@ export class Gateway {
       serving: () => gateway.#serving,
       shared: gateway.#shared,
       nextSeq: () => ++gateway.#seq,
-      finish: (record) => gateway.#later(() => record),
+      finish: (record) => gateway.#later(record),
       report: (error, where) => gateway.#report(error, where),
       began: () => gateway.#began(),
     })

@@ -51,12 +51,14 @@ export function socketRelay(
   /** The connection's conversation: its header, else worked out from its first response once that ended. */
   let conversation: string | undefined
   const finish = (relayed: Relayed) => {
-    conversation ??=
-      relayed.request.conversationKey ??
-      laterConversationKey(connection.req.headers, "openai-responses", relayed.request.body, {})
     const learned = { facts: relayed.facts, dropped: [], ...(relayed.sent ? { sent: relayed.sent } : {}) }
     const outcome = outcomeOf(relayed.client, learned, clock())
-    gateway.finish(recordOf({ ...relayed.request, conversationKey: conversation }, outcome))
+    gateway.finish(() => {
+      conversation ??=
+        relayed.request.conversationKey ??
+        laterConversationKey(connection.req.headers, "openai-responses", relayed.request.body, {})
+      return recordOf({ ...relayed.request, conversationKey: conversation }, outcome)
+    })
   }
   const onFrame = (frame: RawData) => {
     const payload = String(frame)

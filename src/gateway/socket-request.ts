@@ -18,8 +18,11 @@ export interface SocketGateway {
   serving: () => ServingConfig
   shared: GatewayShared
   nextSeq: () => number
-  /** Hears of each finished response (the record, the span, the log line). */
-  finish: (record: GatewayRecord) => void
+  /**
+   * Hears of each finished response: `record` builds its record (for the span and the log line), which the gateway
+   * calls after the turn, with the records of the other requests that ended in it.
+   */
+  finish: (record: () => GatewayRecord) => void
   /** A response began (counted as active, so a closing gateway lets it finish); returns its end. */
   began: () => () => void
   /** Hears of a failure no frame could report (a socket or frame the gateway could not serve); the gateway goes on. */

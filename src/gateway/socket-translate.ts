@@ -173,7 +173,9 @@ export class SocketTranslator {
     } finally {
       this.#running = undefined
       ended()
-      this.gateway.finish(recordOf(known, outcomeOf(side, learned, shared.clock())))
+      const outcome = outcomeOf(side, learned, shared.clock())
+      const asKnown = known
+      this.gateway.finish(() => recordOf(asKnown, outcome))
     }
   }
 
