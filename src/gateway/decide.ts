@@ -13,8 +13,8 @@ import { conversationKey, namedConversation } from "./conversation-key.js"
 import { GatewayError } from "./errors.js"
 import { readBody } from "./read-body.js"
 import type { DecidedRequest, RequestContext, TranslatedRequest } from "./request.js"
-import { type GatewayMode, isRefusal, officialProvider, planRoute } from "./routing.js"
-import { hasToken, requestSecrets } from "./secrets.js"
+import { type GatewayMode, isRefusal, officialProvider, planRoute, type RoutePlan } from "./routing.js"
+import { clientKey, isToken, requestSecrets } from "./secrets.js"
 import type { ServingConfig } from "./serving.js"
 import { type KeySource, type UpstreamCall, upstreamTarget } from "./target.js"
 
@@ -64,23 +64,30 @@ export function arrive(
     url: url ?? UNREADABLE,
     headers: req.headers,
     model: "",
-    secrets: requestSecrets({ headers: req.headers, query: (url ?? UNREADABLE).searchParams }, serving.settings.token),
+    secrets: requestSecrets(clientKey(req.headers, (url ?? UNREADABLE).searchParams), serving.settings.token),
     ...(kind ? { kind } : {}),
     ...(api ? { api } : {}),
   }
 }
 
-/** Decides what an arrived request is and where it goes; a refusal carries the error the client is answered with. */
+/**
+ * Decides what an arrived request is and where it goes; a refusal carries the error the client is answered with,
+ * and the request as far as it was known then (its body, model and route, once read).
+ */
 export async function decide(
   req: IncomingMessage,
   arrived: RequestContext,
   serving: ServingConfig,
 ): Promise<Decision | Refusal> {
-  let known = arrived
+  // What was learned so far, for a refusal's record; the context is made once, when all of it is known.
+  let body: unknown
+  let model: string | undefined
+  let route: RoutePlan | undefined
   try {
     const { settings } = serving
     const { url, headers } = arrived
-    if (settings.token !== undefined && !hasToken(headers, url.searchParams, settings.token))
+    const sentKey = arrived.secrets[0]
+    if (settings.token !== undefined && !isToken(sentKey, settings.token))
       throw new GatewayError(
         { kind: "auth", message: "this gateway needs its token (in Authorization or x-api-key)" },
         401,
@@ -93,7 +100,7 @@ export async function decide(
       })
     const { api, kind } = arrived
     if (api?.invalid !== undefined) throw new GatewayError({ kind: "invalid-request", message: api.invalid })
-    const keys: KeySource = { headers, query: url.searchParams, tokenInUse: settings.token !== undefined }
+    const keys: KeySource = { clientKey: sentKey, tokenInUse: settings.token !== undefined }
     if (kind === "models") {
       allowOnly(req, url, "GET")
       if ((serving.config?.routes ?? []).length > 0) return { pipeline: "models", request: arrived }
@@ -104,7 +111,7 @@ export async function decide(
       const target = upstreamTarget(upstream, "", call, serving.env, keys)
       return {
         pipeline: "models",
-        request: { ...arrived, target, secrets: requestSecrets(keys, settings.token, target.key) },
+        request: { ...arrived, target, secrets: requestSecrets(sentKey, settings.token, target.key) },
       }
     }
     if (!api || kind === undefined)
@@ -123,60 +130,70 @@ export async function decide(
         415,
       )
     const raw = await readBody(req, settings.bodyLimit, settings.bodyTimeoutMs)
-    const body = parseBody(raw, (excerpt) => (known = { ...known, body: excerpt }))
-    known = { ...known, body }
-    const model = api.route.model ?? (typeof body.model === "string" ? body.model : undefined)
+    const parsed = parseBody(raw, (excerpt) => {
+      body = excerpt
+    })
+    body = parsed
+    model = api.route.model ?? (typeof parsed.model === "string" ? parsed.model : undefined)
     if (model === undefined)
       throw new GatewayError({ kind: "invalid-request", message: "the request names no model", param: "model" })
-    known = { ...known, model }
-    const route = planRoute(api.format, model, serving.config)
-    if (isRefusal(route)) throw new GatewayError({ kind: route.kind, message: route.refused, param: "model" })
-    known = { ...known, route }
+    const plan = planRoute(api.format, model, serving.config)
+    if (isRefusal(plan)) throw new GatewayError({ kind: plan.kind, message: plan.refused, param: "model" })
+    route = plan
     const counting = kind === "counting"
-    const sameFormat = route.mode === "same-format"
     const callFor = (mode: GatewayMode): UpstreamCall =>
       counting
         ? { kind: "counting" }
         : mode === "same-format"
-          ? { kind: "generation", stream: api.route.stream ?? body.stream === true, clientQuery: url.searchParams }
+          ? { kind: "generation", stream: api.route.stream ?? parsed.stream === true, clientQuery: url.searchParams }
           : { kind: "generation", stream: true }
-    const target = upstreamTarget(route.upstream, route.model, callFor(route.mode), serving.env, keys)
+    const target = upstreamTarget(plan.upstream, plan.model, callFor(plan.mode), serving.env, keys)
     const named = namedConversation(headers)
-    const secrets = requestSecrets(keys, settings.token, target.key)
+    const secrets = requestSecrets(sentKey, settings.token, target.key)
     // A generation falls back (a count asks the first upstream only); every upstream's key is a secret of the request.
     const fallbacks =
-      route.fallbacks && !counting
-        ? route.fallbacks.map((step) => ({
+      plan.fallbacks && !counting
+        ? plan.fallbacks.map((step) => ({
             step,
             target: upstreamTarget(step.upstream, step.model, callFor(step.mode), serving.env, keys),
           }))
         : undefined
     if (fallbacks) for (const f of fallbacks) secrets.push(f.target.key)
     const decided: DecidedRequest = {
-      ...known,
+      ...arrived,
+      model,
       api,
-      body,
+      body: parsed,
       raw,
       kind,
-      route,
+      route: plan,
       target,
       secrets,
       ...(fallbacks ? { fallbacks } : {}),
       ...(named !== undefined ? { conversationKey: named } : {}),
     }
-    known = decided
     // Same-format sends the bytes unread: the conversation key is worked out after the answer (record.ts).
-    if (sameFormat) return { pipeline: "same-format", request: decided }
-    // Translating reads the body: a body its format's decoder refuses is the client's 400.
-    const decoded = formatModule(api.format).decodeRequest(body, api.route)
-    const key = conversationKey(headers, decoded)
-    const translated: TranslatedRequest = {
-      ...decided,
-      decoded,
-      ...(key !== undefined ? { conversationKey: key } : {}),
+    if (plan.mode === "same-format") return { pipeline: "same-format", request: decided }
+    try {
+      // Translating reads the body: a body its format's decoder refuses is the client's 400.
+      const decoded = formatModule(api.format).decodeRequest(parsed, api.route)
+      const key = conversationKey(headers, decoded)
+      const translated: TranslatedRequest = {
+        ...decided,
+        decoded,
+        ...(key !== undefined ? { conversationKey: key } : {}),
+      }
+      return { pipeline: counting ? "count" : "translate", request: translated }
+    } catch (error) {
+      return { pipeline: "refused", request: decided, error }
     }
-    return { pipeline: counting ? "count" : "translate", request: translated }
   } catch (error) {
+    const known: RequestContext = {
+      ...arrived,
+      ...(body !== undefined ? { body } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(route !== undefined ? { route } : {}),
+    }
     return { pipeline: "refused", request: known, error }
   }
 }

@@ -42,18 +42,21 @@ export function readBody(req: IncomingMessage, limit: number, timeoutMs: number)
     // Bytes that arrived while the process was busy are read first (the check phase follows the poll phase), so
     // only a body that truly is late is refused.
     const timer = setTimeout(() => setImmediate(() => refuse(late())), timeoutMs)
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) return void chunks.push(chunk)
-      refuse(tooLarge())
-    }
-    req.on("data", onData)
-    req.once("end", () => {
+    const done = () => {
       if (settled) return
       settled = true
       clearTimeout(timer)
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
-    })
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) return refuse(tooLarge())
+      chunks.push(chunk)
+      // All the bytes it declared are here: the body is whole without waiting for the stream's end to be emitted.
+      if (size === declared) done()
+    }
+    req.on("data", onData)
+    req.once("end", done)
     req.once("error", (error) => refuse(error))
     req.once("close", () => {
       if (!req.complete) refuse(new ProviderError("network", "the client went away while sending its request"))

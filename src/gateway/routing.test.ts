@@ -151,6 +151,49 @@ describe("routing", () => {
     expect(isRefusal(planRoute("anthropic", "ds,m", undefined))).toBe(true)
   })
 
+  it("makes each plan once per config and shares it, frozen, answering as a fresh config would", () => {
+    const config = (): GatewayConfig => ({
+      upstreams: {
+        main: { provider: "anthropic" },
+        spare: { provider: "anthropic", baseUrl: "http://127.0.0.1:9" },
+        chat: { provider: "openai", format: "openai-chat" },
+      },
+      routes: [
+        { match: "claude-*", upstream: ["main", "spare", { upstream: "chat", model: "gpt-5" }], fit: true },
+        { match: "gpt-?", upstream: "chat", model: "gpt-4.1" },
+        { match: "same-*", upstream: "main", mode: "same-format" },
+      ],
+    })
+    const serving = config()
+    const clients = ["anthropic", "openai-chat", "openai-responses", "gemini"] as const
+    const models = ["claude-x", "gpt-5", "same-y", "none", "main,claude-z", "nowhere,m", "chat,"]
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...clients), fc.constantFrom(...models)), { minLength: 1, maxLength: 40 }),
+        (asks) => {
+          for (const [client, model] of asks) {
+            const plan = planRoute(client, model, serving)
+            // The same plan as one made for a config never asked before, and the same object every time.
+            expect(plan).toEqual(planRoute(client, model, config()))
+            expect(planRoute(client, model, serving)).toBe(plan)
+            expect(Object.isFrozen(plan)).toBe(true)
+            if (!isRefusal(plan)) {
+              expect(Object.isFrozen(plan.upstream)).toBe(true)
+              for (const step of plan.fallbacks ?? []) expect(Object.isFrozen(step.upstream)).toBe(true)
+            }
+          }
+        },
+      ),
+    )
+    // A config with other routes (a reload brings a new object) plans anew.
+    const reloaded = { ...serving, routes: [{ match: "*", upstream: "chat" }] }
+    expect(planRoute("anthropic", "claude-x", reloaded)).toMatchObject({
+      upstream: { name: "chat" },
+      mode: "translate",
+    })
+    expect(planRoute("anthropic", "claude-x", serving)).toMatchObject({ upstream: { name: "main" } })
+  })
+
   it("matches globs literally apart from * and ?", () => {
     fc.assert(
       fc.property(fc.string(), (name) => {

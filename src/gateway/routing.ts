@@ -109,17 +109,53 @@ function modeOf(route: RouteConfig | undefined, client: SpokenFormat, upstream: 
   return formatModule(upstream).speaks === client ? "same-format" : "translate"
 }
 
+/** How many plans the memo keeps per config (distinct client formats and model names). */
+const PLANS_PER_CONFIG = 256
+
+/** Plans already made, per config: a config is never changed in place once it serves (a reload brings a new one). */
+const plansByConfig = new WeakMap<GatewayConfig, Map<string, RoutePlan | RouteRefusal>>()
+/** Plans made with no config. */
+const plansWithoutConfig = new Map<string, RoutePlan | RouteRefusal>()
+
 /**
  * Plans one request: the client's wire format and model name in, the upstream, model and mode out (with the
  * upstreams to fall back to, in order, when the route lists several). A model name `upstream,model` whose
  * `upstream` is one of the config's upstreams picks it for this request, with no fallback; one that names no
  * configured upstream is refused.
+ *
+ * A plan depends on these three alone, and a session asks for the same few, so each is made once per config and
+ * shared, frozen, by the requests that ask for it again (making one was a tenth of a small request's time before
+ * its upstream call; bench/history.md).
  */
 export function planRoute(
   client: SpokenFormat,
   model: string,
   config: GatewayConfig | undefined,
 ): RoutePlan | RouteRefusal {
+  let plans = config ? plansByConfig.get(config) : plansWithoutConfig
+  if (!plans) {
+    plans = new Map()
+    plansByConfig.set(config!, plans)
+  }
+  const key = `${client}\n${model}`
+  const known = plans.get(key)
+  if (known) return known
+  const plan = frozen(makePlan(client, model, config))
+  setBounded(plans, key, plan, PLANS_PER_CONFIG)
+  return plan
+}
+
+/** A plan frozen with what it holds, as the requests that share it see it. */
+function frozen<T extends RoutePlan | RouteRefusal>(plan: T): T {
+  if (!isRefusal(plan)) {
+    Object.freeze(plan.upstream)
+    if (plan.fallbacks) for (const step of plan.fallbacks) Object.freeze(Object.freeze(step).upstream)
+    Object.freeze(plan.fallbacks)
+  }
+  return Object.freeze(plan)
+}
+
+function makePlan(client: SpokenFormat, model: string, config: GatewayConfig | undefined): RoutePlan | RouteRefusal {
   const routes = config?.routes ?? []
   const comma = model.indexOf(PICK_SEPARATOR)
   if (comma > 0) return pickedRoute(client, model.slice(0, comma), model.slice(comma + 1), config)

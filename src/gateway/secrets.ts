@@ -35,18 +35,22 @@ export function clientKey(headers: IncomingHttpHeaders, query?: URLSearchParams)
  * upstream's key (when decided). The record and every error the client is told are redacted of all of them.
  */
 export function requestSecrets(
-  client: { headers: IncomingHttpHeaders; query: URLSearchParams },
+  clientKey: string | undefined,
   token: string | undefined,
   upstreamKey?: string,
 ): (string | undefined)[] {
-  return [clientKey(client.headers, client.query), token, upstreamKey]
+  return [clientKey, token, upstreamKey]
 }
 
 const digest = (text: string) => createHash("sha256").update(text).digest()
 
 /** Whether the client sent `token` (in any credential header), compared in constant time. */
 export function hasToken(headers: IncomingHttpHeaders, query: URLSearchParams, token: string): boolean {
-  const sent = clientKey(headers, query)
+  return isToken(clientKey(headers, query), token)
+}
+
+/** Whether the key a client sent (clientKey) is `token`, compared in constant time. */
+export function isToken(sent: string | undefined, token: string): boolean {
   // Equal-length digests: the comparison takes the same time whatever was sent.
   return timingSafeEqual(digest(sent ?? ""), digest(token)) && sent !== undefined
 }
@@ -71,14 +75,17 @@ export function redactEvents(events: StreamEvent[], secrets: readonly (string | 
   return events.map((e) => (e.type === "error" || e.type === "stop" ? redactDeep(e, secrets) : e))
 }
 
+/** What a redactor holds back when it holds nothing, and the mark it writes for a secret: shared, never written to. */
+const NOTHING_HELD = Buffer.alloc(0)
+const REDACTED_BYTES = Buffer.from(REDACTED)
+
 /**
  * Redacts secrets from bytes relayed as they come, cut anywhere: a chunk's tail that could begin a secret is held
  * until the next chunk tells (an answer's chunks end in a line break, so nothing is held in practice).
  */
 export class StreamRedactor {
   readonly #secrets: Buffer[]
-  readonly #mark = Buffer.from(REDACTED)
-  #held: Buffer = Buffer.alloc(0)
+  #held: Buffer = NOTHING_HELD
 
   constructor(secrets: readonly (string | undefined)[]) {
     this.#secrets = usableSecrets(secrets).map((s) => Buffer.from(s))
@@ -97,7 +104,7 @@ export class StreamRedactor {
   /** What was held back, at the end of the stream. */
   end(): Buffer {
     const rest = this.#held
-    this.#held = Buffer.alloc(0)
+    this.#held = NOTHING_HELD
     return rest
   }
 
@@ -107,7 +114,7 @@ export class StreamRedactor {
     const parts: Buffer[] = []
     let from = 0
     for (; at >= 0; at = data.indexOf(secret, from)) {
-      parts.push(data.subarray(from, at), this.#mark)
+      parts.push(data.subarray(from, at), REDACTED_BYTES)
       from = at + secret.length
     }
     parts.push(data.subarray(from))

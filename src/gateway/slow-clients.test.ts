@@ -207,6 +207,56 @@ describe("slow clients", () => {
   })
 })
 
+describe("a body in pieces", () => {
+  it("is read whole, with a length and chunked, and the connection serves the next request", async () => {
+    const received: string[] = []
+    upstream = createServer((req, res) => {
+      let text = ""
+      req.setEncoding("utf8")
+      req.on("data", (chunk: string) => {
+        text += chunk
+      })
+      req.on("end", () => {
+        received.push(text)
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({ id: "m", type: "message", role: "assistant", content: [], usage: {} }))
+      })
+    })
+    await new Promise<void>((resolve) => upstream!.listen(0, "127.0.0.1", () => resolve()))
+    const gw = await start(`http://127.0.0.1:${(upstream.address() as { port: number }).port}`, {
+      headersTimeoutMs: 60_000,
+      bodyTimeoutMs: 60_000,
+    })
+    const body = JSON.stringify({ model: "claude-x", max_tokens: 5, messages: [{ role: "user", content: "héllo" }] })
+    const bytes = Buffer.from(body)
+    const { socket, state, connected } = open(gw)
+    await connected
+    const answers = () => state.received.split("HTTP/1.1 ").length - 1
+    const until = async (n: number) => {
+      while (answers() < n) await wait(5)
+    }
+    const head = (framing: string) =>
+      `POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`
+    // With its length, in three pieces (one cut inside a character), the headers apart from the body.
+    socket.write(head(`content-length: ${bytes.length}`))
+    for (const piece of [bytes.subarray(0, 7), bytes.subarray(7, 62), bytes.subarray(62)]) {
+      await wait(10)
+      socket.write(piece)
+    }
+    await until(1)
+    // Chunked, on the same connection.
+    socket.write(head("transfer-encoding: chunked"))
+    for (const piece of [bytes.subarray(0, 30), bytes.subarray(30)]) {
+      await wait(10)
+      socket.write(Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]))
+    }
+    socket.write("0\r\n\r\n")
+    await until(2)
+    expect(state.received.match(/HTTP\/1\.1 (\d+)/g)).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"])
+    expect(received).toEqual([body, body])
+  })
+})
+
 describe("a body over the limit", () => {
   // Timeouts far longer than sending megabytes takes, however busy the machine: these tests are about the 413.
   const patient = { headersTimeoutMs: 60_000, bodyTimeoutMs: 60_000 }

@@ -8,7 +8,7 @@ import { namedConversation } from "./conversation-key.js"
 import type { GatewayRecord } from "./record.js"
 import type { RequestContext } from "./request.js"
 import { type GatewayMode, isRefusal, planRoute, type RouteRefusal } from "./routing.js"
-import { requestSecrets } from "./secrets.js"
+import { clientKey, requestSecrets } from "./secrets.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
 import { upstreamTarget } from "./target.js"
 
@@ -66,7 +66,7 @@ export function socketRequest(
   const { token } = serving.settings
   const call =
     route.mode === "same-format" ? ({ kind: "websocket" } as const) : { kind: "generation" as const, stream: true }
-  const keys = { headers: req.headers, query: url.searchParams, tokenInUse: token !== undefined }
+  const keys = { clientKey: clientKey(req.headers, url.searchParams), tokenInUse: token !== undefined }
   const target = upstreamTarget(route.upstream, route.model, call, serving.env, keys)
   const named = namedConversation(req.headers)
   return {
@@ -77,7 +77,7 @@ export function socketRequest(
     headers: req.headers,
     body: event,
     model,
-    secrets: requestSecrets(keys, token, target.key),
+    secrets: requestSecrets(keys.clientKey, token, target.key),
     route,
     target,
     ...(named !== undefined ? { conversationKey: named } : {}),

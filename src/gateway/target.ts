@@ -14,7 +14,7 @@ import {
   withKey,
 } from "../providers/endpoints.js"
 import type { Upstream } from "./routing.js"
-import { CREDENTIAL_HEADERS, clientKey } from "./secrets.js"
+import { CREDENTIAL_HEADERS } from "./secrets.js"
 
 /** Response headers that belong to one connection, never forwarded (RFC 9110 §7.6.1, plus the framing ones). */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -59,10 +59,9 @@ export type UpstreamCall =
   /** The Responses WebSocket endpoint. */
   | { kind: "websocket" }
 
-/** The client side of choosing a key: its headers and query, and whether the gateway's inbound token is in use. */
+/** The client side of choosing a key: the key the client sent (clientKey), and whether the gateway's inbound token is in use. */
 export interface KeySource {
-  headers: IncomingHttpHeaders
-  query: URLSearchParams
+  clientKey: string | undefined
   tokenInUse: boolean
 }
 
@@ -73,7 +72,7 @@ export interface KeySource {
 function upstreamKey(upstream: Upstream, env: Readonly<Record<string, string | undefined>>, client: KeySource): string {
   if (upstream.keyEnv !== undefined) return env[upstream.keyEnv] ?? ""
   if (client.tokenInUse) return ""
-  return clientKey(client.headers, client.query) ?? ""
+  return client.clientKey ?? ""
 }
 
 /** The endpoint of an upstream with a key (the key's empty string sends no credential). */
@@ -87,7 +86,7 @@ function upstreamEndpoint(upstream: Upstream, key: string): Endpoint {
   })
 }
 
-/** How many keyless generation calls the memo keeps (distinct upstream, model, stream and query). */
+/** How many keyless generation calls the memo keeps per upstream (distinct model, stream and query). */
 const GENERATION_CALLS = 256
 
 /** What a generation call is made of besides its key: the endpoint made with no key, its key style, the URL. */
@@ -98,11 +97,13 @@ interface KeylessCall {
 }
 
 /**
- * Generation calls by what they are made of less the key: a pure answer, and the same few for every request of a
- * session, whose making (endpoint, URL) was the largest part of deciding a same-format request. No key is kept:
- * a client's credential lives only as long as its request; each call adds its key to the kept endpoint.
+ * Generation calls by what they are made of less the key, per upstream: a pure answer, and the same few for every
+ * request of a session, whose making (endpoint, URL) was the largest part of deciding a same-format request. Kept
+ * by the upstream itself, which the route plans share (routing.ts; a frozen value); an upstream made for one
+ * request takes its calls with it. No key is kept: a client's credential lives only as long as its request; each
+ * call adds its key to the kept endpoint.
  */
-const generationCalls = new Map<string, KeylessCall>()
+const generationCalls = new WeakMap<Upstream, Map<string, KeylessCall>>()
 
 /** Decides the target of one call: its key, endpoint and URL. */
 export function upstreamTarget(
@@ -114,20 +115,19 @@ export function upstreamTarget(
 ): UpstreamTarget {
   const key = upstreamKey(upstream, env, client)
   if (call.kind !== "generation") return makeTarget(upstream, model, call, key)
-  const memoKey = JSON.stringify([
-    upstream.name,
-    upstream.provider,
-    upstream.format,
-    upstream.baseUrl ?? null,
-    model,
-    call.stream,
-    call.clientQuery?.toString() ?? null,
-  ])
-  let known = generationCalls.get(memoKey)
+  let calls = generationCalls.get(upstream)
+  if (!calls) {
+    calls = new Map()
+    generationCalls.set(upstream, calls)
+  }
+  // The model last: neither of the others holds a line break (a query is percent-encoded), so no two calls share a
+  // key. The query less its `key` parameter, which the call's URL drops too: a client's key is never kept.
+  const memoKey = `${call.stream}\n${call.clientQuery?.size ? keylessQuery(call.clientQuery) : ""}\n${model}`
+  let known = calls.get(memoKey)
   if (!known) {
     const endpoint = upstreamEndpoint(upstream, "")
     known = { endpoint, style: keyStyleOf(endpoint), url: callUrl(endpoint, upstream, model, call) }
-    setBounded(generationCalls, memoKey, known, GENERATION_CALLS)
+    setBounded(calls, memoKey, known, GENERATION_CALLS)
   }
   return targetOf(upstream, model, key, withKey(known.endpoint, known.style, key), known.url)
 }
@@ -170,19 +170,34 @@ function callUrl(endpoint: Endpoint, upstream: Upstream, model: string, call: Up
   }
 }
 
+/** A client's query as text, less its `key` parameter (Gemini's key). */
+function keylessQuery(query: URLSearchParams): string {
+  if (!query.has("key")) return query.toString()
+  const kept = new URLSearchParams(query)
+  kept.delete("key")
+  return kept.toString()
+}
+
 /** The URL of a generation request upstream, with the client's query parameters kept (`beta=true`, `alt=sse`) but its key dropped. */
 function generationUrl(endpoint: Endpoint, model: string, stream: boolean, clientQuery?: URLSearchParams): string {
   const url = new URL(requestUrl(endpoint, model, { stream }))
-  if (clientQuery) {
-    const query = new URLSearchParams(clientQuery)
-    query.delete("key")
-    url.search = query.toString()
-  }
+  if (clientQuery) url.search = keylessQuery(clientQuery)
   return url.toString()
 }
 
 /** Client headers never sent upstream: the hop-by-hop ones, the gateway's own and what it sets, credentials. */
 const NEVER_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...NOT_FORWARDED, ...CREDENTIAL_HEADERS])
+
+/**
+ * The headers a client's Connection header names, hop-by-hop too; undefined when it names none but the usual
+ * `keep-alive` or `close` (nearly every request: no set is made for it).
+ */
+function connectionListed(connection: string | undefined): ReadonlySet<string> | undefined {
+  if (connection === undefined) return undefined
+  const one = connection.trim().toLowerCase()
+  if (one === "keep-alive" || one === "close") return undefined
+  return new Set(connection.split(",").map((h) => h.trim().toLowerCase()))
+}
 
 /**
  * The headers of a same-format call: the client's own (its API version and beta flags included) less the
@@ -193,11 +208,7 @@ export function forwardHeaders(client: IncomingHttpHeaders, endpoint: Endpoint):
   const out: Record<string, string> = {}
   const defaults = endpoint.headers
   for (const name in defaults) if (!CREDENTIAL_HEADERS.has(name)) out[name] = defaults[name]!
-  // Headers the client's Connection header names are hop-by-hop too.
-  const listed =
-    client.connection === undefined
-      ? undefined
-      : new Set(client.connection.split(",").map((h) => h.trim().toLowerCase()))
+  const listed = connectionListed(client.connection)
   for (const name in client) {
     const value = client[name]
     if (value === undefined || NEVER_FORWARDED.has(name) || listed?.has(name)) continue

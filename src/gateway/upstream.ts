@@ -3,9 +3,11 @@
  * answer is forwarded as it came), with a connect timeout, an idle timeout (no byte for that long, before the
  * headers or between chunks) and cancellation when the client goes away.
  */
-import { type ClientRequest, request as httpRequest, type IncomingMessage } from "node:http"
+import { type ClientRequest, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http"
 import { request as httpsRequest } from "node:https"
 import type { Socket } from "node:net"
+import { urlToHttpOptions } from "node:url"
+import { setBounded } from "../bounded-map.js"
 import { ProviderError } from "../providers/errors.js"
 
 /**
@@ -54,10 +56,37 @@ export function timeoutError(what: "connect" | "headers" | "idle", ms: number, u
   return new ProviderError("network", message, { retryable: true })
 }
 
+/** How many parsed upstream URLs the memo keeps (a config calls a few). */
+const CALL_URLS = 256
+
+/** Upstream URLs as node:http's request options, parsed once (a call made them anew every time). */
+const callOptions = new Map<string, Readonly<RequestOptions>>()
+
+/** `url` as request options (protocol, host, port, path). */
+function optionsOf(url: string): Readonly<RequestOptions> {
+  let known = callOptions.get(url)
+  if (!known) {
+    known = Object.freeze(urlToHttpOptions(new URL(url)))
+    setBounded(callOptions, url, known, CALL_URLS)
+  }
+  return known
+}
+
 /** Sends one request upstream; resolves once the answer's headers arrived, rejects with a ProviderError. */
 export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
   return new Promise((resolve, reject) => {
-    const url = new URL(req.url)
+    let url: Readonly<RequestOptions>
+    try {
+      url = optionsOf(req.url)
+    } catch (error) {
+      reject(
+        new ProviderError(
+          "invalid-request",
+          `cannot call the upstream: its URL is not valid (${(error as Error).message})`,
+        ),
+      )
+      return
+    }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest
     let connectTimer: NodeJS.Timeout | undefined
     let headersTimer: NodeJS.Timeout | undefined
@@ -73,9 +102,9 @@ export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
     }
     let outgoing: ClientRequest
     try {
-      outgoing = send(url, { method: req.method, headers: req.headers })
+      outgoing = send({ ...url, method: req.method, headers: req.headers })
     } catch (error) {
-      reject(new ProviderError("invalid-request", `cannot call ${url.host}: ${(error as Error).message}`))
+      reject(new ProviderError("invalid-request", `cannot call ${new URL(req.url).host}: ${(error as Error).message}`))
       return
     }
     // The client going away destroys the call and its answer. A listener of our own rather than the `signal`
@@ -118,7 +147,7 @@ export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
       fail(
         new ProviderError(
           "network",
-          `the upstream at ${url.host} failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+          `the upstream at ${new URL(req.url).host} failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
           { cause: error },
         ),
       )
