@@ -33,15 +33,23 @@ const OK = { text: "Done: the config is parsed in src/config/config.ts." }
 /** A stream that ended as its format ends one. */
 const complete = (body: string) => body.includes("message_stop") || body.includes("[DONE]")
 
-/** Sends `payload` to each target in turn, `rounds` times after `warmup` rounds; each target's times in ms. */
+/**
+ * Sends `payload` to each target in turn, `rounds` times after `warmup` rounds; each target's times in ms. The
+ * first target (the upstream called directly) opens every round; the others take turns in the order after it, so
+ * that no proxy always follows the same one (a proxy still busy with the last request's record would otherwise
+ * slow the next one in every round, never itself).
+ */
 async function interleaved(
   targets: { url: string; payload: string; headers: Record<string, string> }[],
   rounds: number,
   warmup: number,
 ): Promise<number[][]> {
   const times = targets.map(() => [] as number[])
+  const others = targets.length - 1
   for (let r = 0; r < warmup + rounds; r++) {
-    for (const [i, t] of targets.entries()) {
+    for (let turn = 0; turn < targets.length; turn++) {
+      const i = turn === 0 ? 0 : 1 + ((turn - 1 + r) % others)
+      const t = targets[i]!
       const reply = await post(t.url, t.payload, t.headers)
       if (reply.status !== 200 || !complete(reply.body))
         throw new Error(`${t.url} answered ${reply.status}: ${reply.body.slice(0, 300)}`)
