@@ -1,9 +1,12 @@
 // The action of `promptline launch`, loaded only when the command runs (see launch.ts for its flags).
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { constants } from "node:os"
-import { resolve } from "node:path"
+import { join, resolve } from "node:path"
+import { makePrivateFolder, writeFileAtomic } from "../atomic-write.js"
 import { defaultTraceDir } from "../cache/trace-dir.js"
 import { usageSummary } from "../cache/usage-text.js"
+import { promptlineCacheDir } from "../context/user-roots.js"
 import { formatDiagnostic } from "../diagnostics.js"
 import { PromptlineError } from "../errors.js"
 import { logField } from "../gateway/log.js"
@@ -25,6 +28,7 @@ import {
   type LaunchAgent,
   launchAgent,
   SDK_SETUPS,
+  type SetupFile,
 } from "./launch-agents.js"
 import { launchGatewayConfig } from "./launch-gateway.js"
 
@@ -116,6 +120,24 @@ function startError(plan: LaunchPlan, error: NodeJS.ErrnoException): PromptlineE
 }
 
 /**
+ * Writes the set-up's settings files the agent is to be given (in `launch/` of promptline's cache folder, private
+ * to the user) and answers the variables that name them; a file the user's environment or an administrator
+ * already provides is left to them.
+ */
+async function writeSetupFiles(files: readonly SetupFile[], io: CliIO): Promise<Record<string, string>> {
+  const named: Record<string, string> = {}
+  for (const file of files) {
+    if (io.env[file.env] !== undefined || file.heldAt.some((path) => existsSync(path))) continue
+    const dir = join(promptlineCacheDir(homeOf(io), io.env), "launch")
+    await makePrivateFolder(dir)
+    const path = join(dir, file.name)
+    await writeFileAtomic(path, `${JSON.stringify(file.json, null, 2)}\n`)
+    named[file.env] = path
+  }
+  return named
+}
+
+/**
  * Starts a gateway on a free loopback port with the user's config and a fresh token, runs the agent pointed at it
  * until it exits (signals passed on), stops the gateway; returns the agent's exit status.
  */
@@ -159,7 +181,8 @@ export async function launchAction(command: string, args: string[], flags: Launc
     )
     const filled = fillSetup(plan.setup, gateway.url, token)
     const hidden = new Set([...PROVIDER_KEY_ENV, ...(plan.agent?.unset ?? []), LAUNCH_TOKEN_ENV])
-    const env = agentEnvironment(io.env, hidden, filled.env)
+    const files = await writeSetupFiles(plan.setup.files ?? [], io)
+    const env = agentEnvironment(io.env, hidden, { ...filled.env, ...files })
     const exit = await runAgent(plan, [...filled.args, ...args], env, io.cwd, (child) => {
       agent = child
     })

@@ -12,6 +12,23 @@ export interface AgentSetup {
   env: Readonly<Record<string, string>>
   /** Arguments put before the user's own. */
   args?: readonly string[]
+  /** Settings files the agent is given through a variable naming their path. */
+  files?: readonly SetupFile[]
+}
+
+/**
+ * A settings file `launch` writes in its own folder and names to the agent in `env`: only when the user's
+ * environment names none and none of `heldAt` exists (an administrator's file stays in force).
+ */
+export interface SetupFile {
+  /** The variable that names the file's path. */
+  env: string
+  /** The file's name in launch's folder. */
+  name: string
+  /** Its content, as JSON. */
+  json: unknown
+  /** Where the agent finds such a file when the variable is unset. */
+  heldAt: readonly string[]
 }
 
 /** One agent CLI `launch` knows. */
@@ -98,7 +115,27 @@ export const LAUNCH_AGENTS: readonly LaunchAgent[] = [
     command: "gemini",
     name: "Gemini CLI",
     npm: "@google/gemini-cli",
-    formats: { gemini: SDK_SETUPS.gemini },
+    formats: {
+      gemini: {
+        ...SDK_SETUPS.gemini,
+        // Gemini CLI 0.61 takes GOOGLE_GEMINI_BASE_URL for an auth type of its own ("gateway") that its
+        // non-interactive mode then refuses ("Invalid auth method selected."); with no type chosen in the user's
+        // settings, these system defaults choose the Gemini API key, the type older versions took from the
+        // variables. Its defaults are below every settings file of the user's, so a choice of theirs stands.
+        files: [
+          {
+            env: "GEMINI_CLI_SYSTEM_DEFAULTS_PATH",
+            name: "gemini-cli-system-defaults.json",
+            json: { security: { auth: { selectedType: "gemini-api-key" } } },
+            heldAt: [
+              "/etc/gemini-cli/system-defaults.json",
+              "/Library/Application Support/GeminiCli/system-defaults.json",
+              "C:\\ProgramData\\gemini-cli\\system-defaults.json",
+            ],
+          },
+        ],
+      },
+    },
     unset: ["GOOGLE_GENAI_USE_GCA", "GOOGLE_GENAI_USE_VERTEXAI"],
   },
   {

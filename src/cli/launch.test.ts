@@ -182,6 +182,21 @@ describe("promptline launch", () => {
     expect(server.requests).toHaveLength(1)
   })
 
+  it("gives Gemini CLI its auth type in system defaults of its own, unless the user's environment names theirs", async () => {
+    await upstream(2)
+    await standIn("gemini", "gemini")
+    const ours = join(dir, "home", ".cache", "promptline", "launch", "gemini-cli-system-defaults.json")
+    const mine = join(dir, "mine.json")
+    await writeFile(mine, JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }))
+    const theirs = await launch(["gemini", "-p", "say hi"], launchEnv({ GEMINI_CLI_SYSTEM_DEFAULTS_PATH: mine }))
+    expect(theirs.code).toBe(0)
+    await expect(readFile(ours, "utf8")).rejects.toThrow(/ENOENT/)
+    const run = await launch(["gemini", "-p", "say hi"])
+    expect(run.code).toBe(0)
+    expect(run.report).toMatchObject({ text: ANSWER })
+    expect(JSON.parse(await readFile(ours, "utf8"))).toEqual({ security: { auth: { selectedType: "gemini-api-key" } } })
+  })
+
   it("exits with the agent's exit status, and the gateway is gone once the agent is", async () => {
     await upstream()
     await standIn("claude", "claude")

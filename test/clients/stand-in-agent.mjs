@@ -8,7 +8,7 @@
 // <as>: claude, codex, gemini, qwen, opencode (as the real CLI reads its settings), or anthropic, openai-chat,
 // openai-responses, gemini-sdk (an SDK reading its own standard variables). --exit N exits with N; --wait writes the
 // report, then waits (at most a minute) for a signal: on SIGHUP it sends one more request and exits with 7; SIGTERM ends it (no handler).
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
@@ -85,8 +85,26 @@ function client() {
       if (c[`model_providers.${provider}.wire_api`] !== "responses") throw new Error("codex: wire_api is not responses")
       return responses(c[`model_providers.${provider}.base_url`], env[c[`model_providers.${provider}.env_key`]])
     }
-    case "gemini":
+    case "gemini": {
+      // Gemini CLI 0.61 in -p mode: the auth type the settings choose (the user's over the system defaults), else
+      // one from the variables, where a base URL means its "gateway" type, which that mode refuses.
+      const settings = (file) => {
+        try {
+          return JSON.parse(readFileSync(file, "utf8")).security?.auth?.selectedType
+        } catch {
+          return undefined
+        }
+      }
+      const chosen =
+        settings(`${env.HOME}/.gemini/settings.json`) ??
+        (env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH ? settings(env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH) : undefined) ??
+        (env.GOOGLE_GEMINI_BASE_URL ? "gateway" : env.GEMINI_API_KEY ? "gemini-api-key" : undefined)
+      if (chosen !== "gemini-api-key") {
+        process.stderr.write("Invalid auth method selected.\n")
+        process.exit(41)
+      }
       return gemini(env.GOOGLE_GEMINI_BASE_URL, env.GEMINI_API_KEY)
+    }
     case "qwen":
       if (rest[0] !== "--auth-type" || rest[1] !== "openai") throw new Error("qwen: not --auth-type openai")
       return chat(env.OPENAI_BASE_URL, env.OPENAI_API_KEY)
