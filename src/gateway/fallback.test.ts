@@ -171,6 +171,63 @@ describe("falling back to the next upstream", () => {
     )
   })
 
+  it("moves on from an overload reported inside a 200 stream before any content, which the client never sees", async () => {
+    main.script("overloaded-stream")
+    const { text, header, record } = await ask("claude-overloaded", true)
+    expect(text).toBe(okText("spare"))
+    expect(header).toBe("main/claude-overloaded server, spare/claude-overloaded 200")
+    expect(record.attempts).toEqual([
+      { upstream: "main", model: "claude-overloaded", error: "server" },
+      { upstream: "spare", model: "claude-overloaded", status: 200 },
+    ])
+    // An OpenAI Chat client falling back from its own format: the same, for a Chat stream's error. Past the rest
+    // main's failure began (it may have been a half-open probe), so main is asked again.
+    now += 30_000
+    chat.script("overloaded-stream")
+    const openai = new OpenAI({ baseURL: gateway.urls.openai, apiKey: "client-key", maxRetries: 0 })
+    let chatText = ""
+    const stream = await openai.chat.completions.create({
+      model: "to-chat-overloaded",
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    })
+    for await (const chunk of stream) chatText += chunk.choices[0]?.delta.content ?? ""
+    expect(chatText).toBe(okText("main"))
+    await until(() => records.at(-1)?.model === "to-chat-overloaded")
+    expect(records.at(-1)!.attempts?.map((a) => [a.upstream, a.error ?? a.status])).toEqual([
+      ["chat", "server"],
+      ["main", 200],
+    ])
+  })
+
+  it("relays a held stream that shows content byte for byte, as the upstream sent it", async () => {
+    const body = JSON.stringify({
+      model: "claude-held",
+      max_tokens: 8,
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    })
+    const headers = { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "k" }
+    const direct = await (await fetch(`${main.url}/v1/messages`, { method: "POST", headers, body })).text()
+    const via = await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers, body })
+    expect(via.headers.get(ATTEMPTS_HEADER)).toBe("main/claude-held 200")
+    expect(await via.text()).toBe(direct)
+    expect(direct).toContain(okText("main"))
+  })
+
+  it("relays the last upstream's stream as it came, an overload inside it included", async () => {
+    main.script("overloaded-stream")
+    spare.script("overloaded-stream")
+    const error = await ask("claude-both-overloaded", true).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Anthropic.APIError)
+    expect((error as Error).message).toMatch(/Overloaded/)
+    await until(() => records.at(-1)?.model === "claude-both-overloaded")
+    expect(records.at(-1)!.attempts).toEqual([
+      { upstream: "main", model: "claude-both-overloaded", error: "server" },
+      { upstream: "spare", model: "claude-both-overloaded", status: 200 },
+    ])
+  })
+
   it("never retries once the answer's first byte reached the client: the cut answer stays broken", async () => {
     main.script("cut")
     const asked = spare.bodies.length

@@ -6,7 +6,8 @@
  * model window is larger). A short `retry-after` is waited out and the same upstream asked once more; a longer one
  * rests it. Upstreams whose circuit is open are passed over (breaker.ts). The chain is named in the
  * `x-promptline-attempts` header and in the record. The request's body was read whole before the first attempt,
- * so every attempt sends the same bytes.
+ * so every attempt sends the same bytes. A forwarded stream from an upstream that is not the route's last is held
+ * until it shows content: an error it reports before that (an overload inside a 200 stream) moves on too.
  */
 import { resolveModel } from "../models/resolve.js"
 import type { ProviderError } from "../providers/errors.js"
@@ -16,7 +17,7 @@ import type { Admission } from "./breaker.js"
 import { conversationKey } from "./conversation-key.js"
 import { GatewayError } from "./errors.js"
 import type { PipelineResult, RecordAttempt, RecordedBody } from "./outcome.js"
-import { answerFailure, attemptPassThrough, relayAnswer } from "./pass-through.js"
+import { answerFailure, attemptPassThrough, type HeldStart, holdStart, relayAnswer } from "./pass-through.js"
 import type { HttpReply } from "./reply.js"
 import type { DecidedRequest, TranslatedRequest } from "./request.js"
 import type { RouteStep } from "./routing.js"
@@ -43,7 +44,8 @@ export function fallbackCause(failure: AttemptFailure): FallbackCause | undefine
   const kind = kindOf(error)
   if (kind === "context-overflow") return "context-overflow"
   if (status === 429 || kind === "rate-limit") return "rate-limit"
-  if (status !== undefined && status >= 500) return "server"
+  // A server error reported inside a stream that answered 200 carries no status of its own.
+  if ((status !== undefined && status >= 500) || (status === undefined && kind === "server")) return "server"
   if (status === undefined && kind === "network") return "network"
   return undefined
 }
@@ -65,7 +67,7 @@ function statusOf(error: ProviderError | GatewayError): number | undefined {
 
 /** One step's attempt in its mode: the answer that began, or the failure. */
 type StepAttempt =
-  | { ok: true; mode: "same-format"; started: StartedAnswer; sent: RecordedBody }
+  | { ok: true; mode: "same-format"; started: StartedAnswer; sent: RecordedBody; held?: HeldStart }
   | { ok: true; mode: "translate"; started: Translation; sent: RecordedBody; dropped: readonly string[] }
   | { ok: false; failure: AttemptFailure; sent?: RecordedBody; dropped: readonly string[] }
 
@@ -99,10 +101,21 @@ export async function fallBack(
   let windowAbove: number | undefined
   let restingUntil: number | undefined
 
-  const attempt = async (step: RouteStep, target: UpstreamTarget, headersTimeoutMs?: number): Promise<StepAttempt> => {
+  /** One step's attempt; `another`: an upstream is left to try (a same-format stream's start is then held). */
+  const attempt = async (
+    step: RouteStep,
+    target: UpstreamTarget,
+    another: boolean,
+    headersTimeoutMs?: number,
+  ): Promise<StepAttempt> => {
     if (step.mode === "same-format") {
       const made = await attemptPassThrough(request, target, settings, signal, headersTimeoutMs)
-      return made.ok ? { ...made, mode: "same-format" } : { ...made, dropped: [] }
+      if (!made.ok) return { ...made, dropped: [] }
+      if (!another) return { ...made, mode: "same-format" }
+      const start = await holdStart(made.started, target.upstream.format, made.sent.body)
+      return start.ok
+        ? { ...made, mode: "same-format", held: start.held }
+        : { ok: false, failure: start.failure, sent: made.sent, dropped: [] }
     }
     translated ??= decodeFor(request)
     const client = { body: request.body, path: request.api.route }
@@ -123,11 +136,13 @@ export async function fallBack(
       restingUntil = Math.min(restingUntil ?? admitted.until, admitted.until)
       continue
     }
-    // The last upstream waits as long as any call does; the others give way after the fallback's headers timeout.
-    const headersTimeoutMs = index < links.length - 1 ? policy.headersTimeoutMs : undefined
+    // The last upstream waits as long as any call does; the others give way after the fallback's headers timeout,
+    // and a forwarded stream of theirs is held until it shows content (an error before it moves on).
+    const another = index < links.length - 1
+    const headersTimeoutMs = another ? policy.headersTimeoutMs : undefined
     // A throw (a body no encoder can take) ends the request; a half-open probe it held is let go first.
     const guarded = (timeout?: number) =>
-      attempt(step, target, timeout).catch((error: unknown) => {
+      attempt(step, target, another, timeout).catch((error: unknown) => {
         shared.breaker.released(name, admitted)
         throw error
       })

@@ -5,6 +5,11 @@
  * HTML page from a proxy) becomes an error in the client's shape.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
+import type { WireFormat } from "../models/types.js"
+import { StreamDecoder } from "../providers/decode.js"
+import { ProviderError } from "../providers/errors.js"
+import { formatModule } from "../providers/formats.js"
+import type { ProviderErrorKind, StreamEvent } from "../providers/stream.js"
 import { type Attempt, type AttemptFailure, callTarget, type StartedAnswer } from "./attempt.js"
 import { errorInputOf } from "./errors.js"
 import type { PipelineResult, RecordedBody } from "./outcome.js"
@@ -38,8 +43,22 @@ function relay(
   to: HttpReply,
   copy: (chunk: Buffer) => void,
   redactor: StreamRedactor,
+  held?: HeldStart,
 ): Promise<Error | undefined> {
   return new Promise((resolve) => {
+    if (held) {
+      for (const chunk of held.chunks) {
+        const out = redactor.push(chunk)
+        if (out.length > 0) to.write(out)
+        copy(chunk)
+      }
+      // What the answer did since it was held (its end, or its loss, may have come while nothing listened).
+      if (held.lost) return resolve(held.lost)
+      if (held.ended) {
+        to.end(redactor.end())
+        return resolve(undefined)
+      }
+    }
     const resume = () => from.resume()
     from.on("data", (chunk: Buffer) => {
       const out = redactor.push(chunk)
@@ -57,6 +76,111 @@ function relay(
     from.once("close", () => {
       if (!from.complete) resolve(new Error("the connection closed before the answer ended"))
     })
+    // A held answer was paused: its listeners alone would not set it flowing again.
+    if (held) from.resume()
+  })
+}
+
+/** The events that show an answer's content began (or that it ended): from then on the answer is the client's. */
+const CONTENT: ReadonlySet<StreamEvent["type"]> = new Set([
+  "text",
+  "thinking",
+  "redacted_thinking",
+  "tool_call_start",
+  "tool_call_delta",
+  "tool_call_end",
+  "compaction",
+  "tool_search",
+  "stop",
+])
+
+/** The failures inside a stream that another upstream may not share (fallback.ts moves on for these). */
+const PASSING: ReadonlySet<string> = new Set(["server", "rate-limit", "context-overflow", "network"])
+
+/** How many bytes of a streamed answer's start are held at most; then it goes to the client as it is. */
+const HOLD_LIMIT = 64 * 1024
+
+/**
+ * The start of a streamed answer, held while it showed no content: its bytes, and, until the relay listens,
+ * whether the answer has ended since or was lost (the hold's listeners keep noting both).
+ */
+export interface HeldStart {
+  chunks: Buffer[]
+  ended: boolean
+  lost?: Error
+}
+
+/**
+ * Holds a streamed answer's first bytes, for a route that may still try another upstream, until they show
+ * content, the answer ends, or 64 KB were held. An error event before any content that another upstream may not
+ * share (an upstream that answered 200, then said it is overloaded), or a connection lost before any content,
+ * fails the attempt while no byte has reached the client; anything else is relayed from its first byte, unchanged.
+ */
+export function holdStart(
+  started: StartedAnswer,
+  format: WireFormat,
+  sent: unknown,
+): Promise<{ ok: true; held: HeldStart } | { ok: false; failure: AttemptFailure }> {
+  const body = started.answer.body
+  if (!/event-stream/i.test(started.type)) return Promise.resolve({ ok: true, held: { chunks: [], ended: false } })
+  return new Promise((resolve) => {
+    const held: HeldStart = { chunks: [], ended: false }
+    const events: StreamEvent[] = []
+    let size = 0
+    let decoder: StreamDecoder | undefined
+    let settled = false
+    const settle = (result: { ok: true; held: HeldStart } | { ok: false; failure: AttemptFailure }) => {
+      if (settled) return
+      settled = true
+      body.off("data", onData)
+      if (result.ok) body.pause()
+      else body.destroy()
+      resolve(result)
+    }
+    const relayed = () => settle({ ok: true, held })
+    const lost = (message: string) => {
+      const error = new ProviderError("network", `the upstream's answer ended before its content: ${message}`, {
+        retryable: true,
+      })
+      // Once relayed, a loss is the relay's to report; before, the attempt failed.
+      if (settled) held.lost ??= error
+      else settle({ ok: false, failure: { error } })
+    }
+    const onData = (chunk: Buffer) => {
+      held.chunks.push(chunk)
+      size += chunk.length
+      const from = events.length
+      try {
+        decoder ??= new StreamDecoder(format, formatModule(format).decodeOptions(sent))
+        decoder.feed(chunk, events)
+      } catch {
+        // What cannot be read is the client's to see, as it came.
+        return relayed()
+      }
+      for (const event of events.slice(from)) {
+        if (event.type === "error" && event.kind !== undefined && PASSING.has(event.kind)) {
+          const options = event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}
+          return settle({
+            ok: false,
+            failure: { error: new ProviderError(event.kind as ProviderErrorKind, event.message, options) },
+          })
+        }
+        if (event.type === "error" || CONTENT.has(event.type)) return relayed()
+      }
+      if (size >= HOLD_LIMIT) relayed()
+    }
+    const onEnd = () => {
+      held.ended = true
+      settle({ ok: true, held })
+    }
+    const onError = (error: Error) => lost(error.message)
+    const onClose = () => {
+      if (!body.complete) lost("the connection closed")
+    }
+    body.on("data", onData)
+    body.once("end", onEnd)
+    body.once("error", onError)
+    body.once("close", onClose)
   })
 }
 
@@ -121,7 +245,7 @@ export async function passThrough(
  */
 export async function relayAnswer(
   request: DecidedRequest,
-  attempt: { started: StartedAnswer; sent: RecordedBody },
+  attempt: { started: StartedAnswer; sent: RecordedBody; held?: HeldStart },
   reply: HttpReply,
   shared: GatewayShared,
 ): Promise<PipelineResult> {
@@ -136,7 +260,7 @@ export async function relayAnswer(
   reply.head(answer.status, extra ? { ...answerHeaders(answer.headers), ...extra } : answerHeaders(answer.headers))
   // The key from the gateway's environment is kept out of the answer too; the client's own key is the client's.
   const redactor = new StreamRedactor(target.ownKey !== undefined ? [target.ownKey] : [])
-  const failed = await relay(answer.body, reply, (chunk) => tap.feed(chunk), redactor)
+  const failed = await relay(answer.body, reply, (chunk) => tap.feed(chunk), redactor, attempt.held)
   const cut =
     failed === undefined
       ? undefined

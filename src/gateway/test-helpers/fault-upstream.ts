@@ -18,6 +18,8 @@ export type FaultStep =
   | "hang"
   /** Sends headers and the first event, then cuts the connection. */
   | "cut"
+  /** A streamed answer (200) whose first events say the upstream is overloaded, before any content. */
+  | "overloaded-stream"
   /** An error status with a JSON error body (and headers, such as `retry-after`). */
   | { status: number; message?: string; headers?: Record<string, string> }
   /** Answers `ok` once `until` resolves (a request still running while the test does something else). */
@@ -94,6 +96,15 @@ export async function startFaultUpstream(name: string, format: BuiltInWireFormat
     const encoder = module.createStreamEncoder(options)
     res.writeHead(200, { "content-type": "text/event-stream" })
     const events = answerEvents(name)
+    if (step === "overloaded-stream") {
+      // Anthropic opens the message first, as its API does when it fails inside a stream.
+      const opened =
+        format === "anthropic"
+          ? `event: message_start\ndata: ${JSON.stringify({ type: "message_start", message: { id: "msg_fault", type: "message", role: "assistant", model, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } })}\n\n`
+          : ""
+      res.end(opened + encoder.push({ type: "error", kind: "server", message: "Overloaded" }))
+      return
+    }
     if (step === "cut") {
       res.write(encoder.push(events[0]!))
       setImmediate(() => res.destroy())
