@@ -215,6 +215,30 @@ describe("falling back to the next upstream", () => {
     expect(direct).toContain(okText("main"))
   })
 
+  it("lets a held start go to the client once it showed nothing for the fallback's headers timeout", async () => {
+    // The upstream shows its content only once the client has the answer's headers: a hold with no end of its
+    // own would wait for that content forever.
+    let release: () => void = () => {}
+    main.script({ contentAfter: new Promise<void>((resolve) => (release = resolve)) })
+    const asked = spare.bodies.length
+    const body = JSON.stringify({
+      model: "claude-slow-content",
+      max_tokens: 8,
+      stream: true,
+      messages: [{ role: "user", content: "hi" }],
+    })
+    const headers = { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "k" }
+    const answer = await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers, body })
+    expect(answer.status).toBe(200)
+    release()
+    const text = await answer.text()
+    expect(text.startsWith(": waiting\n\n")).toBe(true)
+    expect(text).toContain(okText("main"))
+    expect(spare.bodies.length).toBe(asked)
+    await until(() => records.at(-1)?.model === "claude-slow-content")
+    expect(records.at(-1)!.attempts).toEqual([{ upstream: "main", model: "claude-slow-content", status: 200 }])
+  })
+
   it("relays the last upstream's stream as it came, an overload inside it included", async () => {
     main.script("overloaded-stream")
     spare.script("overloaded-stream")

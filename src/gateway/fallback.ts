@@ -112,7 +112,7 @@ export async function fallBack(
       const made = await attemptPassThrough(request, target, settings, signal, headersTimeoutMs)
       if (!made.ok) return { ...made, dropped: [] }
       if (!another) return { ...made, mode: "same-format" }
-      const start = await holdStart(made.started, target.upstream.format, made.sent.body)
+      const start = await holdStart(made.started, target.upstream.format, made.sent.body, policy.headersTimeoutMs)
       return start.ok
         ? { ...made, mode: "same-format", held: start.held }
         : { ok: false, failure: start.failure, sent: made.sent, dropped: [] }

@@ -112,14 +112,16 @@ export interface HeldStart {
 
 /**
  * Holds a streamed answer's first bytes, for a route that may still try another upstream, until they show
- * content, the answer ends, or 64 KB were held. An error event before any content that another upstream may not
- * share (an upstream that answered 200, then said it is overloaded), or a connection lost before any content,
- * fails the attempt while no byte has reached the client; anything else is relayed from its first byte, unchanged.
+ * content, the answer ends, 64 KB were held or `holdMs` passed. An error event before any content that another
+ * upstream may not share (an upstream that answered 200, then said it is overloaded), or a connection lost before
+ * any content, fails the attempt while no byte has reached the client; anything else is relayed from its first
+ * byte, unchanged.
  */
 export function holdStart(
   started: StartedAnswer,
   format: WireFormat,
   sent: unknown,
+  holdMs: number,
 ): Promise<{ ok: true; held: HeldStart } | { ok: false; failure: AttemptFailure }> {
   const body = started.answer.body
   if (!/event-stream/i.test(started.type)) return Promise.resolve({ ok: true, held: { chunks: [], ended: false } })
@@ -132,12 +134,15 @@ export function holdStart(
     const settle = (result: { ok: true; held: HeldStart } | { ok: false; failure: AttemptFailure }) => {
       if (settled) return
       settled = true
+      clearTimeout(timer)
       body.off("data", onData)
       if (result.ok) body.pause()
       else body.destroy()
       resolve(result)
     }
     const relayed = () => settle({ ok: true, held })
+    // A start that shows nothing for that long (pings only) goes on to the client as it is.
+    const timer = setTimeout(relayed, holdMs)
     const lost = (message: string) => {
       const error = new ProviderError("network", `the upstream's answer ended before its content: ${message}`, {
         retryable: true,

@@ -20,6 +20,8 @@ export type FaultStep =
   | "cut"
   /** A streamed answer (200) whose first events say the upstream is overloaded, before any content. */
   | "overloaded-stream"
+  /** A streamed answer (200) that opens with a comment line, and shows its content once `contentAfter` resolves. */
+  | { contentAfter: Promise<void> }
   /** An error status with a JSON error body (and headers, such as `retry-after`). */
   | { status: number; message?: string; headers?: Record<string, string> }
   /** Answers `ok` once `until` resolves (a request still running while the test does something else). */
@@ -69,7 +71,12 @@ export async function startFaultUpstream(name: string, format: BuiltInWireFormat
       return
     }
     if (typeof step === "object" && "until" in step) await step.until
-    else if (typeof step === "object") {
+    else if (typeof step === "object" && "contentAfter" in step) {
+      // Headers and a first line now (an SSE comment, as a keep-alive), the answer later.
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.write(": waiting\n\n")
+      await step.contentAfter
+    } else if (typeof step === "object") {
       const type = format === "anthropic" ? "api_error" : "server_error"
       const error =
         format === "anthropic"
@@ -94,7 +101,7 @@ export async function startFaultUpstream(name: string, format: BuiltInWireFormat
       return
     }
     const encoder = module.createStreamEncoder(options)
-    res.writeHead(200, { "content-type": "text/event-stream" })
+    if (!res.headersSent) res.writeHead(200, { "content-type": "text/event-stream" })
     const events = answerEvents(name)
     if (step === "overloaded-stream") {
       // Anthropic opens the message first, as its API does when it fails inside a stream.
