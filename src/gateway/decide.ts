@@ -86,6 +86,7 @@ export async function decide(
   try {
     const { settings } = serving
     const { url, headers } = arrived
+    // The client's key as arrive read it: requestSecrets lists it first.
     const sentKey = arrived.secrets[0]
     if (settings.token !== undefined && !isToken(sentKey, settings.token))
       throw new GatewayError(
