@@ -200,6 +200,23 @@ describe("falling back to the next upstream", () => {
     ])
   })
 
+  it("moves on from an overload inside a translated upstream's 200 stream before any content", async () => {
+    chat.script("overloaded-stream")
+    const { text, header, record } = await ask("to-chat-overloaded-anthropic", true)
+    expect(text).toBe(okText("main"))
+    expect(header).toBe("chat/gpt-4.1 server, main/to-chat-overloaded-anthropic 200")
+    expect(record.attempts).toEqual([
+      { upstream: "chat", model: "gpt-4.1", error: "server" },
+      { upstream: "main", model: "to-chat-overloaded-anthropic", status: 200 },
+    ])
+    // A translated answer that shows content is read from its held start on, streamed and whole.
+    for (const stream of [true, false]) {
+      const { text: translated, record: held } = await ask(`to-chat-held-${stream}`, stream)
+      expect(translated).toBe(okText("chat"))
+      expect(held.attempts).toEqual([{ upstream: "chat", model: "gpt-4.1", status: 200 }])
+    }
+  })
+
   it("relays a held stream that shows content byte for byte, as the upstream sent it", async () => {
     const body = JSON.stringify({
       model: "claude-held",

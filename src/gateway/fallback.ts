@@ -6,8 +6,9 @@
  * model window is larger). A short `retry-after` is waited out and the same upstream asked once more; a longer one
  * rests it. Upstreams whose circuit is open are passed over (breaker.ts). The chain is named in the
  * `x-promptline-attempts` header and in the record. The request's body was read whole before the first attempt,
- * so every attempt sends the same bytes. A forwarded stream from an upstream that is not the route's last is held
- * until it shows content: an error it reports before that (an overload inside a 200 stream) moves on too.
+ * so every attempt sends the same bytes. The stream of an upstream that is not the route's last is held until it
+ * shows content (forwarded or translated): an error it reports before that (an overload inside a 200 stream) moves
+ * on too.
  */
 import { resolveModel } from "../models/resolve.js"
 import type { ProviderError } from "../providers/errors.js"
@@ -101,7 +102,7 @@ export async function fallBack(
   let windowAbove: number | undefined
   let restingUntil: number | undefined
 
-  /** One step's attempt; `another`: an upstream is left to try (a same-format stream's start is then held). */
+  /** One step's attempt; `another`: an upstream is left to try (a stream's start is then held until its content). */
   const attempt = async (
     step: RouteStep,
     target: UpstreamTarget,
@@ -120,7 +121,17 @@ export async function fallBack(
     translated ??= decodeFor(request)
     const client = { body: request.body, path: request.api.route }
     const stepRequest = { ...translated, route: { ...translated.route, ...step } }
-    const made = await attemptTranslation(stepRequest, target, client, serving, shared, signal, headersTimeoutMs)
+    const holdMs = another ? policy.headersTimeoutMs : undefined
+    const made = await attemptTranslation(
+      stepRequest,
+      target,
+      client,
+      serving,
+      shared,
+      signal,
+      headersTimeoutMs,
+      holdMs,
+    )
     return made.ok ? { ...made, mode: "translate" } : made
   }
 

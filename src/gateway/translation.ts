@@ -20,6 +20,7 @@ import { lastGeneration, RestartGuard } from "./answer-guard.js"
 import { type Attempt, callTarget } from "./attempt.js"
 import { openDeferred, resolveDeferredTools } from "./deferred-tools/index.js"
 import { type AnswerFacts, withEvents } from "./outcome.js"
+import { type HeldStart, holdStart } from "./pass-through.js"
 import { promptTokens } from "./prompt-tokens.js"
 import type { RequestContext } from "./request.js"
 import type { RoutePlan } from "./routing.js"
@@ -112,11 +113,13 @@ export async function attemptTranslation(
   shared: GatewayShared,
   signal: CancelSignal,
   headersTimeoutMs?: number,
+  holdMs?: number,
 ): Promise<TranslationAttempt> {
   const plan = resolveDeferredTools(request.decoded, target.upstream.format, request.route.deferredTools)
   const attempt = await openDeferred(request.decoded, {
     plan,
-    open: (decoded) => attemptRound({ ...request, decoded }, target, client, serving, shared, signal, headersTimeoutMs),
+    open: (decoded) =>
+      attemptRound({ ...request, decoded }, target, client, serving, shared, signal, headersTimeoutMs, holdMs),
     joined: (batch) => redactEvents(batch, request.secrets),
   })
   return plan && plan.dropped.length > 0 ? { ...attempt, dropped: [...plan.dropped, ...attempt.dropped] } : attempt
@@ -131,6 +134,7 @@ async function attemptRound(
   shared: GatewayShared,
   signal: CancelSignal,
   headersTimeoutMs: number | undefined,
+  holdMs: number | undefined,
 ): Promise<TranslationAttempt> {
   // Signatures the gateway sealed on earlier answers name their model again, for portability to go by.
   const decoded = { ...request.decoded, messages: unsealMessages(request.decoded.messages) }
@@ -171,6 +175,13 @@ async function attemptRound(
     headersTimeoutMs,
   )
   if (!attempt.ok) return { ...attempt, dropped }
+  // Another upstream is left to try: the answer's start is held until it shows content (pass-through.ts).
+  let opening: HeldStart | undefined
+  if (holdMs !== undefined) {
+    const start = await holdStart(attempt.started, target.upstream.format, body, holdMs)
+    if (!start.ok) return { ok: false, failure: start.failure, sent: attempt.sent, dropped }
+    opening = start.held
+  }
   const encodeOptions: StreamEncodeOptions = {
     model: decoded.model,
     created: Math.floor(request.startedAt / 1000),
@@ -199,13 +210,20 @@ async function attemptRound(
       facts = withEvents(withEvents(facts, out, "usage"), shown, "ending")
       each(seal(shown))
     }
+    const feed = (chunk: Buffer) => {
+      const out: StreamEvent[] = []
+      decoder.feed(chunk, out)
+      pass(out)
+    }
     try {
-      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-        const out: StreamEvent[] = []
-        decoder.feed(chunk, out)
-        pass(out)
-        if (signal.aborted) break
-      }
+      for (const chunk of opening?.chunks ?? []) feed(chunk)
+      // What the answer did while it was held and nothing read it: its loss, or its end.
+      if (opening?.lost) throw opening.lost
+      if (!opening?.ended)
+        for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+          feed(chunk)
+          if (signal.aborted) break
+        }
       if (!signal.aborted) {
         const out: StreamEvent[] = []
         decoder.end(out)
