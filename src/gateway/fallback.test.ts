@@ -101,6 +101,13 @@ async function ask(model: string, stream = false) {
   return { text, header, record: records.at(-1)! }
 }
 
+/** A streamed Anthropic request with fetch: the answer as it comes, its bytes unread. */
+function postStream(base: string, model: string): Promise<Response> {
+  const body = JSON.stringify({ model, max_tokens: 8, stream: true, messages: [{ role: "user", content: "hi" }] })
+  const headers = { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "k" }
+  return fetch(`${base}/v1/messages`, { method: "POST", headers, body })
+}
+
 async function until(ok: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
 }
@@ -214,22 +221,20 @@ describe("falling back to the next upstream", () => {
       const { text: translated, record: held } = await ask(`to-chat-held-${stream}`, stream)
       expect(translated).toBe(okText("chat"))
       expect(held.attempts).toEqual([{ upstream: "chat", model: "gpt-4.1", status: 200 }])
+      expect(held.usage).toMatchObject({ input: 10, output: 3 })
     }
   })
 
   it("relays a held stream that shows content byte for byte, as the upstream sent it", async () => {
-    const body = JSON.stringify({
-      model: "claude-held",
-      max_tokens: 8,
-      stream: true,
-      messages: [{ role: "user", content: "hi" }],
-    })
-    const headers = { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "k" }
-    const direct = await (await fetch(`${main.url}/v1/messages`, { method: "POST", headers, body })).text()
-    const via = await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers, body })
+    const direct = await (await postStream(main.url, "claude-held")).text()
+    const via = await postStream(gateway.url, "claude-held")
     expect(via.headers.get(ATTEMPTS_HEADER)).toBe("main/claude-held 200")
     expect(await via.text()).toBe(direct)
     expect(direct).toContain(okText("main"))
+    // The record's usage and stop: the side decoder went on from the hold's, which read the held start.
+    await until(() => records.at(-1)?.model === "claude-held")
+    expect(records.at(-1)!.usage).toEqual({ input: 10, output: 3, cacheRead: 0, cacheWrite: 0 })
+    expect(records.at(-1)!.stop).toBe("end")
   })
 
   it("lets a held start go to the client once it showed nothing for the fallback's headers timeout", async () => {
@@ -238,14 +243,7 @@ describe("falling back to the next upstream", () => {
     let release: () => void = () => {}
     main.script({ contentAfter: new Promise<void>((resolve) => (release = resolve)) })
     const asked = spare.bodies.length
-    const body = JSON.stringify({
-      model: "claude-slow-content",
-      max_tokens: 8,
-      stream: true,
-      messages: [{ role: "user", content: "hi" }],
-    })
-    const headers = { "content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "k" }
-    const answer = await fetch(`${gateway.url}/v1/messages`, { method: "POST", headers, body })
+    const answer = await postStream(gateway.url, "claude-slow-content")
     expect(answer.status).toBe(200)
     release()
     const text = await answer.text()

@@ -18,7 +18,14 @@ import type { Admission } from "./breaker.js"
 import { conversationKey } from "./conversation-key.js"
 import { GatewayError } from "./errors.js"
 import type { PipelineResult, RecordAttempt, RecordedBody } from "./outcome.js"
-import { answerFailure, attemptPassThrough, type HeldStart, holdStart, relayAnswer } from "./pass-through.js"
+import {
+  answerFailure,
+  attemptPassThrough,
+  type HeldStart,
+  type HoldPolicy,
+  holdStart,
+  relayAnswer,
+} from "./pass-through.js"
 import type { HttpReply } from "./reply.js"
 import type { DecidedRequest, TranslatedRequest } from "./request.js"
 import type { RouteStep } from "./routing.js"
@@ -50,6 +57,9 @@ export function fallbackCause(failure: AttemptFailure): FallbackCause | undefine
   if (status === undefined && kind === "network") return "network"
   return undefined
 }
+
+/** Whether a failure sends the request on to the next upstream. */
+const MOVES_ON = (failure: AttemptFailure) => fallbackCause(failure) !== undefined
 
 /** The kind of a failure, in promptline's terms. */
 function kindOf(error: ProviderError | GatewayError): string {
@@ -102,18 +112,18 @@ export async function fallBack(
   let windowAbove: number | undefined
   let restingUntil: number | undefined
 
-  /** One step's attempt; `another`: an upstream is left to try (a stream's start is then held until its content). */
+  /** One step's attempt; `hold`: an upstream is left to try, so a stream's start is held until its content. */
   const attempt = async (
     step: RouteStep,
     target: UpstreamTarget,
-    another: boolean,
+    hold: HoldPolicy | undefined,
     headersTimeoutMs?: number,
   ): Promise<StepAttempt> => {
     if (step.mode === "same-format") {
       const made = await attemptPassThrough(request, target, settings, signal, headersTimeoutMs)
       if (!made.ok) return { ...made, dropped: [] }
-      if (!another) return { ...made, mode: "same-format" }
-      const start = await holdStart(made.started, target.upstream.format, made.sent.body, policy.headersTimeoutMs)
+      if (!hold) return { ...made, mode: "same-format" }
+      const start = await holdStart(made.started, target.upstream.format, made.sent.body, hold)
       return start.ok
         ? { ...made, mode: "same-format", held: start.held }
         : { ok: false, failure: start.failure, sent: made.sent, dropped: [] }
@@ -121,17 +131,7 @@ export async function fallBack(
     translated ??= decodeFor(request)
     const client = { body: request.body, path: request.api.route }
     const stepRequest = { ...translated, route: { ...translated.route, ...step } }
-    const holdMs = another ? policy.headersTimeoutMs : undefined
-    const made = await attemptTranslation(
-      stepRequest,
-      target,
-      client,
-      serving,
-      shared,
-      signal,
-      headersTimeoutMs,
-      holdMs,
-    )
+    const made = await attemptTranslation(stepRequest, target, client, serving, shared, signal, headersTimeoutMs, hold)
     return made.ok ? { ...made, mode: "translate" } : made
   }
 
@@ -148,12 +148,13 @@ export async function fallBack(
       continue
     }
     // The last upstream waits as long as any call does; the others give way after the fallback's headers timeout,
-    // and a forwarded stream of theirs is held until it shows content (an error before it moves on).
+    // and a stream of theirs is held until it shows content, for as long (a failure before it moves on as any does).
     const another = index < links.length - 1
     const headersTimeoutMs = another ? policy.headersTimeoutMs : undefined
+    const hold = another ? { ms: policy.headersTimeoutMs, movesOn: MOVES_ON } : undefined
     // A throw (a body no encoder can take) ends the request; a half-open probe it held is let go first.
     const guarded = (timeout?: number) =>
-      attempt(step, target, another, timeout).catch((error: unknown) => {
+      attempt(step, target, hold, timeout).catch((error: unknown) => {
         shared.breaker.released(name, admitted)
         throw error
       })

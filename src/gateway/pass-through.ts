@@ -50,7 +50,8 @@ function relay(
       for (const chunk of held.chunks) {
         const out = redactor.push(chunk)
         if (out.length > 0) to.write(out)
-        copy(chunk)
+        // Chunks the hold decoded are the side decoder's already (it goes on with the hold's decoder).
+        if (!held.decoded) copy(chunk)
       }
       // What the answer did since it was held (its end, or its loss, may have come while nothing listened).
       if (held.lost) return resolve(held.lost)
@@ -94,42 +95,45 @@ const CONTENT: ReadonlySet<StreamEvent["type"]> = new Set([
   "stop",
 ])
 
-/** The failures inside a stream that another upstream may not share (fallback.ts moves on for these). */
-const PASSING: ReadonlySet<string> = new Set(["server", "rate-limit", "context-overflow", "network"])
-
 /** How many bytes of a streamed answer's start are held at most; then it goes to the client as it is. */
 const HOLD_LIMIT = 64 * 1024
 
 /**
- * The start of a streamed answer, held while it showed no content: its bytes, and, until the relay listens,
- * whether the answer has ended since or was lost (the hold's listeners keep noting both).
+ * The start of a streamed answer, held while it showed no content: its bytes, the decoder that read them with the
+ * events they gave (absent when it could not read them: they are read again), and, until the answer's reader
+ * listens, whether the answer has ended since or was lost (the hold's listeners keep noting both).
  */
 export interface HeldStart {
   chunks: Buffer[]
+  decoded?: { decoder: StreamDecoder; events: StreamEvent[] }
   ended: boolean
   lost?: Error
 }
 
+/** How a route that may still try another upstream holds a stream's start: how long, and which failures move on. */
+export interface HoldPolicy {
+  ms: number
+  movesOn: (failure: AttemptFailure) => boolean
+}
+
 /**
  * Holds a streamed answer's first bytes, for a route that may still try another upstream, until they show
- * content, the answer ends, 64 KB were held or `holdMs` passed. An error event before any content that another
- * upstream may not share (an upstream that answered 200, then said it is overloaded), or a connection lost before
- * any content, fails the attempt while no byte has reached the client; anything else is relayed from its first
- * byte, unchanged.
+ * content, the answer ends, 64 KB were held or `policy.ms` passed. An error event before any content that the
+ * policy moves on from (an upstream that answered 200, then said it is overloaded), or a connection lost before any
+ * content, fails the attempt while no byte has reached the client; anything else goes on from its first byte.
  */
 export function holdStart(
   started: StartedAnswer,
   format: WireFormat,
   sent: unknown,
-  holdMs: number,
+  policy: HoldPolicy,
 ): Promise<{ ok: true; held: HeldStart } | { ok: false; failure: AttemptFailure }> {
   const body = started.answer.body
   if (!/event-stream/i.test(started.type)) return Promise.resolve({ ok: true, held: { chunks: [], ended: false } })
   return new Promise((resolve) => {
-    const held: HeldStart = { chunks: [], ended: false }
     const events: StreamEvent[] = []
+    const held: HeldStart = { chunks: [], ended: false }
     let size = 0
-    let decoder: StreamDecoder | undefined
     let settled = false
     const settle = (result: { ok: true; held: HeldStart } | { ok: false; failure: AttemptFailure }) => {
       if (settled) return
@@ -142,7 +146,7 @@ export function holdStart(
     }
     const relayed = () => settle({ ok: true, held })
     // A start that shows nothing for that long (pings only) goes on to the client as it is.
-    const timer = setTimeout(relayed, holdMs)
+    const timer = setTimeout(relayed, policy.ms)
     const lost = (message: string) => {
       const error = new ProviderError("network", `the upstream's answer ended before its content: ${message}`, {
         retryable: true,
@@ -156,19 +160,19 @@ export function holdStart(
       size += chunk.length
       const from = events.length
       try {
-        decoder ??= new StreamDecoder(format, formatModule(format).decodeOptions(sent))
-        decoder.feed(chunk, events)
+        held.decoded ??= { decoder: new StreamDecoder(format, formatModule(format).decodeOptions(sent)), events }
+        held.decoded.decoder.feed(chunk, events)
       } catch {
-        // What cannot be read is the client's to see, as it came.
+        // What cannot be read is the client's to see, as it came (and read again from its first byte).
+        delete held.decoded
         return relayed()
       }
       for (const event of events.slice(from)) {
-        if (event.type === "error" && event.kind !== undefined && PASSING.has(event.kind)) {
+        if (event.type === "error" && event.kind !== undefined) {
+          // A stream-level kind (truncated, malformed) is no provider's failure: no policy moves on from it.
           const options = event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}
-          return settle({
-            ok: false,
-            failure: { error: new ProviderError(event.kind as ProviderErrorKind, event.message, options) },
-          })
+          const failure = { error: new ProviderError(event.kind as ProviderErrorKind, event.message, options) }
+          return policy.movesOn(failure) ? settle({ ok: false, failure }) : relayed()
         }
         if (event.type === "error" || CONTENT.has(event.type)) return relayed()
       }
@@ -257,7 +261,7 @@ export async function relayAnswer(
   const { target } = request
   const { sent } = attempt
   const { answer, type } = attempt.started
-  const tap = new UsageTap(target.upstream.format, type, sent.body)
+  const tap = new UsageTap(target.upstream.format, type, sent.body, attempt.held?.decoded)
   const extra = shared.answerHeaders
     ? await shared.answerHeaders(earlyRecord(request, { dropped: [], sent }))
     : undefined

@@ -20,7 +20,7 @@ import { lastGeneration, RestartGuard } from "./answer-guard.js"
 import { type Attempt, callTarget } from "./attempt.js"
 import { openDeferred, resolveDeferredTools } from "./deferred-tools/index.js"
 import { type AnswerFacts, withEvents } from "./outcome.js"
-import { type HeldStart, holdStart } from "./pass-through.js"
+import { type HeldStart, type HoldPolicy, holdStart } from "./pass-through.js"
 import { promptTokens } from "./prompt-tokens.js"
 import type { RequestContext } from "./request.js"
 import type { RoutePlan } from "./routing.js"
@@ -113,13 +113,13 @@ export async function attemptTranslation(
   shared: GatewayShared,
   signal: CancelSignal,
   headersTimeoutMs?: number,
-  holdMs?: number,
+  hold?: HoldPolicy,
 ): Promise<TranslationAttempt> {
   const plan = resolveDeferredTools(request.decoded, target.upstream.format, request.route.deferredTools)
   const attempt = await openDeferred(request.decoded, {
     plan,
     open: (decoded) =>
-      attemptRound({ ...request, decoded }, target, client, serving, shared, signal, headersTimeoutMs, holdMs),
+      attemptRound({ ...request, decoded }, target, client, serving, shared, signal, headersTimeoutMs, hold),
     joined: (batch) => redactEvents(batch, request.secrets),
   })
   return plan && plan.dropped.length > 0 ? { ...attempt, dropped: [...plan.dropped, ...attempt.dropped] } : attempt
@@ -134,7 +134,7 @@ async function attemptRound(
   shared: GatewayShared,
   signal: CancelSignal,
   headersTimeoutMs: number | undefined,
-  holdMs: number | undefined,
+  hold: HoldPolicy | undefined,
 ): Promise<TranslationAttempt> {
   // Signatures the gateway sealed on earlier answers name their model again, for portability to go by.
   const decoded = { ...request.decoded, messages: unsealMessages(request.decoded.messages) }
@@ -177,8 +177,8 @@ async function attemptRound(
   if (!attempt.ok) return { ...attempt, dropped }
   // Another upstream is left to try: the answer's start is held until it shows content (pass-through.ts).
   let opening: HeldStart | undefined
-  if (holdMs !== undefined) {
-    const start = await holdStart(attempt.started, target.upstream.format, body, holdMs)
+  if (hold) {
+    const start = await holdStart(attempt.started, target.upstream.format, body, hold)
     if (!start.ok) return { ok: false, failure: start.failure, sent: attempt.sent, dropped }
     opening = start.held
   }
@@ -193,7 +193,9 @@ async function attemptRound(
   const inputTokens = await counted
   if (inputTokens !== undefined) encodeOptions.inputTokens = inputTokens
   const { answer } = attempt.started
-  const decoder = new StreamDecoder(target.upstream.format, upstreamModule.decodeOptions(body))
+  // The hold's decoder goes on from where it read to.
+  const decoder =
+    opening?.decoded?.decoder ?? new StreamDecoder(target.upstream.format, upstreamModule.decodeOptions(body))
   const sealer = new SignatureSealer(target.model)
   // Batches go out with every secret redacted from their errors (a key an upstream quoted).
   const seal = (events: StreamEvent[]) => redactEvents(sealer.push(events), request.secrets)
@@ -216,7 +218,8 @@ async function attemptRound(
       pass(out)
     }
     try {
-      for (const chunk of opening?.chunks ?? []) feed(chunk)
+      if (opening?.decoded) pass(opening.decoded.events)
+      else for (const chunk of opening?.chunks ?? []) feed(chunk)
       // What the answer did while it was held and nothing read it: its loss, or its end.
       if (opening?.lost) throw opening.lost
       if (!opening?.ended)

@@ -44,9 +44,12 @@ export interface UpstreamAnswer {
   cutBy(): ProviderError | undefined
 }
 
+/** The host (and port) of a URL a call was made to, as messages name it (parsed only for a message). */
+const hostOf = (url: string) => new URL(url).host
+
 /** The upstream took too long to connect, to send its answer's headers, or stayed silent too long. */
 export function timeoutError(what: "connect" | "headers" | "idle", ms: number, url: string): ProviderError {
-  const host = new URL(url).host
+  const host = hostOf(url)
   const message =
     what === "connect"
       ? `the upstream at ${host} did not accept a connection within ${ms} ms`
@@ -104,7 +107,7 @@ export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
     try {
       outgoing = send({ ...url, method: req.method, headers: req.headers })
     } catch (error) {
-      reject(new ProviderError("invalid-request", `cannot call ${new URL(req.url).host}: ${(error as Error).message}`))
+      reject(new ProviderError("invalid-request", `cannot call ${hostOf(req.url)}: ${(error as Error).message}`))
       return
     }
     // The client going away destroys the call and its answer. A listener of our own rather than the `signal`
@@ -147,7 +150,7 @@ export function callUpstream(req: UpstreamRequest): Promise<UpstreamAnswer> {
       fail(
         new ProviderError(
           "network",
-          `the upstream at ${new URL(req.url).host} failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+          `the upstream at ${hostOf(req.url)} failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
           { cause: error },
         ),
       )

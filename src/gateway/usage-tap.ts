@@ -34,13 +34,21 @@ export class UsageTap {
   /** The side decoder failed on the answer: the rest is forwarded unread (the record goes without what follows). */
   #broken = false
 
-  /** `sent`: the request's body as it went upstream (what the decoder expects of the answer depends on it). */
+  /**
+   * `sent`: the request's body as it went upstream (what the decoder expects of the answer depends on it);
+   * `begun`: a stream's decoder that read its first chunks already, with their events (a held start's).
+   */
   constructor(
     private readonly format: WireFormat,
     contentType: string,
     private readonly sent: unknown,
+    begun?: { decoder: StreamDecoder; events: StreamEvent[] },
   ) {
     this.#streamed = /event-stream/i.test(contentType)
+    if (begun) {
+      this.#sse = begun.decoder
+      this.#events = begun.events
+    }
   }
 
   /** What the answer's decoder expects, from the request as sent. */
