@@ -2,7 +2,8 @@
 // answer every request), measured in the same run as calling the upstream directly and as claude-code-router
 // 2.0.0 (a child process too, same machine, same upstream).
 // 1. Added latency, p50 and p99: a small same-format Anthropic request, and an Anthropic → OpenAI Chat
-//    translation of a 200-message (~100k-token) history, where claude-code-router does the same translation.
+//    translation of a 200-message (~100k-token) history, where claude-code-router does the same translation; each
+//    round calls the upstream directly first, then the proxies in an order that rotates by round.
 // 2. Cache: bench/fit's generated history replayed for 200 turns by an Anthropic client (no cache markers of its
 //    own) through a translate route with `cache: "optimize"` to an Anthropic upstream that bills like one (the
 //    replay server's cache simulation, 15 s between turns on its clock).
