@@ -151,14 +151,13 @@ export async function decide(
     const target = upstreamTarget(plan.upstream, plan.model, callFor(plan.mode), serving.env, keys)
     const named = namedConversation(headers)
     const secrets = requestSecrets(sentKey, settings.token, target.key)
-    // A generation falls back (a count asks the first upstream only); every upstream's key is a secret of the request.
-    const fallbacks =
-      plan.fallbacks && !counting
-        ? plan.fallbacks.map((step) => ({
-            step,
-            target: upstreamTarget(step.upstream, step.model, callFor(step.mode), serving.env, keys),
-          }))
-        : undefined
+    // Every upstream's key is a secret of the request (a count falls back as a generation does).
+    const fallbacks = plan.fallbacks
+      ? plan.fallbacks.map((step) => ({
+          step,
+          target: upstreamTarget(step.upstream, step.model, callFor(step.mode), serving.env, keys),
+        }))
+      : undefined
     if (fallbacks) for (const f of fallbacks) secrets.push(f.target.key)
     const decided: DecidedRequest = {
       ...arrived,

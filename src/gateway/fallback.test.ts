@@ -16,7 +16,13 @@ import { logLine } from "./log.js"
 import type { GatewayRecord } from "./record.js"
 import { type Gateway, startGateway } from "./server.js"
 import { MemoryStateStore } from "./state-store.js"
-import { type FaultUpstream, okText, refusingUrl, startFaultUpstream } from "./test-helpers/fault-upstream.js"
+import {
+  countedBy,
+  type FaultUpstream,
+  okText,
+  refusingUrl,
+  startFaultUpstream,
+} from "./test-helpers/fault-upstream.js"
 import { traceInputOf } from "./traces.js"
 
 const START = Date.UTC(2026, 11, 4, 9)
@@ -419,6 +425,65 @@ describe("a context overflow", () => {
       { upstream: "spare", model: "big-claude-sonnet-4-5", error: "window-too-small" },
       { upstream: "chat", model: "gpt-4.1", status: 200 },
     ])
+  })
+})
+
+describe("token counts", () => {
+  const messages = [{ role: "user" as const, content: "count these words" }]
+
+  it("a forwarded count moves on from a refused connection and from a 529, naming the chain", async () => {
+    const refusedCount = await anthropic().messages.countTokens({ model: "refused-c", messages }).withResponse()
+    expect(refusedCount.data.input_tokens).toBe(countedBy("spare"))
+    expect(refusedCount.response.headers.get(ATTEMPTS_HEADER)).toBe("down/refused-c network, spare/refused-c 200")
+    main.script({ status: 529 })
+    const before = records.length
+    const overloaded = await anthropic().messages.countTokens({ model: "claude-c", messages }).withResponse()
+    expect(overloaded.data.input_tokens).toBe(countedBy("spare"))
+    expect(overloaded.response.headers.get(ATTEMPTS_HEADER)).toBe("main/claude-c server, spare/claude-c 200")
+    await until(() => records.length > before)
+    expect(records.at(-1)).toMatchObject({ upstream: { name: "spare" } })
+    expect(records.at(-1)!.attempts).toEqual([
+      { upstream: "main", model: "claude-c", status: 529, error: "server" },
+      { upstream: "spare", model: "claude-c", status: 200 },
+    ])
+  })
+
+  it("a count refused with a 400 is the client's, and no other upstream is asked", async () => {
+    main.script({ status: 400, message: "bad count" })
+    const asked = spare.bodies.length
+    const error = await anthropic()
+      .messages.countTokens({ model: "claude-c400", messages })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError)
+    expect((error as Error).message).toContain("bad count")
+    expect(spare.bodies.length).toBe(asked)
+  })
+
+  it("a count falls back to an upstream in another wire format, counted there as it would be sent", async () => {
+    main.script({ status: 503 })
+    const { data, response } = await anthropic().messages.countTokens({ model: "cross-c", messages }).withResponse()
+    // OpenAI Chat has no counting endpoint: promptline counts the request as encoded for it.
+    expect(data.input_tokens).toBeGreaterThan(0)
+    expect(data.input_tokens).not.toBe(countedBy("main"))
+    expect(response.headers.get(ATTEMPTS_HEADER)).toBe("main/cross-c server, chat/gpt-4.1 200")
+  })
+
+  it("a translated count (a Gemini client) moves on from an error status and from an upstream that sends nothing in time", async () => {
+    const genai = new GoogleGenAI({ apiKey: "client-key", httpOptions: { baseUrl: gateway.urls.gemini } })
+    main.script({ status: 500 })
+    const failed = await genai.models.countTokens({ model: "claude-gemini", contents: "count these words" })
+    expect(failed.totalTokens).toBe(countedBy("spare"))
+    main.script("hang")
+    const before = records.length
+    const hung = await genai.models.countTokens({ model: "claude-gemini", contents: "count these words" })
+    expect(hung.totalTokens).toBe(countedBy("spare"))
+    await until(() => records.length > before)
+    expect(records.at(-1)!.attempts).toEqual([
+      { upstream: "main", model: "claude-gemini", error: "network" },
+      { upstream: "spare", model: "claude-gemini", status: 200 },
+    ])
+    // The count was translated for each upstream: Anthropic's counting request, with the client's words.
+    expect(JSON.stringify(spare.bodies.at(-1))).toContain("count these words")
   })
 })
 

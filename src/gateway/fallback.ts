@@ -8,14 +8,16 @@
  * `x-promptline-attempts` header and in the record. The request's body was read whole before the first attempt,
  * so every attempt sends the same bytes. The stream of an upstream that is not the route's last is held until it
  * shows content (forwarded or translated): an error it reports before that (an overload inside a 200 stream) moves
- * on too.
+ * on too. A token count falls back the same way: forwarded as it came, or counted for each upstream in that
+ * upstream's own format (count.ts).
  */
 import { resolveModel } from "../models/resolve.js"
-import type { ProviderError } from "../providers/errors.js"
+import { ProviderError } from "../providers/errors.js"
 import { formatModule } from "../providers/formats.js"
 import type { AttemptFailure, StartedAnswer } from "./attempt.js"
 import type { Admission } from "./breaker.js"
 import { conversationKey } from "./conversation-key.js"
+import { answerCount, countFor, countingAnswer } from "./count.js"
 import { GatewayError } from "./errors.js"
 import type { PipelineResult, RecordAttempt, RecordedBody } from "./outcome.js"
 import {
@@ -76,10 +78,11 @@ function statusOf(error: ProviderError | GatewayError): number | undefined {
   return error instanceof GatewayError ? error.status : error.status
 }
 
-/** One step's attempt in its mode: the answer that began, or the failure. */
+/** One step's attempt in its mode: the answer that began (a translated count: its tokens), or the failure. */
 type StepAttempt =
   | { ok: true; mode: "same-format"; started: StartedAnswer; sent: RecordedBody; held?: HeldStart }
   | { ok: true; mode: "translate"; started: Translation; sent: RecordedBody; dropped: readonly string[] }
+  | { ok: true; mode: "count"; tokens: number }
   | { ok: false; failure: AttemptFailure; sent?: RecordedBody; dropped: readonly string[] }
 
 /** The attempts header: `name/model outcome` per upstream, in order. */
@@ -129,8 +132,17 @@ export async function fallBack(
         : { ok: false, failure: start.failure, sent: made.sent, dropped: [] }
     }
     translated ??= decodeFor(request)
-    const client = { body: request.body, path: request.api.route }
     const stepRequest = { ...translated, route: { ...translated.route, ...step } }
+    if (request.kind === "counting") {
+      try {
+        const tokens = await countFor(stepRequest, target, serving, shared, signal.signal, headersTimeoutMs)
+        return { ok: true, mode: "count", tokens }
+      } catch (error) {
+        if (error instanceof ProviderError) return { ok: false, failure: { error }, dropped: [] }
+        throw error
+      }
+    }
+    const client = { body: request.body, path: request.api.route }
     const made = await attemptTranslation(stepRequest, target, client, serving, shared, signal, headersTimeoutMs, hold)
     return made.ok ? { ...made, mode: "translate" } : made
   }
@@ -182,12 +194,14 @@ export async function fallBack(
       const learned =
         made.mode === "same-format"
           ? await relayAnswer(answering, made, reply, shared)
-          : await writeTranslation(
-              { ...(translated as TranslatedRequest), route: answering.route, target },
-              made,
-              reply,
-              shared,
-            )
+          : made.mode === "count"
+            ? answerCount(reply, countingAnswer(request), made.tokens)
+            : await writeTranslation(
+                { ...(translated as TranslatedRequest), route: answering.route, target },
+                made,
+                reply,
+                shared,
+              )
       return { ...learned, chain: { attempts, ...(index > 0 ? { answered: step } : {}) } }
     }
     const cause = fallbackCause(made.failure)

@@ -382,6 +382,7 @@ function runPipeline(
       if (decision.request.fallbacks) return fallBack(decision.request, reply, serving, shared)
       return translate(decision.request, reply, serving, shared)
     case "count":
+      if (decision.request.fallbacks) return fallBack(decision.request, reply, serving, shared)
       return countTranslated(decision.request, reply, serving, shared)
   }
 }

@@ -3,7 +3,8 @@
  * which answers each request with the next step of its script (then `ok` once the script is used up). `ok` answers
  * with the text `from <name>` in the format's own stream or whole body (written by the format's encoders); the
  * other steps fail in one way (an error status with the provider's JSON error, headers that never come, or an
- * answer cut after its first event) or answer `ok` late, once the test lets them. It keeps every request's body and model.
+ * answer cut after its first event) or answer `ok` late, once the test lets them. A counting request's `ok` is a
+ * count of the upstream's own (countedBy). It keeps every request's body and model.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -40,6 +41,9 @@ export interface FaultUpstream {
 
 /** The text an `ok` answer of upstream `name` carries. */
 export const okText = (name: string) => `from ${name}`
+
+/** The token count upstream `name` answers a counting request with (one of its own: the sum of its name's codes). */
+export const countedBy = (name: string) => [...name].reduce((sum, c) => sum + c.charCodeAt(0), 0)
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = []
@@ -92,8 +96,16 @@ export async function startFaultUpstream(name: string, format: BuiltInWireFormat
       res.end(JSON.stringify(error))
       return
     }
+    const path = req.url ?? ""
+    if (/count_tokens|input_tokens|:countTokens/.test(path)) {
+      // A token count, in the counting answer of the path's API.
+      const tokens = countedBy(name)
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify(path.includes(":countTokens") ? { totalTokens: tokens } : { input_tokens: tokens }))
+      return
+    }
     const model = String(body.model ?? "m")
-    const streamed = body.stream === true || (req.url ?? "").includes("stream")
+    const streamed = body.stream === true || path.includes("stream")
     const options = { model, created: 0, includeUsage: true, request: body }
     if (!streamed) {
       res.writeHead(200, { "content-type": "application/json" })
