@@ -487,32 +487,57 @@ describe("token counts", () => {
   })
 })
 
-describe("what is not replayed", () => {
-  it("a Responses WebSocket uses its route's first upstream only: its failure is the client's, no fallback", async () => {
-    main.script({ status: 500, message: "main is down" })
-    const asked = spare.bodies.length
+describe("the Responses WebSocket", () => {
+  /** Sends one `response.create` on a new connection; the events it got until the response ended or failed. */
+  async function respond(model: string): Promise<{ type: string }[]> {
     const socket = new ResponsesWS(new OpenAI({ apiKey: "client-key", baseURL: gateway.urls.openai, maxRetries: 0 }))
     socket.on("error", () => {})
     try {
       await new Promise<void>((resolve) => socket.socket.on("open", () => resolve()))
-      const before = records.length
       const events: { type: string }[] = []
       await new Promise<void>((resolve) => {
         socket.on("event", (event) => {
           events.push(event as { type: string })
           if (["response.completed", "response.failed", "error"].includes((event as { type: string }).type)) resolve()
         })
-        socket.send({ type: "response.create", model: "claude-ws", input: "hi", store: false } as never)
+        socket.send({ type: "response.create", model, input: "hi", store: false } as never)
       })
-      expect(events.map((e) => e.type)).not.toContain("response.completed")
-      expect(JSON.stringify(events)).toContain("main is down")
-      expect(spare.bodies.length).toBe(asked)
-      await until(() => records.length > before)
-      expect(records.at(-1)!.upstream?.name).toBe("main")
-      expect(records.at(-1)!.attempts).toBeUndefined()
+      return events
     } finally {
       socket.close()
     }
+  }
+
+  it("a translated response falls back as an HTTP request does, the chain in its record", async () => {
+    main.script({ status: 500, message: "main is down" })
+    const before = records.length
+    const events = await respond("claude-ws")
+    expect(events.map((e) => e.type)).toContain("response.completed")
+    expect(JSON.stringify(events)).toContain(okText("spare"))
+    expect(JSON.stringify(events)).not.toContain("main is down")
+    await until(() => records.length > before)
+    const record = records.at(-1)!
+    expect(record.transport).toBe("websocket")
+    expect(record.upstream?.name).toBe("spare")
+    expect(record.attempts).toEqual([
+      { upstream: "main", model: "claude-ws", status: 500, error: "server" },
+      { upstream: "spare", model: "claude-ws", status: 200 },
+    ])
+  })
+
+  it("tells the client the last upstream's error when every one failed, and asks none after a 400", async () => {
+    main.script({ status: 503, message: "main is down" })
+    spare.script({ status: 503, message: "spare is down too" })
+    const failed = await respond("claude-ws")
+    expect(failed.map((e) => e.type)).not.toContain("response.completed")
+    expect(JSON.stringify(failed)).toContain("spare is down too")
+    // Past the rest those failures began: main is asked again.
+    now += 3_600_000
+    main.script({ status: 400, message: "bad field" })
+    const asked = spare.bodies.length
+    const refused = await respond("claude-ws")
+    expect(JSON.stringify(refused)).toContain("bad field")
+    expect(spare.bodies.length).toBe(asked)
   })
 })
 

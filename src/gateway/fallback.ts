@@ -29,7 +29,7 @@ import {
   relayAnswer,
 } from "./pass-through.js"
 import type { HttpReply } from "./reply.js"
-import type { DecidedRequest, TranslatedRequest } from "./request.js"
+import type { DecidedRequest, RouteLink, TranslatedRequest } from "./request.js"
 import type { RouteStep } from "./routing.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
 import type { UpstreamTarget } from "./target.js"
@@ -78,76 +78,79 @@ function statusOf(error: ProviderError | GatewayError): number | undefined {
   return error instanceof GatewayError ? error.status : error.status
 }
 
-/** One step's attempt in its mode: the answer that began (a translated count: its tokens), or the failure. */
-type StepAttempt =
-  | { ok: true; mode: "same-format"; started: StartedAnswer; sent: RecordedBody; held?: HeldStart }
-  | { ok: true; mode: "translate"; started: Translation; sent: RecordedBody; dropped: readonly string[] }
-  | { ok: true; mode: "count"; tokens: number }
-  | { ok: false; failure: AttemptFailure; sent?: RecordedBody; dropped: readonly string[] }
+/** An answer that began on one link, in its mode (a translated count: its tokens). */
+type Began =
+  | { mode: "same-format"; started: StartedAnswer; sent: RecordedBody; held?: HeldStart }
+  | { mode: "translate"; started: Translation; sent: RecordedBody; dropped: readonly string[] }
+  | { mode: "count"; tokens: number }
+
+/** The status the record shows of an answer that began: a forwarded one's own, 200 for the others. */
+const answerStatus = (made: Began) => (made.mode === "same-format" ? made.started.answer.status : 200)
 
 /** The attempts header: `name/model outcome` per upstream, in order. */
 export function attemptsHeader(attempts: readonly RecordAttempt[]): string {
   return attempts.map((a) => `${a.upstream}/${a.model} ${a.error ?? a.status ?? "-"}`).join(", ")
 }
 
-/** Runs a request along its route's upstreams until one answer begins, then writes that answer. */
-export async function fallBack(
-  request: DecidedRequest,
-  reply: HttpReply,
-  serving: ServingConfig,
-  shared: GatewayShared,
-): Promise<PipelineResult> {
-  const { settings } = serving
-  const policy = settings.fallback
-  const signal = reply.gone
-  const links: { step: RouteStep; target: UpstreamTarget }[] = [
-    { step: request.route, target: request.target },
-    ...(request.fallbacks ?? []),
-  ]
+/** The links of a decided request's route: the first upstream's, then each fallback's. */
+export function linksOf(request: {
+  route: RouteStep
+  target: UpstreamTarget
+  fallbacks?: readonly RouteLink[]
+}): RouteLink[] {
+  return [{ step: request.route, target: request.target }, ...(request.fallbacks ?? [])]
+}
+
+/** How one attempt along a route ended: the answer that began (`made`), or the failure. */
+export type Tried<Made> =
+  | { ok: true; made: Made }
+  | { ok: false; failure: AttemptFailure; sent?: RecordedBody; dropped: readonly string[] }
+
+/** The last failure of a chain, with the mode of the attempt that failed. */
+export type LastFailure = Extract<Tried<never>, { ok: false }> & { mode: RouteStep["mode"] }
+
+/** How a request went along its route: an answer that began on `link`, or none, with every attempt in order. */
+export type AlongRoute<Made> =
+  | { ok: true; made: Made; link: RouteLink; index: number; attempts: RecordAttempt[] }
+  | {
+      ok: false
+      /** The last failure (absent: every upstream was passed over). */
+      last?: LastFailure
+      attempts: RecordAttempt[]
+      /** The client went away while a `retry-after` was waited out. */
+      gone?: { dropped: readonly string[] }
+      /** The earliest end of a rest among the upstreams passed over. */
+      restingUntil?: number
+    }
+
+/**
+ * Tries a request along its route's links, in order, until one answer begins (the fallback policy of the module
+ * header: which failures move on, `retry-after`, the breaker, a larger window after an overflow). `attempt` makes
+ * one link's attempt: `hold`, when given, holds a stream's start (another upstream is left), and
+ * `headersTimeoutMs` bounds the wait for its headers. `status` is what the record shows of an answer that began.
+ */
+export async function attemptAlong<Made>(
+  links: readonly RouteLink[],
+  attempt: (
+    link: RouteLink,
+    hold: HoldPolicy | undefined,
+    headersTimeoutMs: number | undefined,
+  ) => Promise<Tried<Made>>,
+  status: (made: Made) => number,
+  context: { serving: ServingConfig; shared: GatewayShared; signal: CancelSignal },
+): Promise<AlongRoute<Made>> {
+  const { serving, shared, signal } = context
+  const policy = serving.settings.fallback
   const attempts: RecordAttempt[] = []
   const windowOf = (step: RouteStep) =>
     resolveModel(step.model, { provider: step.upstream.provider, models: serving.models }).model.contextWindow
-  let translated: TranslatedRequest | undefined = request.decoded ? (request as TranslatedRequest) : undefined
-  let last:
-    | { failure: AttemptFailure; mode: RouteStep["mode"]; sent?: RecordedBody; dropped: readonly string[] }
-    | undefined
+  let last: LastFailure | undefined
   /** A context overflow asks for a model window above this one. */
   let windowAbove: number | undefined
   let restingUntil: number | undefined
 
-  /** One step's attempt; `hold`: an upstream is left to try, so a stream's start is held until its content. */
-  const attempt = async (
-    step: RouteStep,
-    target: UpstreamTarget,
-    hold: HoldPolicy | undefined,
-    headersTimeoutMs?: number,
-  ): Promise<StepAttempt> => {
-    if (step.mode === "same-format") {
-      const made = await attemptPassThrough(request, target, settings, signal, headersTimeoutMs)
-      if (!made.ok) return { ...made, dropped: [] }
-      if (!hold) return { ...made, mode: "same-format" }
-      const start = await holdStart(made.started, target.upstream.format, made.sent.body, hold)
-      return start.ok
-        ? { ...made, mode: "same-format", held: start.held }
-        : { ok: false, failure: start.failure, sent: made.sent, dropped: [] }
-    }
-    translated ??= decodeFor(request)
-    const stepRequest = { ...translated, route: { ...translated.route, ...step } }
-    if (request.kind === "counting") {
-      try {
-        const tokens = await countFor(stepRequest, target, serving, shared, signal.signal, headersTimeoutMs)
-        return { ok: true, mode: "count", tokens }
-      } catch (error) {
-        if (error instanceof ProviderError) return { ok: false, failure: { error }, dropped: [] }
-        throw error
-      }
-    }
-    const client = { body: request.body, path: request.api.route }
-    const made = await attemptTranslation(stepRequest, target, client, serving, shared, signal, headersTimeoutMs, hold)
-    return made.ok ? { ...made, mode: "translate" } : made
-  }
-
-  for (const [index, { step, target }] of links.entries()) {
+  for (const [index, link] of links.entries()) {
+    const { step } = link
     const name = step.upstream.name
     if (windowAbove !== undefined && !(windowOf(step) > windowAbove)) {
       attempts.push({ upstream: name, model: step.model, error: "window-too-small" })
@@ -165,48 +168,32 @@ export async function fallBack(
     const headersTimeoutMs = another ? policy.headersTimeoutMs : undefined
     const hold = another ? { ms: policy.headersTimeoutMs, movesOn: MOVES_ON } : undefined
     // A throw (a body no encoder can take) ends the request; a half-open probe it held is let go first.
-    const guarded = (timeout?: number) =>
-      attempt(step, target, hold, timeout).catch((error: unknown) => {
+    const guarded = () =>
+      attempt(link, hold, headersTimeoutMs).catch((error: unknown) => {
         shared.breaker.released(name, admitted)
         throw error
       })
-    let made = await guarded(headersTimeoutMs)
+    let made = await guarded()
     let wait = made.ok ? undefined : retryAfterOf(made.failure.error)
     if (!made.ok && wait !== undefined && wait <= policy.retryAfterMaxMs && fallbackCause(made.failure) !== undefined) {
       attempts.push({ upstream: name, model: step.model, ...failureFields(made.failure) })
       await pause(wait, signal)
       if (signal.aborted) {
         shared.breaker.released(name, admitted)
-        return { facts: {}, dropped: made.dropped, chain: { attempts } }
+        return { ok: false, attempts, gone: { dropped: made.dropped } }
       }
-      made = await guarded(headersTimeoutMs)
+      made = await guarded()
       wait = undefined
     }
     if (made.ok) {
       await shared.breaker.succeeded(name, admitted)
-      attempts.push({
-        upstream: name,
-        model: step.model,
-        status: made.mode === "same-format" ? made.started.answer.status : 200,
-      })
-      reply.res.setHeader(ATTEMPTS_HEADER, attemptsHeader(attempts))
-      const answering = { ...request, route: { ...request.route, ...step }, target }
-      const learned =
-        made.mode === "same-format"
-          ? await relayAnswer(answering, made, reply, shared)
-          : made.mode === "count"
-            ? answerCount(reply, countingAnswer(request), made.tokens)
-            : await writeTranslation(
-                { ...(translated as TranslatedRequest), route: answering.route, target },
-                made,
-                reply,
-                shared,
-              )
-      return { ...learned, chain: { attempts, ...(index > 0 ? { answered: step } : {}) } }
+      attempts.push({ upstream: name, model: step.model, status: status(made.made) })
+      return { ok: true, made: made.made, link, index, attempts }
     }
     const cause = fallbackCause(made.failure)
     attempts.push({ upstream: name, model: step.model, ...failureFields(made.failure) })
-    last = { failure: made.failure, mode: step.mode, dropped: made.dropped, ...(made.sent ? { sent: made.sent } : {}) }
+    const { failure, dropped, sent } = made
+    last = { ok: false, failure, mode: step.mode, dropped, ...(sent ? { sent } : {}) }
     if (cause === "network" || cause === "server" || cause === "rate-limit") {
       if (wait !== undefined && wait > policy.retryAfterMaxMs) await shared.breaker.rest(name, shared.clock() + wait)
       else await shared.breaker.failed(name, admitted)
@@ -214,20 +201,93 @@ export async function fallBack(
     if (cause === undefined || signal.aborted) break
     if (cause === "context-overflow") windowAbove = Math.max(windowAbove ?? 0, windowOf(step))
   }
+  return {
+    ok: false,
+    attempts,
+    ...(last ? { last } : {}),
+    ...(restingUntil !== undefined ? { restingUntil } : {}),
+  }
+}
 
+/** The error of a chain whose every upstream was passed over (resting, or too small for an overflow): a 503. */
+export function passedOver(attempts: readonly RecordAttempt[], restingUntil: number | undefined, now: number) {
+  return new GatewayError(
+    {
+      kind: "server",
+      message: `no upstream of this route could be asked: ${attemptsHeader(attempts)}`,
+      ...(restingUntil !== undefined ? { retryAfterMs: Math.max(0, restingUntil - now) } : {}),
+    },
+    503,
+  )
+}
+
+/** Runs a request along its route's upstreams until one answer begins, then writes that answer. */
+export async function fallBack(
+  request: DecidedRequest,
+  reply: HttpReply,
+  serving: ServingConfig,
+  shared: GatewayShared,
+): Promise<PipelineResult> {
+  const { settings } = serving
+  const signal = reply.gone
+  let translated: TranslatedRequest | undefined = request.decoded ? (request as TranslatedRequest) : undefined
+
+  /** One link's attempt in its mode. */
+  const attempt = async (
+    { step, target }: RouteLink,
+    hold: HoldPolicy | undefined,
+    headersTimeoutMs: number | undefined,
+  ): Promise<Tried<Began>> => {
+    if (step.mode === "same-format") {
+      const made = await attemptPassThrough(request, target, settings, signal, headersTimeoutMs)
+      if (!made.ok) return { ...made, dropped: [] }
+      if (!hold) return { ok: true, made: { ...made, mode: "same-format" } }
+      const start = await holdStart(made.started, target.upstream.format, made.sent.body, hold)
+      return start.ok
+        ? { ok: true, made: { ...made, mode: "same-format", held: start.held } }
+        : { ok: false, failure: start.failure, sent: made.sent, dropped: [] }
+    }
+    translated ??= decodeFor(request)
+    const stepRequest = { ...translated, route: { ...translated.route, ...step } }
+    if (request.kind === "counting") {
+      try {
+        const tokens = await countFor(stepRequest, target, serving, shared, signal.signal, headersTimeoutMs)
+        return { ok: true, made: { mode: "count", tokens } }
+      } catch (error) {
+        if (error instanceof ProviderError) return { ok: false, failure: { error }, dropped: [] }
+        throw error
+      }
+    }
+    const client = { body: request.body, path: request.api.route }
+    const made = await attemptTranslation(stepRequest, target, client, serving, shared, signal, headersTimeoutMs, hold)
+    return made.ok ? { ok: true, made: { ...made, mode: "translate" } } : made
+  }
+
+  const along = await attemptAlong(linksOf(request), attempt, answerStatus, { serving, shared, signal })
+  const { attempts } = along
   reply.res.setHeader(ATTEMPTS_HEADER, attemptsHeader(attempts))
+  if (along.ok) {
+    const { made, link, index } = along
+    const { step, target } = link
+    const answering = { ...request, route: { ...request.route, ...step }, target }
+    const learned =
+      made.mode === "same-format"
+        ? await relayAnswer(answering, made, reply, shared)
+        : made.mode === "count"
+          ? answerCount(reply, countingAnswer(request), made.tokens)
+          : await writeTranslation(
+              { ...(translated as TranslatedRequest), route: answering.route, target },
+              made,
+              reply,
+              shared,
+            )
+    return { ...learned, chain: { attempts, ...(index > 0 ? { answered: step } : {}) } }
+  }
   const chain = { attempts }
+  if (along.gone) return { facts: {}, dropped: along.gone.dropped, chain }
+  const { last } = along
   if (!last) {
-    // Every upstream was passed over: resting, or too small for an overflow no upstream was asked with.
-    const error = new GatewayError(
-      {
-        kind: "server",
-        message: `no upstream of this route could be asked: ${attemptsHeader(attempts)}`,
-        ...(restingUntil !== undefined ? { retryAfterMs: Math.max(0, restingUntil - shared.clock()) } : {}),
-      },
-      503,
-    )
-    reply.failWith(error, request.secrets)
+    reply.failWith(passedOver(attempts, along.restingUntil, shared.clock()), request.secrets)
     return { facts: {}, dropped: [], chain }
   }
   // The last failure is the client's: the provider's own error as it came (same-format), else in the client's shape.

@@ -62,11 +62,11 @@ export interface DecidedRequest extends RequestContext {
   readonly route: RoutePlan
   readonly target: UpstreamTarget
   /** The route's other upstreams, in the order they are tried, each with its target (absent: the route has one). */
-  readonly fallbacks?: readonly FallbackTarget[]
+  readonly fallbacks?: readonly RouteLink[]
 }
 
-/** An upstream a request falls back to: the route's step and the target of its call. */
-export interface FallbackTarget {
+/** One upstream of a request's route: the route's step and the target of its call (fallback.ts tries them in order). */
+export interface RouteLink {
   readonly step: RouteStep
   readonly target: UpstreamTarget
 }

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from "node:http"
 import { namedConversation } from "./conversation-key.js"
 import type { GatewayRecord } from "./record.js"
-import type { RequestContext } from "./request.js"
+import type { RequestContext, RouteLink } from "./request.js"
 import { type GatewayMode, isRefusal, planRoute, type RouteRefusal } from "./routing.js"
 import { clientKey, requestSecrets } from "./secrets.js"
 import type { GatewayShared, ServingConfig } from "./serving.js"
@@ -35,8 +35,13 @@ export interface SocketConnection {
   url: URL
 }
 
-/** A `response.create` decided: routed, with its target and secrets. */
-export type SocketRequest = RequestContext & Required<Pick<RequestContext, "route" | "target">>
+/**
+ * A `response.create` decided: routed, with its target and secrets, and on a translating route its other
+ * upstreams, each with its target (a relayed connection stays with its first upstream, whose connection holds the
+ * conversation).
+ */
+export type SocketRequest = RequestContext &
+  Required<Pick<RequestContext, "route" | "target">> & { readonly fallbacks?: readonly RouteLink[] }
 
 /**
  * Decides one `response.create` of a connection: the route its model takes, and the target of its upstream call
@@ -69,6 +74,16 @@ export function socketRequest(
   const keys = { clientKey: clientKey(req.headers, url.searchParams), tokenInUse: token !== undefined }
   const target = upstreamTarget(route.upstream, route.model, call, serving.env, keys)
   const named = namedConversation(req.headers)
+  const secrets = requestSecrets(keys.clientKey, token, target.key)
+  // Each response of a translating connection is an HTTP call: it falls back as one, every step translated.
+  const fallbacks =
+    route.mode === "translate" && route.fallbacks
+      ? route.fallbacks.map((step) => ({
+          step: { ...step, mode: "translate" as const },
+          target: upstreamTarget(step.upstream, step.model, call, serving.env, keys),
+        }))
+      : undefined
+  if (fallbacks) for (const f of fallbacks) secrets.push(f.target.key)
   return {
     ...arrival(),
     transport: "websocket",
@@ -77,9 +92,10 @@ export function socketRequest(
     headers: req.headers,
     body: event,
     model,
-    secrets: requestSecrets(keys.clientKey, token, target.key),
+    secrets,
     route,
     target,
+    ...(fallbacks ? { fallbacks } : {}),
     ...(named !== undefined ? { conversationKey: named } : {}),
   }
 }

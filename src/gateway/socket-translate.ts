@@ -1,8 +1,8 @@
 /**
  * Translate mode over the Responses WebSocket: each `response.create` is rebuilt into a whole Responses request
  * (the connection's conversation before its new input, when it names `previous_response_id`), translated to the
- * route's upstream over HTTP as a POST would be, and the answer written as the Responses stream events, one JSON
- * message each, by the same encoder the HTTP stream uses. Responses run one at a time, in the order the client
+ * route's upstream over HTTP as a POST would be (falling back along the route's upstreams as a POST does), and the
+ * answer written as the Responses stream events, one JSON message each, by the same encoder the HTTP stream uses. Responses run one at a time, in the order the client
  * sent them; a closed connection aborts the running one and frees the conversation.
  */
 import type { WebSocket } from "ws"
@@ -14,14 +14,21 @@ import type { StreamEvent } from "../providers/stream.js"
 import type { ErrorInput } from "../providers/types.js"
 import { conversationKey } from "./conversation-key.js"
 import { errorAnswer, errorInputOf, GatewayError } from "./errors.js"
-import { type ClientSide, NOTHING_LEARNED, outcomeOf, type PipelineResult } from "./outcome.js"
+import { attemptAlong, linksOf, passedOver, type Tried } from "./fallback.js"
+import { type ClientSide, NOTHING_LEARNED, outcomeOf, type PipelineResult, type RecordedBody } from "./outcome.js"
 import { recordOf } from "./record.js"
 import type { RequestContext } from "./request.js"
 import { redactText } from "./secrets.js"
 import type { ServingConfig } from "./serving.js"
 import { SocketConversation } from "./socket-conversation.js"
 import type { SocketGateway, SocketRequest } from "./socket-request.js"
-import { attemptTranslation } from "./translation.js"
+import {
+  attemptTranslation,
+  type ClientAsk,
+  type TranslatingRequest,
+  type Translation,
+  type TranslationAttempt,
+} from "./translation.js"
 
 /** The most `response.create` events that may wait behind the running one on a connection. */
 export const MAX_WAITING_RESPONSES = 16
@@ -147,9 +154,9 @@ export class SocketTranslator {
       const translating = { ...request, decoded, ...(key !== undefined ? { conversationKey: key } : {}) }
       known = translating
       const client = { body: rebuilt.body, path: { stream: true } }
-      const attempt = await attemptTranslation(translating, request.target, client, serving, shared, abort.signal)
-      learned = { facts: {}, dropped: attempt.dropped, ...(attempt.sent ? { sent: attempt.sent } : {}) }
-      if (!attempt.ok) throw attempt.failure.error
+      const attempt = await this.#attempt(translating, client, serving, abort.signal)
+      learned = attempt.learned
+      if (!attempt.ok) throw attempt.error
       const written = new ResponsesStreamEncoder({ ...attempt.started.encodeOptions, id })
       let facts = await attempt.started.read((batch) => this.#write(side, written, batch))
       this.#write(side, written, [], true)
@@ -177,6 +184,71 @@ export class SocketTranslator {
       const asKnown = known
       this.gateway.finish(() => recordOf(asKnown, outcome))
     }
+  }
+
+  /**
+   * The response's upstream call: to the route's upstream, or along the route's upstreams as an HTTP request
+   * goes (fallback.ts), each translated for; what was learned of it so far, for the record.
+   */
+  async #attempt(
+    request: SocketRequest & TranslatingRequest,
+    client: ClientAsk,
+    serving: ServingConfig,
+    signal: AbortSignal,
+  ): Promise<
+    { ok: true; started: Translation; learned: PipelineResult } | { ok: false; error: unknown; learned: PipelineResult }
+  > {
+    const { shared } = this.gateway
+    const learnedOf = (made: { dropped: readonly string[]; sent?: RecordedBody }, chain?: PipelineResult["chain"]) => ({
+      facts: {},
+      dropped: made.dropped,
+      ...(made.sent ? { sent: made.sent } : {}),
+      ...(chain ? { chain } : {}),
+    })
+    if (!request.fallbacks) {
+      const made = await attemptTranslation(request, request.target, client, serving, shared, signal)
+      return made.ok
+        ? { ok: true, started: made.started, learned: learnedOf(made) }
+        : { ok: false, error: made.failure.error, learned: learnedOf(made) }
+    }
+    const along = await attemptAlong(
+      linksOf(request),
+      async ({ step, target }, hold, headersTimeoutMs): Promise<Tried<TranslationAttempt & { ok: true }>> => {
+        const stepRequest = { ...request, route: { ...request.route, ...step } }
+        const made = await attemptTranslation(
+          stepRequest,
+          target,
+          client,
+          serving,
+          shared,
+          signal,
+          headersTimeoutMs,
+          hold,
+        )
+        return made.ok ? { ok: true, made } : made
+      },
+      () => 200,
+      { serving, shared, signal },
+    )
+    const { attempts } = along
+    if (along.ok) {
+      const chain = { attempts, ...(along.index > 0 ? { answered: along.link.step } : {}) }
+      return { ok: true, started: along.made.started, learned: learnedOf(along.made, chain) }
+    }
+    const chain = { attempts }
+    if (along.gone)
+      return {
+        ok: false,
+        error: new ProviderError("network", "the client went away; the call was cancelled"),
+        learned: learnedOf(along.gone, chain),
+      }
+    if (!along.last)
+      return {
+        ok: false,
+        error: passedOver(attempts, along.restingUntil, shared.clock()),
+        learned: learnedOf({ dropped: [] }, chain),
+      }
+    return { ok: false, error: along.last.failure.error, learned: learnedOf(along.last, chain) }
   }
 
   /** Writes a batch of events as Responses stream events, one message each (`end`: the encoder's closing events). */
