@@ -210,11 +210,13 @@ describe("deferred tools no model will be offered", () => {
     expect(types(data.content)).toEqual(["text"])
     // The upstream gets the client's own tools only: no search of the gateway's, no deferred tool.
     expect(offered(0)).toEqual(["Bash", SEARCH_TOOLS_NAME])
-    // Every deferred tool (tools[3] on: Bash, search_tools, the BM25 search come first) is named, none else.
+    // The BM25 search the client asked for (tools[2]: Bash and search_tools come first) is named with why, then
+    // every deferred tool (tools[3] on), none else.
+    const why = `tools[2] (the gateway's tool search is off: the client has a tool named "${SEARCH_TOOLS_NAME}")`
     const paths = fixtureTools().map((_, i) => `tools[${i + 3}]`)
-    expect(records[0]!.dropped).toEqual(paths)
+    expect(records[0]!.dropped).toEqual([why, ...paths])
     const header = response.headers.get("x-promptline-dropped")!
-    expect(header.startsWith("tools[3], tools[4], ")).toBe(true)
+    expect(header.startsWith(`${why}, tools[3], tools[4], `)).toBe(true)
     expect(header.length).toBeLessThanOrEqual(1000)
   })
 })

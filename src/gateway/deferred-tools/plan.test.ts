@@ -127,8 +127,9 @@ describe("planDeferredTools", () => {
     expect(plan.search).toBeUndefined()
     expect(names(plan.request.prompt.tools)).toEqual([SEARCH_TOOLS_NAME])
     expect(plan.diagnostics.map((d) => d.code)).toEqual(["tool-search-name-taken"])
-    // Unreachable, so named as dropped, each.
-    expect(plan.dropped).toHaveLength(fixtureTools().length)
-    expect(plan.dropped[0]).toBe("tools[2]")
+    // The search the client asked for is named as dropped with why, then each tool it would have reached.
+    expect(plan.dropped).toHaveLength(fixtureTools().length + 1)
+    expect(plan.dropped[0]).toBe(`tools[1] (${plan.diagnostics[0]!.message})`)
+    expect(plan.dropped[1]).toBe("tools[2]")
   })
 })

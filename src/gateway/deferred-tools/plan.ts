@@ -40,7 +40,8 @@ export interface DeferredToolsPlan {
   loaded: string[]
   /**
    * The client's JSON paths of the deferred tools no model will be offered (placeholders; every tool when the
-   * client asked for a server-side search the gateway cannot offer), to be named as dropped.
+   * client asked for a server-side search the gateway cannot offer, after an entry that says why), to be named as
+   * dropped.
    */
   dropped: string[]
   diagnostics: Diagnostic[]
@@ -93,16 +94,15 @@ export function planDeferredTools(request: DecodedRequest, mode: DeferredToolsMo
   const diagnostics: Diagnostic[] = []
   const clientName = mode === "search" ? clientSearchName(request) : undefined
   let search: GatewaySearch | undefined
+  /** The client's search tool the gateway cannot stand in for: its path (one search tool's, when the decoder read one), and why. */
+  let searchOff: { path: string; why: string } | undefined
   if (clientName !== undefined && usable.length > 0) {
-    if (taken.has(SEARCH_TOOLS_NAME))
-      diagnostics.push(
-        diagnostic(
-          "warning",
-          "tool-search-name-taken",
-          `the gateway's tool search is off: the client has a tool named "${SEARCH_TOOLS_NAME}"`,
-        ),
-      )
-    else search = { index: new DeferredTools(usable), clientName, tool: gatewaySearchTool(usable) }
+    if (taken.has(SEARCH_TOOLS_NAME)) {
+      const why = `the gateway's tool search is off: the client has a tool named "${SEARCH_TOOLS_NAME}"`
+      diagnostics.push(diagnostic("warning", "tool-search-name-taken", why))
+      const asked = request.sources.nativeToolSearch
+      searchOff = { path: asked?.length === 1 ? asked[0]! : "tool search", why }
+    } else search = { index: new DeferredTools(usable), clientName, tool: gatewaySearchTool(usable) }
   }
   const tools = [...request.prompt.tools, ...loaded, ...(search ? [search.tool] : [])]
   const prompt: PromptInput = { ...request.prompt, tools }
@@ -117,7 +117,9 @@ export function planDeferredTools(request: DecodedRequest, mode: DeferredToolsMo
     request: { ...request, prompt, options, sources },
     ...(search ? { search } : {}),
     loaded: loaded.map((t) => t.name),
-    dropped: leftPaths(deferred, left, paths),
+    // The search the client asked for is dropped too when the gateway cannot run it, named with why (the header,
+    // the record and the log's JSON line show the dropped list), as the diagnostic says.
+    dropped: [...(searchOff ? [`${searchOff.path} (${searchOff.why})`] : []), ...leftPaths(deferred, left, paths)],
     diagnostics,
   }
 }
