@@ -2,8 +2,9 @@
  * Translate mode over the Responses WebSocket: each `response.create` is rebuilt into a whole Responses request
  * (the connection's conversation before its new input, when it names `previous_response_id`), translated to the
  * route's upstream over HTTP as a POST would be (falling back along the route's upstreams as a POST does), and the
- * answer written as the Responses stream events, one JSON message each, by the same encoder the HTTP stream uses. Responses run one at a time, in the order the client
- * sent them; a closed connection aborts the running one and frees the conversation.
+ * answer written as the Responses stream events, one JSON message each, by the same encoder the HTTP stream uses.
+ * Responses run one at a time, in the order the client sent them; a closed connection aborts the running one and
+ * frees the conversation.
  */
 import type { WebSocket } from "ws"
 import { ProviderError } from "../providers/errors.js"
