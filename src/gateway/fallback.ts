@@ -107,7 +107,12 @@ export type Tried<Made> =
   | { ok: false; failure: AttemptFailure; sent?: RecordedBody; dropped: readonly string[] }
 
 /** The last failure of a chain, with the mode of the attempt that failed. */
-export type LastFailure = Extract<Tried<never>, { ok: false }> & { mode: RouteStep["mode"] }
+export interface LastFailure {
+  failure: AttemptFailure
+  mode: RouteStep["mode"]
+  sent?: RecordedBody
+  dropped: readonly string[]
+}
 
 /** How a request went along its route: an answer that began on `link`, or none, with every attempt in order. */
 export type AlongRoute<Made> =
@@ -193,7 +198,7 @@ export async function attemptAlong<Made>(
     const cause = fallbackCause(made.failure)
     attempts.push({ upstream: name, model: step.model, ...failureFields(made.failure) })
     const { failure, dropped, sent } = made
-    last = { ok: false, failure, mode: step.mode, dropped, ...(sent ? { sent } : {}) }
+    last = { failure, mode: step.mode, dropped, ...(sent ? { sent } : {}) }
     if (cause === "network" || cause === "server" || cause === "rate-limit") {
       if (wait !== undefined && wait > policy.retryAfterMaxMs) await shared.breaker.rest(name, shared.clock() + wait)
       else await shared.breaker.failed(name, admitted)
