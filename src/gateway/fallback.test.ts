@@ -441,7 +441,8 @@ describe("token counts", () => {
     expect(overloaded.data.input_tokens).toBe(countedBy("spare"))
     expect(overloaded.response.headers.get(ATTEMPTS_HEADER)).toBe("main/claude-c server, spare/claude-c 200")
     await until(() => records.length > before)
-    expect(records.at(-1)).toMatchObject({ upstream: { name: "spare" } })
+    expect(records.at(-1)).toMatchObject({ upstream: { name: "spare" }, status: 200 })
+    expect(records.at(-1)!.error).toBeUndefined()
     expect(records.at(-1)!.attempts).toEqual([
       { upstream: "main", model: "claude-c", status: 529, error: "server" },
       { upstream: "spare", model: "claude-c", status: 200 },

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net"
 import Anthropic from "@anthropic-ai/sdk"
 import { GoogleGenAI } from "@google/genai"
 import OpenAI from "openai"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import type { GatewayConfig } from "../config/gateway.js"
 import { type ReplayServer, startReplayServer } from "../replay/server.js"
 import { finalTurn, richTurn, sampleParameters, scriptOf } from "../replay/test-helpers/fixtures.js"
@@ -188,13 +188,18 @@ describe("same-format mode, official SDKs as clients, the replay server upstream
 
 describe("token counting and model lists", () => {
   it("forwards count_tokens and countTokens unchanged; lists the routed model names in the client's shape", async () => {
-    const { gateway, replay } = await start([finalTurn])
+    const { gateway, replay, records } = await start([finalTurn])
     const anthropic = new Anthropic({ apiKey: CLIENT_KEY, baseURL: gateway.urls.anthropic, maxRetries: 0 })
     const counted = await anthropic.messages.countTokens({
       model: "claude-x",
       messages: [{ role: "user", content: "hi" }],
     })
     expect(counted.input_tokens).toBeGreaterThan(0)
+    // A count's answer is no generation: its record reads no usage, stop or broken stream from it.
+    await vi.waitFor(() => expect(records).toHaveLength(1))
+    expect(records[0]).toMatchObject({ status: 200, mode: "same-format" })
+    expect(records[0]!.error).toBeUndefined()
+    expect(records[0]!.usage).toBeUndefined()
     const gemini = new GoogleGenAI({ apiKey: CLIENT_KEY, httpOptions: { baseUrl: gateway.urls.gemini } })
     const total = await gemini.models.countTokens({ model: "gemini-2.5-pro", contents: "hi" })
     expect(total.totalTokens).toBeGreaterThan(0)

@@ -261,7 +261,11 @@ export async function relayAnswer(
   const { target } = request
   const { sent } = attempt
   const { answer, type } = attempt.started
-  const tap = new UsageTap(target.upstream.format, type, sent.body, attempt.held?.decoded)
+  // A generation's answer is read on the side for its usage and stop; a token count's answer holds neither.
+  const tap =
+    request.kind === "generation"
+      ? new UsageTap(target.upstream.format, type, sent.body, attempt.held?.decoded)
+      : undefined
   const extra = shared.answerHeaders
     ? await shared.answerHeaders(earlyRecord(request, { dropped: [], sent }))
     : undefined
@@ -269,7 +273,7 @@ export async function relayAnswer(
   reply.head(answer.status, extra ? { ...answerHeaders(answer.headers), ...extra } : answerHeaders(answer.headers))
   // The key from the gateway's environment is kept out of the answer too; the client's own key is the client's.
   const redactor = new StreamRedactor(target.ownKey !== undefined ? [target.ownKey] : [])
-  const failed = await relay(answer.body, reply, (chunk) => tap.feed(chunk), redactor, attempt.held)
+  const failed = await relay(answer.body, reply, (chunk) => tap?.feed(chunk), redactor, attempt.held)
   const cut =
     failed === undefined
       ? undefined
@@ -278,5 +282,6 @@ export async function relayAnswer(
   if (cut !== undefined) reply.cut()
   // The copy is read to its end when the record is built, after the client's answer ended: the record waits for
   // it, the client does not.
+  if (!tap) return { facts: cut === undefined ? {} : { error: { kind: "network", message: cut } }, dropped: [], sent }
   return { facts: () => tap.end(cut), dropped: [], sent }
 }
