@@ -215,7 +215,7 @@ export async function attemptAlong<Made>(
 }
 
 /** The error of a chain whose every upstream was passed over (resting, or too small for an overflow): a 503. */
-export function passedOver(attempts: readonly RecordAttempt[], restingUntil: number | undefined, now: number) {
+function passedOver(attempts: readonly RecordAttempt[], restingUntil: number | undefined, now: number) {
   return new GatewayError(
     {
       kind: "server",
@@ -224,6 +224,30 @@ export function passedOver(attempts: readonly RecordAttempt[], restingUntil: num
     },
     503,
   )
+}
+
+/** The chain the record shows of a request that went along its route, and the upstream that answered when not the first. */
+export function chainOf(along: AlongRoute<unknown>): NonNullable<PipelineResult["chain"]> {
+  const { attempts } = along
+  return along.ok && along.index > 0 ? { attempts, answered: along.link.step } : { attempts }
+}
+
+/**
+ * What a route that gave no answer leaves: what was learned for the record, and the error the client is told, the
+ * last upstream's failure (`last`, with its mode) or a 503 when every upstream was passed over; no error when the
+ * client went away while a `retry-after` was waited out.
+ */
+export function chainFailed(
+  along: AlongRoute<unknown> & { ok: false },
+  now: number,
+): { learned: PipelineResult; error?: unknown; last?: LastFailure } {
+  const chain = chainOf(along)
+  if (along.gone) return { learned: { facts: {}, dropped: along.gone.dropped, chain } }
+  const { last } = along
+  if (!last)
+    return { learned: { facts: {}, dropped: [], chain }, error: passedOver(along.attempts, along.restingUntil, now) }
+  const learned = { facts: {}, dropped: last.dropped, ...(last.sent ? { sent: last.sent } : {}), chain }
+  return { learned, error: last.failure.error, last }
 }
 
 /** Runs a request along its route's upstreams until one answer begins, then writes that answer. */
@@ -269,10 +293,9 @@ export async function fallBack(
   }
 
   const along = await attemptAlong(linksOf(request), attempt, answerStatus, { serving, shared, signal })
-  const { attempts } = along
-  reply.res.setHeader(ATTEMPTS_HEADER, attemptsHeader(attempts))
+  reply.res.setHeader(ATTEMPTS_HEADER, attemptsHeader(along.attempts))
   if (along.ok) {
-    const { made, link, index } = along
+    const { made, link } = along
     const { step, target } = link
     const answering = { ...request, route: { ...request.route, ...step }, target }
     const learned =
@@ -286,19 +309,13 @@ export async function fallBack(
               reply,
               shared,
             )
-    return { ...learned, chain: { attempts, ...(index > 0 ? { answered: step } : {}) } }
+    return { ...learned, chain: chainOf(along) }
   }
-  const chain = { attempts }
-  if (along.gone) return { facts: {}, dropped: along.gone.dropped, chain }
-  const { last } = along
-  if (!last) {
-    reply.failWith(passedOver(attempts, along.restingUntil, shared.clock()), request.secrets)
-    return { facts: {}, dropped: [], chain }
-  }
+  const failed = chainFailed(along, shared.clock())
   // The last failure is the client's: the provider's own error as it came (same-format), else in the client's shape.
-  if (last.mode === "same-format") answerFailure(reply, last.failure, request.secrets)
-  else reply.failWith(last.failure.error, request.secrets)
-  return { facts: {}, dropped: last.dropped, ...(last.sent ? { sent: last.sent } : {}), chain }
+  if (failed.last?.mode === "same-format") answerFailure(reply, failed.last.failure, request.secrets)
+  else if (failed.error !== undefined) reply.failWith(failed.error, request.secrets)
+  return failed.learned
 }
 
 /** What the record keeps of a failed attempt: the status it answered with, and the kind of its failure. */

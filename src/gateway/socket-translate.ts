@@ -15,7 +15,7 @@ import type { StreamEvent } from "../providers/stream.js"
 import type { ErrorInput } from "../providers/types.js"
 import { conversationKey } from "./conversation-key.js"
 import { errorAnswer, errorInputOf, GatewayError } from "./errors.js"
-import { attemptAlong, linksOf, passedOver, type Tried } from "./fallback.js"
+import { attemptAlong, chainFailed, chainOf, linksOf, type Tried } from "./fallback.js"
 import { type ClientSide, NOTHING_LEARNED, outcomeOf, type PipelineResult, type RecordedBody } from "./outcome.js"
 import { recordOf } from "./record.js"
 import type { RequestContext } from "./request.js"
@@ -231,25 +231,10 @@ export class SocketTranslator {
       () => 200,
       { serving, shared, signal },
     )
-    const { attempts } = along
-    if (along.ok) {
-      const chain = { attempts, ...(along.index > 0 ? { answered: along.link.step } : {}) }
-      return { ok: true, started: along.made.started, learned: learnedOf(along.made, chain) }
-    }
-    const chain = { attempts }
-    if (along.gone)
-      return {
-        ok: false,
-        error: new ProviderError("network", "the client went away; the call was cancelled"),
-        learned: learnedOf(along.gone, chain),
-      }
-    if (!along.last)
-      return {
-        ok: false,
-        error: passedOver(attempts, along.restingUntil, shared.clock()),
-        learned: learnedOf({ dropped: [] }, chain),
-      }
-    return { ok: false, error: along.last.failure.error, learned: learnedOf(along.last, chain) }
+    if (along.ok) return { ok: true, started: along.made.started, learned: learnedOf(along.made, chainOf(along)) }
+    const failed = chainFailed(along, shared.clock())
+    const gone = new ProviderError("network", "the client went away; the call was cancelled")
+    return { ok: false, error: failed.error ?? gone, learned: failed.learned }
   }
 
   /** Writes a batch of events as Responses stream events, one message each (`end`: the encoder's closing events). */
